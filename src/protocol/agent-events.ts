@@ -1,0 +1,70 @@
+// What an agent run yields and returns across the worker boundary: plain, zod-checked data only.
+import { z } from 'zod';
+import { Artifact, Message, Metadata, Part } from './model.js';
+
+/** An event yielded by an agent's async generator. Parts are the internal model (`kind`). */
+export const AgentEvent = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('status'),
+    state: z.enum(['working', 'input-required', 'completed', 'failed']),
+    message: z.object({ parts: z.array(Part).min(1), metadata: Metadata.optional() }).optional(),
+  }),
+  z.object({
+    type: z.literal('artifact'),
+    artifact: Artifact.partial({ artifactId: true, index: true }),
+  }),
+  z.object({ type: z.literal('message'), message: z.object({ parts: z.array(Part).min(1), metadata: Metadata.optional() }) }),
+]);
+export type AgentEvent = z.infer<typeof AgentEvent>;
+
+export const AgentKind = z.enum(['builtin', 'module']);
+
+export const AgentSkill = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  description: z.string(),
+  tags: z.array(z.string()).optional(),
+  examples: z.array(z.string()).optional(),
+  inputModes: z.array(z.string()).optional(),
+  outputModes: z.array(z.string()).optional(),
+});
+export type AgentSkill = z.infer<typeof AgentSkill>;
+
+/** An agent as configured: `workspace: '*'` serves every workspace. */
+export const AgentSpec = z.object({
+  id: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore'),
+  name: z.string().min(1),
+  description: z.string().default(''),
+  kind: AgentKind.default('builtin'),
+  /** builtin: the demo agent's name (echo, converse, slow); module: a path to a JS file. */
+  entry: z.string().optional(),
+  workspace: z.string().min(1).default('*'),
+  listed: z.boolean().default(true),
+  default: z.boolean().default(false),
+  skills: z.array(AgentSkill).default([]),
+  /** per-run deadline in ms; a run past it fails its task with reason `timeout`. */
+  timeoutMs: z.number().int().positive().default(300_000),
+  options: Metadata.default({}),
+});
+export type AgentSpec = z.infer<typeof AgentSpec>;
+
+/** What the gateway hands a worker for one turn of a task. */
+export const AgentRunInput = z.object({
+  agent: AgentSpec,
+  task: z.object({
+    id: z.string(),
+    contextId: z.string(),
+    history: z.array(Message),
+    artifacts: z.array(Artifact),
+    metadata: Metadata,
+  }),
+  message: Message,
+});
+export type AgentRunInput = z.infer<typeof AgentRunInput>;
+
+/** A worker's answer: errors cross the thread boundary as data, never as thrown Errors. */
+export const AgentRunResult = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), events: z.number().int().nonnegative() }),
+  z.object({ ok: z.literal(false), error: z.object({ reason: z.string(), message: z.string() }) }),
+]);
+export type AgentRunResult = z.infer<typeof AgentRunResult>;

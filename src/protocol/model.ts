@@ -1,0 +1,73 @@
+// The one internal model of A2A objects (parts, messages, artifacts, tasks) that every dialect codec maps to and from.
+import { z } from 'zod';
+
+export const TaskState = z.enum(['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed']);
+export type TaskState = z.infer<typeof TaskState>;
+
+export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(['completed', 'canceled', 'failed']);
+/** States after which a send call returns: terminal ones and the interrupted `input-required`. */
+export const SETTLED_STATES: ReadonlySet<TaskState> = new Set(['completed', 'canceled', 'failed', 'input-required']);
+
+export const Metadata = z.record(z.string(), z.unknown());
+export type Metadata = z.infer<typeof Metadata>;
+
+export const TextPart = z.object({ kind: z.literal('text'), text: z.string(), metadata: Metadata.optional() });
+export const FileContent = z.object({
+  name: z.string().optional(),
+  mimeType: z.string().optional(),
+  bytes: z.string().optional(),
+  uri: z.string().optional(),
+});
+export const FilePart = z.object({ kind: z.literal('file'), file: FileContent, metadata: Metadata.optional() });
+export const DataPart = z.object({ kind: z.literal('data'), data: Metadata, metadata: Metadata.optional() });
+export const Part = z.discriminatedUnion('kind', [TextPart, FilePart, DataPart]);
+export type Part = z.infer<typeof Part>;
+
+export const Role = z.enum(['user', 'agent']);
+export const Message = z.object({
+  role: Role,
+  parts: z.array(Part).min(1),
+  messageId: z.string(),
+  taskId: z.string().optional(),
+  contextId: z.string().optional(),
+  metadata: Metadata.optional(),
+});
+export type Message = z.infer<typeof Message>;
+
+export const Artifact = z.object({
+  artifactId: z.string(),
+  index: z.number().int().nonnegative(),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  parts: z.array(Part),
+  append: z.boolean().optional(),
+  lastChunk: z.boolean().optional(),
+  metadata: Metadata.optional(),
+});
+export type Artifact = z.infer<typeof Artifact>;
+
+export const TaskStatus = z.object({
+  state: TaskState,
+  message: Message.optional(),
+  timestamp: z.string(),
+});
+export type TaskStatus = z.infer<typeof TaskStatus>;
+
+export const Dialect = z.enum(['A', 'B']);
+export type Dialect = z.infer<typeof Dialect>;
+
+/** A task as the gateway keeps it. `metadata` may hold internal fields; the sanitizer strips them at the exit. */
+export const Task = z.object({
+  id: z.string(),
+  contextId: z.string(),
+  workspaceId: z.string(),
+  agentId: z.string(),
+  dialect: Dialect,
+  status: TaskStatus,
+  artifacts: z.array(Artifact),
+  history: z.array(Message),
+  metadata: Metadata,
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type Task = z.infer<typeof Task>;

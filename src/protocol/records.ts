@@ -1,0 +1,68 @@
+// Stored records other than tasks: API keys and push notification configs.
+import { z } from 'zod';
+import { Scope, TrustLevel } from './scopes.js';
+
+export const RateLimits = z.object({
+  perMinute: z.number().int().positive(),
+  perHour: z.number().int().positive(),
+});
+export type RateLimits = z.infer<typeof RateLimits>;
+
+export const DEFAULT_RATE_LIMITS: RateLimits = { perMinute: 60, perHour: 1000 };
+
+/** An API key as stored: only the HMAC of the key, never the key. */
+export const KeyRecord = z.object({
+  id: z.string(),
+  hash: z.string(),
+  name: z.string().optional(),
+  workspaceId: z.string().min(1),
+  trust: TrustLevel,
+  /** explicit scopes; empty means the trust level's whole bundle */
+  scopes: z.array(Scope),
+  /** agent ids this key may reach; empty means every agent of its workspace */
+  agents: z.array(z.string()),
+  limits: RateLimits.optional(),
+  createdAt: z.number(),
+  expiresAt: z.number().nullable(),
+  revokedAt: z.number().nullable(),
+  rotatedFrom: z.string().optional(),
+});
+export type KeyRecord = z.infer<typeof KeyRecord>;
+
+/** The view of a key that may be shown (spec: scopes, trust level, expires_at, revoked status). */
+export function publicKeyView(k: KeyRecord) {
+  return {
+    id: k.id,
+    name: k.name,
+    workspace: k.workspaceId,
+    trust: k.trust,
+    scopes: k.scopes,
+    agents: k.agents,
+    limits: k.limits,
+    expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
+    revoked: k.revokedAt !== null,
+    created_at: new Date(k.createdAt).toISOString(),
+  };
+}
+
+export const PushAuthentication = z.object({
+  schemes: z.array(z.string()),
+  credentials: z.string().optional(),
+});
+
+/** A push notification config as the caller gives it (protocol.md). */
+export const PushConfig = z.object({
+  id: z.string().min(1).optional(),
+  url: z.string().min(1),
+  token: z.string().optional(),
+  authentication: PushAuthentication.optional(),
+});
+export type PushConfig = z.infer<typeof PushConfig>;
+
+export const StoredPushConfig = PushConfig.extend({
+  id: z.string().min(1),
+  taskId: z.string(),
+  createdAt: z.number(),
+  disabled: z.boolean().default(false),
+});
+export type StoredPushConfig = z.infer<typeof StoredPushConfig>;

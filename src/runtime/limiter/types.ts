@@ -1,0 +1,20 @@
+// The rate limiter contract: exact sliding windows per key, both windows decided in one atomic step.
+import type { RateLimits } from '../../protocol/records.js';
+
+export interface LimitDecision {
+  allowed: boolean;
+  /** the window that decides the headers: the refusing one, else the one with the least room left */
+  window: 'minute' | 'hour';
+  limit: number;
+  remaining: number;
+  /** ms until the deciding window frees a slot (0 when it has room) */
+  resetMs: number;
+  /** ms to wait before a retry can succeed; set only when refused */
+  retryAfterMs?: number;
+}
+
+export interface Limiter {
+  /** Checks and, only when allowed, records one request at `now` in both windows. */
+  check(key: string, limits: RateLimits): Promise<LimitDecision>;
+  close(): Promise<void>;
+}

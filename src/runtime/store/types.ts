@@ -1,0 +1,41 @@
+// The store contract that both engines (LMDB embedded, Redis shared) implement; one test suite proves both.
+import type { Task, TaskState } from '../../protocol/model.js';
+import type { KeyRecord, StoredPushConfig } from '../../protocol/records.js';
+
+export interface KeyStore {
+  put(rec: KeyRecord): Promise<void>;
+  get(id: string): Promise<KeyRecord | undefined>;
+  getByHash(hash: string): Promise<KeyRecord | undefined>;
+  list(filter?: { workspaceId?: string }): Promise<KeyRecord[]>;
+}
+
+export interface TaskStore {
+  /** Writes the whole record (the actor owns it; last writer wins). */
+  put(task: Task): Promise<void>;
+  get(id: string): Promise<Task | undefined>;
+  /** Tasks whose stored state is one of `states` (start-up recovery). */
+  listByState(states: readonly TaskState[]): Promise<Task[]>;
+}
+
+export interface PushConfigStore {
+  put(cfg: StoredPushConfig): Promise<void>;
+  get(taskId: string, id: string): Promise<StoredPushConfig | undefined>;
+  list(taskId: string): Promise<StoredPushConfig[]>;
+  /** true when something was deleted */
+  delete(taskId: string, id: string): Promise<boolean>;
+}
+
+/** A small key-value area for server-wide values (e.g. per-workspace webhook secrets). */
+export interface MetaStore {
+  get(key: string): Promise<unknown>;
+  put(key: string, value: unknown): Promise<void>;
+}
+
+export interface Store {
+  readonly kind: 'lmdb' | 'redis';
+  readonly keys: KeyStore;
+  readonly tasks: TaskStore;
+  readonly pushConfigs: PushConfigStore;
+  readonly meta: MetaStore;
+  close(): Promise<void>;
+}
