@@ -69,5 +69,7 @@ export const Task = z.object({
   metadata: Metadata,
   createdAt: z.number(),
   updatedAt: z.number(),
+  /** the gateway instance that last ran the task (start-up recovery touches only its own) */
+  owner: z.string().optional(),
 });
 export type Task = z.infer<typeof Task>;

@@ -9,14 +9,21 @@ export interface KeyStore {
   list(filter?: { workspaceId?: string }): Promise<KeyRecord[]>;
 }
 
+/**
+ * Task ids are scoped by workspace: two workspaces may use the same (client-chosen, rev A) id, and
+ * one workspace can never reach another's task by id. Workspace ids never contain '/'.
+ */
+export const taskKey = (workspaceId: string, id: string): string => `${workspaceId}/${id}`;
+
 export interface TaskStore {
-  /** Writes the whole record (the actor owns it; last writer wins). */
+  /** Writes the whole record under taskKey(workspaceId, id) (the actor owns it; last writer wins). */
   put(task: Task): Promise<void>;
-  get(id: string): Promise<Task | undefined>;
+  get(workspaceId: string, id: string): Promise<Task | undefined>;
   /** Tasks whose stored state is one of `states` (start-up recovery). */
   listByState(states: readonly TaskState[]): Promise<Task[]>;
 }
 
+/** Push configs are kept per task under its taskKey. */
 export interface PushConfigStore {
   put(cfg: StoredPushConfig): Promise<void>;
   get(taskId: string, id: string): Promise<StoredPushConfig | undefined>;

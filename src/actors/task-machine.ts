@@ -1,0 +1,113 @@
+// The task state machine (XState v5): the only authority on which state may follow which. Effects are injected.
+import { assign, fromCallback, setup, type ActorRefFrom } from 'xstate';
+import type { AgentEvent, AgentRunResult } from '../protocol/agent-events.js';
+import type { Message, Task, TaskState } from '../protocol/model.js';
+import type { Clock } from '../runtime/clock.js';
+import { applyAgentEvent, withStatus } from './task-updates.js';
+
+export type TaskMachineEvent =
+  | { type: 'START' }
+  | { type: 'AGENT_EVENT'; event: AgentEvent }
+  | { type: 'AGENT_DONE' }
+  | { type: 'AGENT_FAILED'; error: { reason: string; message: string } }
+  | { type: 'CANCEL'; reason?: string }
+  | { type: 'USER_MESSAGE'; message: Message };
+
+export interface TaskContext {
+  task: Task;
+  /** the state the agent asked to end its turn in; applied when its run returns */
+  pendingFinal: 'completed' | 'input-required' | 'failed' | undefined;
+}
+
+/** Runs one agent turn; reports progress with `onEvent`; must honour the signal. Never rejects. */
+export type RunAgentTurn = (o: { task: Task; message: Message; signal: AbortSignal; onEvent: (ev: AgentEvent) => void }) => Promise<AgentRunResult>;
+
+export interface TaskMachineDeps {
+  clock: Clock;
+  runTurn: RunAgentTurn;
+}
+
+const lastUserMessage = (t: Task): Message => {
+  for (let i = t.history.length - 1; i >= 0; i--) if (t.history[i]!.role === 'user') return t.history[i]!;
+  throw new Error(`task ${t.id} has no user message`);
+};
+
+export function createTaskMachine(deps: TaskMachineDeps) {
+  const now = () => deps.clock.now();
+  const to = (state: TaskState) => ({ type: 'setStatus' as const, params: { state } });
+
+  return setup({
+    types: {} as { context: TaskContext; events: TaskMachineEvent; input: { task: Task } },
+    actors: {
+      runAgent: fromCallback<TaskMachineEvent, { task: Task }>(({ input, sendBack }) => {
+        const ac = new AbortController();
+        void deps
+          .runTurn({ task: input.task, message: lastUserMessage(input.task), signal: ac.signal, onEvent: (event) => sendBack({ type: 'AGENT_EVENT', event }) })
+          .then((r) => sendBack(r.ok ? { type: 'AGENT_DONE' } : { type: 'AGENT_FAILED', error: r.error }));
+        // leaving `working` (cancel, failure) aborts the run; after a normal end the abort is a no-op
+        return () => ac.abort();
+      }),
+    },
+    actions: {
+      setStatus: assign(({ context }, params: { state: TaskState }) => ({
+        task: withStatus(context.task, { state: params.state, now: now() }),
+        pendingFinal: undefined,
+      })),
+    },
+    guards: {
+      askedForInput: ({ context }) => context.pendingFinal === 'input-required',
+      reportedFailure: ({ context }) => context.pendingFinal === 'failed',
+    },
+  }).createMachine({
+    id: 'task',
+    context: ({ input }) => ({ task: input.task, pendingFinal: undefined }),
+    initial: 'submitted',
+    states: {
+      submitted: {
+        on: {
+          START: { target: 'working', actions: to('working') },
+          CANCEL: { target: 'canceled', actions: to('canceled') },
+        },
+      },
+      working: {
+        invoke: { src: 'runAgent', input: ({ context }) => ({ task: context.task }) },
+        on: {
+          AGENT_EVENT: {
+            actions: assign(({ context, event }) => applyAgentEvent(context, event.event, now())),
+          },
+          AGENT_DONE: [
+            { guard: 'askedForInput', target: 'input-required', actions: assign(({ context }) => ({ task: withStatus(context.task, { state: 'input-required', keepMessage: true, now: now() }), pendingFinal: undefined })) },
+            { guard: 'reportedFailure', target: 'failed', actions: assign(({ context }) => ({ task: withStatus(context.task, { state: 'failed', keepMessage: true, now: now() }), pendingFinal: undefined })) },
+            { target: 'completed', actions: assign(({ context }) => ({ task: withStatus(context.task, { state: 'completed', keepMessage: true, now: now() }), pendingFinal: undefined })) },
+          ],
+          AGENT_FAILED: {
+            target: 'failed',
+            actions: assign(({ context, event }) => ({
+              task: withStatus(context.task, { state: 'failed', failure: event.error, now: now() }),
+              pendingFinal: undefined,
+            })),
+          },
+          CANCEL: { target: 'canceled', actions: to('canceled') },
+        },
+      },
+      'input-required': {
+        on: {
+          USER_MESSAGE: {
+            target: 'working',
+            actions: assign(({ context, event }) => ({
+              task: withStatus({ ...context.task, history: [...context.task.history, event.message] }, { state: 'working', now: now() }),
+              pendingFinal: undefined,
+            })),
+          },
+          CANCEL: { target: 'canceled', actions: to('canceled') },
+        },
+      },
+      completed: { type: 'final' },
+      canceled: { type: 'final' },
+      failed: { type: 'final' },
+    },
+  });
+}
+
+export type TaskMachine = ReturnType<typeof createTaskMachine>;
+export type TaskActor = ActorRefFrom<TaskMachine>;

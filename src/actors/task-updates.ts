@@ -1,0 +1,66 @@
+// Pure updates of a task record: status changes and folding agent events (artifact chunks, messages) into it.
+import { randomUUID } from 'node:crypto';
+import type { AgentEvent } from '../protocol/agent-events.js';
+import type { Artifact, Message, Task, TaskState } from '../protocol/model.js';
+import type { TaskContext } from './task-machine.js';
+
+const agentMessage = (task: Task, parts: Message['parts'], metadata?: Message['metadata']): Message => ({
+  role: 'agent',
+  parts,
+  messageId: randomUUID(),
+  taskId: task.id,
+  contextId: task.contextId,
+  ...(metadata !== undefined && { metadata }),
+});
+
+export function withStatus(
+  task: Task,
+  o: { state: TaskState; now: number; message?: Message; keepMessage?: boolean; failure?: { reason: string; message: string } },
+): Task {
+  let message = o.keepMessage ? task.status.message : o.message;
+  if (o.failure) {
+    message = agentMessage(task, [{ kind: 'text', text: o.failure.message }], { reason: o.failure.reason });
+  }
+  return {
+    ...task,
+    status: { state: o.state, ...(message && { message }), timestamp: new Date(o.now).toISOString() },
+    updatedAt: o.now,
+  };
+}
+
+function mergeArtifact(task: Task, chunk: Extract<AgentEvent, { type: 'artifact' }>['artifact']): Artifact[] {
+  const list = task.artifacts;
+  const at = chunk.artifactId !== undefined
+    ? list.findIndex((a) => a.artifactId === chunk.artifactId)
+    : chunk.index !== undefined
+      ? list.findIndex((a) => a.index === chunk.index)
+      : -1;
+  if (chunk.append && at >= 0) {
+    const prev = list[at]!;
+    const merged: Artifact = { ...prev, parts: [...prev.parts, ...chunk.parts], ...(chunk.lastChunk !== undefined && { lastChunk: chunk.lastChunk }) };
+    return list.map((a, i) => (i === at ? merged : a));
+  }
+  const index = chunk.index ?? (list.length === 0 ? 0 : Math.max(...list.map((a) => a.index)) + 1);
+  const fresh: Artifact = { ...chunk, artifactId: chunk.artifactId ?? `${task.id}-artifact-${index}`, index };
+  return at >= 0 ? list.map((a, i) => (i === at ? fresh : a)) : [...list, fresh];
+}
+
+export function applyAgentEvent(ctx: TaskContext, ev: AgentEvent, now: number): Partial<TaskContext> {
+  const task = ctx.task;
+  switch (ev.type) {
+    case 'artifact':
+      return { task: { ...task, artifacts: mergeArtifact(task, ev.artifact), updatedAt: now } };
+    case 'message': {
+      const m = agentMessage(task, ev.message.parts, ev.message.metadata);
+      return { task: { ...task, history: [...task.history, m], updatedAt: now } };
+    }
+    case 'status': {
+      const m = ev.message && agentMessage(task, ev.message.parts, ev.message.metadata);
+      if (ev.state === 'working') return { task: withStatus(task, { state: 'working', message: m, now }) };
+      // a closing status ends the turn when the run returns; its message joins the history now
+      const history = m ? [...task.history, m] : task.history;
+      const status = m ? { ...task.status, message: m } : task.status;
+      return { task: { ...task, history, status, updatedAt: now }, pendingFinal: ev.state };
+    }
+  }
+}

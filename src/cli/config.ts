@@ -1,0 +1,95 @@
+// The one config schema (file, env and flags merged in that order of precedence: flags > env > file > defaults).
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { AgentSpec } from '../protocol/agent-events.js';
+import { DEFAULT_RATE_LIMITS, RateLimits } from '../protocol/records.js';
+import { DEMO_AGENTS } from './demo-agents.js';
+
+export const Config = z
+  .object({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.coerce.number().int().min(0).max(65535).default(8080),
+    dataDir: z.string().min(1).default('./data'),
+    store: z.enum(['lmdb', 'redis']).default('lmdb'),
+    redisUrl: z.string().min(1).default('redis://127.0.0.1:6379'),
+    redisPrefix: z.string().min(1).default('a2a:'),
+    /** names this process in task ownership; restart recovery fails only this instance's running tasks */
+    instanceId: z.string().min(1).optional(),
+    publicUrl: z.url().optional(),
+    maxBodyBytes: z.coerce.number().int().positive().default(1024 * 1024),
+    limits: RateLimits.default(DEFAULT_RATE_LIMITS),
+    pool: z
+      .object({
+        minThreads: z.number().int().positive().optional(),
+        maxThreads: z.number().int().positive().optional(),
+      })
+      .strict()
+      .default({}),
+    card: z
+      .object({
+        name: z.string().min(1).default('a2a-gateway'),
+        description: z.string().default('An A2A gateway: runs tasks on its agents for external agents over JSON-RPC.'),
+      })
+      .strict()
+      .default({ name: 'a2a-gateway', description: 'An A2A gateway: runs tasks on its agents for external agents over JSON-RPC.' }),
+    /** absent: the builtin demo agents (echo, converse, slow) serving every workspace */
+    agents: z.array(AgentSpec).optional(),
+    push: z.object({ allowlist: z.array(z.string()).default([]) }).strict().default({ allowlist: [] }),
+  })
+  .strict();
+export type Config = z.infer<typeof Config>;
+export type ConfigInput = z.input<typeof Config>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses merged settings; the error names the failing field. */
+export function parseConfig(input: unknown): Config {
+  const r = Config.safeParse(input);
+  if (r.success) return r.data;
+  const lines = r.error.issues.map((i) => `  ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
+  throw new ConfigError(`invalid config:\n${lines.join('\n')}`);
+}
+
+export const agentsOf = (c: Config): AgentSpec[] => c.agents ?? DEMO_AGENTS;
+
+const ENV_KEYS: Array<[string, keyof ConfigInput]> = [
+  ['A2A_HOST', 'host'],
+  ['A2A_PORT', 'port'],
+  ['A2A_DATA_DIR', 'dataDir'],
+  ['A2A_STORE', 'store'],
+  ['REDIS_URL', 'redisUrl'],
+  ['A2A_REDIS_PREFIX', 'redisPrefix'],
+  ['A2A_INSTANCE_ID', 'instanceId'],
+  ['A2A_PUBLIC_URL', 'publicUrl'],
+  ['A2A_MAX_BODY_BYTES', 'maxBodyBytes'],
+];
+
+/** Reads the config file (JSON) and env, then applies flag overrides. */
+export async function loadConfig(o: { file?: string; env: NodeJS.ProcessEnv; flags: Partial<Record<keyof ConfigInput, unknown>> }): Promise<Config> {
+  let fromFile: Record<string, unknown> = {};
+  const file = o.file ?? o.env.A2A_CONFIG;
+  if (file) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
+    }
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+      fromFile = parsed as Record<string, unknown>;
+    } catch (e) {
+      throw new ConfigError(`config file ${file} is not a JSON object: ${(e as Error).message}`);
+    }
+  }
+  const fromEnv: Record<string, unknown> = {};
+  for (const [env, key] of ENV_KEYS) if (o.env[env] !== undefined && o.env[env] !== '') fromEnv[key] = o.env[env];
+  const flags = Object.fromEntries(Object.entries(o.flags).filter(([, v]) => v !== undefined));
+  return parseConfig({ ...fromFile, ...fromEnv, ...flags });
+}

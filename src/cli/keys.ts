@@ -1,0 +1,107 @@
+// `a2a-gateway keys ...`: key administration on the configured store (the same one a running server uses).
+import { parseArgs } from 'node:util';
+import { openSecret, openStore } from '../main.js';
+import { systemClock } from '../runtime/clock.js';
+import { KeyAdminError, createKey, listKeys, parseDuration, revokeKey, rotateKey } from '../runtime/key-admin.js';
+import { COMMON_OPTIONS, configFrom } from './common-flags.js';
+
+const list = (s: string | undefined) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : []);
+
+function positiveInt(name: string, s: string | undefined): number | undefined {
+  if (s === undefined) return undefined;
+  const n = Number(s);
+  if (!Number.isInteger(n) || n <= 0) throw new KeyAdminError(`${name}: '${s}' is not a positive whole number`);
+  return n;
+}
+
+export async function keysCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      ...COMMON_OPTIONS,
+      workspace: { type: 'string' },
+      trust: { type: 'string' },
+      scopes: { type: 'string' },
+      agents: { type: 'string' },
+      'expires-in': { type: 'string' },
+      'expires-at': { type: 'string' },
+      'per-minute': { type: 'string' },
+      'per-hour': { type: 'string' },
+      name: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const config = await configFrom(values);
+  const store = await openStore(config);
+  const deps = { keys: store.keys, secret: await openSecret(config), clock: systemClock };
+  const out = (s: string) => process.stdout.write(s + '\n');
+  try {
+    switch (sub) {
+      case 'create': {
+        if (values['expires-in'] && values['expires-at']) throw new KeyAdminError('give --expires-in or --expires-at, not both');
+        let expiresAt: number | null = null;
+        if (values['expires-in']) expiresAt = systemClock.now() + parseDuration(values['expires-in']);
+        if (values['expires-at']) {
+          expiresAt = Date.parse(values['expires-at']);
+          if (Number.isNaN(expiresAt)) throw new KeyAdminError(`expires-at: '${values['expires-at']}' is not an ISO date`);
+        }
+        const perMinute = positiveInt('per-minute', values['per-minute']);
+        const perHour = positiveInt('per-hour', values['per-hour']);
+        const limits = perMinute || perHour ? { perMinute: perMinute ?? config.limits.perMinute, perHour: perHour ?? config.limits.perHour } : undefined;
+        if (!values.workspace) throw new KeyAdminError('workspace: --workspace is required');
+        if (!values.trust) throw new KeyAdminError('trust: --trust is required (read_only, execute, autonomous or admin)');
+        const made = await createKey(deps, {
+          workspace: values.workspace,
+          trust: values.trust,
+          scopes: list(values.scopes),
+          agents: list(values.agents),
+          name: values.name,
+          expiresAt,
+          limits,
+        });
+        if (values.json) {
+          const v = made.view;
+          out(JSON.stringify({ id: v.id, key: made.key, workspace: v.workspace, trust: v.trust, scopes: v.scopes, expires_at: v.expires_at }));
+        } else {
+          out(`key ${made.record.id} created for workspace ${made.record.workspaceId} (${made.record.trust})`);
+          out(`  ${made.key}`);
+          out('This key is shown once; store it now.');
+        }
+        return 0;
+      }
+      case 'list': {
+        const keys = await listKeys(deps, values.workspace);
+        if (values.json) out(JSON.stringify(keys));
+        else for (const k of keys) out(`${k.id}  ${k.workspace}  ${k.trust}  ${k.revoked ? 'revoked' : 'active'}  expires ${k.expires_at ?? 'never'}${k.name ? `  ${k.name}` : ''}`);
+        return 0;
+      }
+      case 'revoke': {
+        const id = positionals[0];
+        if (!id) throw new KeyAdminError('revoke: give the key id');
+        const v = await revokeKey(deps, id);
+        out(values.json ? JSON.stringify(v) : `key ${v.id} revoked`);
+        return 0;
+      }
+      case 'rotate': {
+        const id = positionals[0];
+        if (!id) throw new KeyAdminError('rotate: give the key id');
+        const made = await rotateKey(deps, id);
+        if (values.json) {
+          const v = made.view;
+          out(JSON.stringify({ id: v.id, key: made.key, workspace: v.workspace, trust: v.trust, scopes: v.scopes, expires_at: v.expires_at, rotated_from: id }));
+        } else {
+          out(`key ${made.record.id} replaces ${id}; the old key stays valid until you revoke it: a2a-gateway keys revoke ${id}`);
+          out(`  ${made.key}`);
+        }
+        return 0;
+      }
+      default:
+        throw new KeyAdminError(`keys: unknown subcommand '${sub ?? ''}' (create, list, revoke, rotate)`);
+    }
+  } finally {
+    await store.close();
+  }
+}

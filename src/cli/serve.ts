@@ -1,0 +1,23 @@
+// `a2a-gateway serve`: starts the gateway and drains it on SIGINT/SIGTERM.
+import { parseArgs } from 'node:util';
+import { startGateway } from '../main.js';
+import { createLog } from '../runtime/log.js';
+import { COMMON_OPTIONS, configFrom } from './common-flags.js';
+
+export async function serve(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { ...COMMON_OPTIONS, port: { type: 'string' }, host: { type: 'string' } },
+    strict: true,
+  });
+  const config = await configFrom(values);
+  const log = createLog({ level: process.env.LOG_LEVEL === 'silent' ? 'silent' : 'info' });
+  const gw = await startGateway({ config, log });
+  process.stdout.write(`a2a-gateway listening on ${gw.url} (store: ${config.store}${config.store === 'lmdb' ? ` ${config.dataDir}` : ''})\n`);
+  const stop = () => {
+    void gw.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return 0;
+}

@@ -1,0 +1,57 @@
+// The one interface the transport calls: HTTP-shaped in, HTTP-shaped out; it knows nothing else of the gateway.
+
+export interface RpcHttpRequest {
+  body: Buffer;
+  authorization: string | undefined;
+  a2aVersion: string | undefined;
+  lastEventId: string | undefined;
+  /** from POST /api/a2a/agents/{agentId} */
+  agentId: string | undefined;
+  /** scheme://host[:port] as the caller reached us */
+  baseUrl: string;
+}
+
+export interface JsonReply {
+  kind: 'json';
+  status: number;
+  headers: Record<string, string>;
+  /** already serialized and sanitized; empty for a notification-only request (status 204) */
+  body: string;
+}
+
+/** One SSE event: `id:` line (optional) and one `data:` line of serialized, sanitized JSON. */
+export interface SseEvent {
+  id?: string;
+  data: string;
+}
+
+/** Where a stream writes; `event` returns false when the client fell too far behind (the stream then ends). */
+export interface SseSink {
+  event(ev: SseEvent): boolean;
+  comment(text: string): void;
+  end(): void;
+}
+
+export interface StreamReply {
+  kind: 'stream';
+  headers: Record<string, string>;
+  /** starts the stream into `sink`; returns a function the transport calls when the client goes away */
+  start(sink: SseSink): () => void;
+}
+
+export type HttpReply = JsonReply | StreamReply;
+
+export interface CardRequest {
+  agentId: string | undefined;
+  /** scheme://host[:port] as the caller reached us (or the configured public URL) */
+  baseUrl: string;
+}
+
+export interface GatewayApi {
+  rpc(req: RpcHttpRequest): Promise<HttpReply>;
+  /** the public Agent Card, or undefined when no such listed agent exists */
+  card(req: CardRequest): Record<string, unknown> | undefined;
+  health(): { ok: boolean };
+  ready(): Promise<{ ok: boolean; detail?: string }>;
+  readonly maxBodyBytes: number;
+}

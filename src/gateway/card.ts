@@ -1,0 +1,55 @@
+// Agent Cards: the service card and per-agent cards, built from listed agents only; public, no secrets.
+import type { AgentSpec } from '../protocol/agent-events.js';
+
+export interface CardSettings {
+  name: string;
+  description: string;
+  /** what the card advertises; flipped on by the issues that bring streaming and push */
+  streaming: boolean;
+  pushNotifications: boolean;
+}
+
+export const PROTOCOL_VERSION = '0.3.0';
+
+function skillsOf(agents: readonly AgentSpec[]) {
+  return agents.flatMap((a) =>
+    a.skills.map((s) => ({ ...s, tags: s.tags ?? [], examples: s.examples ?? [] })),
+  );
+}
+
+export function buildCard(o: { settings: CardSettings; agents: readonly AgentSpec[]; url: string; name?: string; description?: string }) {
+  return {
+    name: o.name ?? o.settings.name,
+    description: o.description ?? o.settings.description,
+    url: o.url,
+    version: PROTOCOL_VERSION,
+    protocolVersion: PROTOCOL_VERSION,
+    preferredTransport: 'JSONRPC',
+    capabilities: {
+      streaming: o.settings.streaming,
+      pushNotifications: o.settings.pushNotifications,
+      stateTransitionHistory: true,
+    },
+    authentication: { schemes: ['bearer'], credentials: 'Create an API key with `a2a-gateway keys create`; send it as Authorization: Bearer <key>.' },
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+    security: [{ bearer: [] }],
+    defaultInputModes: ['text', 'text/plain', 'application/json'],
+    defaultOutputModes: ['text', 'text/plain', 'application/json'],
+    skills: skillsOf(o.agents),
+    supportsAuthenticatedExtendedCard: true,
+  };
+}
+
+export function serviceCard(o: { settings: CardSettings; agents: readonly AgentSpec[]; baseUrl: string }) {
+  return buildCard({ settings: o.settings, agents: o.agents.filter((a) => a.listed), url: `${o.baseUrl}/api/a2a` });
+}
+
+export function agentCard(o: { settings: CardSettings; agent: AgentSpec; baseUrl: string }) {
+  return buildCard({
+    settings: o.settings,
+    agents: [o.agent],
+    url: `${o.baseUrl}/api/a2a/agents/${encodeURIComponent(o.agent.id)}`,
+    name: o.agent.name,
+    description: o.agent.description,
+  });
+}

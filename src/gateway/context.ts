@@ -1,0 +1,49 @@
+// What a method handler gets: the caller (key, scopes, headers) and the gateway's parts.
+import type { TaskSupervisor } from '../actors/task-supervisor.js';
+import type { Dialect, Task } from '../protocol/model.js';
+import type { KeyRecord } from '../protocol/records.js';
+import { RpcError } from '../protocol/errors.js';
+import type { MethodName, Scope } from '../protocol/scopes.js';
+import type { Clock } from '../runtime/clock.js';
+import type { Store } from '../runtime/store/types.js';
+import type { AgentDirectory } from './agents.js';
+import type { CardSettings } from './card.js';
+
+export interface GatewayParts {
+  store: Store;
+  clock: Clock;
+  supervisor: TaskSupervisor;
+  agents: AgentDirectory;
+  card: CardSettings;
+}
+
+export interface CallContext {
+  key: KeyRecord;
+  scopes: ReadonlySet<Scope>;
+  method: MethodName;
+  a2aVersion: string | undefined;
+  urlAgentId: string | undefined;
+  lastEventId: string | undefined;
+  baseUrl: string;
+}
+
+export type MethodHandler = (params: unknown, ctx: CallContext, parts: GatewayParts) => Promise<unknown>;
+
+/** A task the caller may see: its workspace's, of an agent its key reaches. Anything else is "not found", never a leak. */
+export async function visibleTask(parts: GatewayParts, ctx: CallContext, id: string): Promise<Task> {
+  const t = await parts.supervisor.get(ctx.key.workspaceId, id);
+  const reachable = t !== undefined && parts.agents.canReach(ctx.key, t.agentId) && (ctx.urlAgentId === undefined || ctx.urlAgentId === t.agentId);
+  if (!reachable) throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${id}`, data: { id } });
+  return t;
+}
+
+export const viewOptions = (ctx: CallContext, historyLength: number | undefined) => ({
+  historyLength,
+  results: ctx.scopes.has('results.read'),
+  files: ctx.scopes.has('results.files'),
+});
+
+/** Shared names (tasks/get, tasks/cancel, push) answer in the A2A-Version header's dialect, else the task's. */
+export function answerDialect(fromHeader: Dialect | undefined, task: Task): Dialect {
+  return fromHeader ?? task.dialect;
+}

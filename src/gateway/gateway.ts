@@ -1,0 +1,80 @@
+// The gateway core behind the transport: decodes JSON-RPC bodies, runs each call through the pipeline, sanitizes at the exit.
+import { decodeBody, errorResponse, resultResponse, type DecodedEntry, type RpcResponse } from '../protocol/envelope.js';
+import { ERRORS } from '../protocol/errors.js';
+import { toSanitizedJson } from '../runtime/sanitizer.js';
+import type { GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRequest } from './api.js';
+import { agentCard, serviceCard } from './card.js';
+import { runCall, type PipelineDeps } from './pipeline.js';
+
+export interface GatewayOptions extends PipelineDeps {
+  maxBodyBytes: number;
+  /** overrides the base URL seen in requests (behind a proxy) */
+  publicUrl?: string;
+  ready: () => Promise<{ ok: boolean; detail?: string }>;
+}
+
+interface Answer {
+  response: RpcResponse | undefined;
+  status: number;
+  headers: Record<string, string>;
+}
+
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+export function createGateway(o: GatewayOptions): GatewayApi {
+  async function answer(entry: DecodedEntry, req: RpcHttpRequest, baseUrl: string): Promise<Answer> {
+    if (!entry.ok) return { response: errorResponse(entry.id, entry.error), status: entry.error.httpStatus, headers: {} };
+    const out = await runCall(o, {
+      call: entry.call,
+      authorization: req.authorization,
+      a2aVersion: req.a2aVersion,
+      urlAgentId: req.agentId,
+      lastEventId: req.lastEventId,
+      baseUrl,
+    });
+    const response = !entry.call.answer ? undefined : out.ok ? resultResponse(entry.call.id, out.result) : errorResponse(entry.call.id, out.error);
+    return { response, status: out.ok ? 200 : out.error.httpStatus, headers: out.headers };
+  }
+
+  const reply = (status: number, headers: Record<string, string>, body: unknown): JsonReply => ({
+    kind: 'json',
+    status,
+    headers: { ...JSON_HEADERS, ...headers },
+    body: toSanitizedJson(body),
+  });
+
+  return {
+    maxBodyBytes: o.maxBodyBytes,
+
+    async rpc(req: RpcHttpRequest): Promise<HttpReply> {
+      const baseUrl = o.publicUrl ?? req.baseUrl;
+      const decoded = decodeBody(req.body.toString('utf8'));
+      if (decoded.kind === 'invalid') {
+        return reply(ERRORS[decoded.error.reason].http, {}, errorResponse(decoded.id, decoded.error));
+      }
+      if (decoded.kind === 'single') {
+        const a = await answer(decoded.entry, req, baseUrl);
+        if (!a.response) return { kind: 'json', status: 204, headers: a.headers, body: '' };
+        return reply(a.status, a.headers, a.response);
+      }
+      // a batch: each element runs the whole pipeline (and counts against the limit); HTTP says 200
+      const answers = await Promise.all(decoded.entries.map((e) => answer(e, req, baseUrl)));
+      const responses = answers.flatMap((a) => (a.response ? [a.response] : []));
+      const last = answers[answers.length - 1]!;
+      if (responses.length === 0) return { kind: 'json', status: 204, headers: last.headers, body: '' };
+      return reply(200, last.headers, responses);
+    },
+
+    card(req: CardRequest) {
+      const baseUrl = o.publicUrl ?? req.baseUrl;
+      const agents = o.parts.agents;
+      if (req.agentId === undefined) return serviceCard({ settings: o.parts.card, agents: agents.specs, baseUrl });
+      const agent = agents.get(req.agentId);
+      if (!agent || !agent.listed) return undefined;
+      return agentCard({ settings: o.parts.card, agent, baseUrl });
+    },
+
+    health: () => ({ ok: true }),
+    ready: () => o.ready(),
+  };
+}

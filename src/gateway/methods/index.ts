@@ -1,0 +1,33 @@
+// The method table: every known method name to its handler.
+import { RpcError } from '../../protocol/errors.js';
+import type { MethodName } from '../../protocol/scopes.js';
+import type { MethodHandler } from '../context.js';
+import { buildCard } from '../card.js';
+import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from './push.js';
+import { sendMessage } from './send.js';
+import { cancelTask, getTask } from './tasks.js';
+
+const streamingNotYet: MethodHandler = async () => {
+  throw new RpcError('INTERNAL_ERROR', { message: 'Streaming is not available on this gateway yet', data: { detail: 'streaming_unavailable' } });
+};
+
+const extendedCard: MethodHandler = async (_params, ctx, parts) =>
+  buildCard({ settings: parts.card, agents: parts.agents.reachable(ctx.key), url: `${ctx.baseUrl}/api/a2a` });
+
+export const METHODS: Record<MethodName, MethodHandler> = {
+  'tasks/send': (p, c, g) => sendMessage(p, c, g, 'A'),
+  'message/send': (p, c, g) => sendMessage(p, c, g, 'B'),
+  'tasks/sendSubscribe': streamingNotYet,
+  'message/sendStream': streamingNotYet,
+  'message/stream': streamingNotYet,
+  'tasks/resubscribe': streamingNotYet,
+  'tasks/get': getTask,
+  'tasks/cancel': cancelTask,
+  'tasks/pushNotification/set': setPushConfig,
+  'tasks/pushNotification/get': getPushConfig,
+  'tasks/pushNotificationConfig/set': setPushConfig,
+  'tasks/pushNotificationConfig/get': getPushConfig,
+  'tasks/pushNotificationConfig/list': listPushConfigs,
+  'tasks/pushNotificationConfig/delete': deletePushConfig,
+  'agent/getAuthenticatedExtendedCard': extendedCard,
+};

@@ -1,0 +1,55 @@
+// Push notification configs: stored and returned in both revisions' shapes (delivery is the streaming issue's).
+import { randomUUID } from 'node:crypto';
+import { codecs, dialectOfMethod, dialectOfVersionHeader } from '../../protocol/codec.js';
+import { RpcError } from '../../protocol/errors.js';
+import type { Task } from '../../protocol/model.js';
+import { parseParams, PushDeleteParams, PushGetParams, PushListParams, PushSetParams, taskIdOf } from '../../protocol/params.js';
+import type { PushConfig, StoredPushConfig } from '../../protocol/records.js';
+import { answerDialect, visibleTask, type CallContext, type GatewayParts } from '../context.js';
+
+const pushKey = (t: Task) => `${t.workspaceId}/${t.id}`;
+
+export async function storePushConfig(parts: GatewayParts, o: { task: Task; config: PushConfig }): Promise<StoredPushConfig> {
+  const rec: StoredPushConfig = { ...o.config, id: o.config.id ?? randomUUID(), taskId: pushKey(o.task), createdAt: parts.clock.now(), disabled: false };
+  await parts.store.pushConfigs.put(rec);
+  return rec;
+}
+
+const dialectFor = (ctx: CallContext, t: Task) => dialectOfMethod(ctx.method) ?? answerDialect(dialectOfVersionHeader(ctx.a2aVersion), t);
+
+export async function setPushConfig(params: unknown, ctx: CallContext, parts: GatewayParts) {
+  const p = parseParams(PushSetParams, params);
+  const t = await visibleTask(parts, ctx, taskIdOf(p));
+  const rec = await storePushConfig(parts, { task: t, config: p.pushNotificationConfig });
+  return codecs[dialectFor(ctx, t)].pushConfig(rec, t.id);
+}
+
+export async function getPushConfig(params: unknown, ctx: CallContext, parts: GatewayParts) {
+  const p = parseParams(PushGetParams, params);
+  const t = await visibleTask(parts, ctx, taskIdOf(p));
+  const all = await parts.store.pushConfigs.list(pushKey(t));
+  const rec = p.pushNotificationConfigId !== undefined
+    ? all.find((c) => c.id === p.pushNotificationConfigId)
+    : all.sort((a, b) => b.createdAt - a.createdAt)[0];
+  if (!rec) {
+    throw new RpcError('INVALID_PARAMS', { message: `Task ${t.id} has no push notification config${p.pushNotificationConfigId ? ` '${p.pushNotificationConfigId}'` : ''}`, data: { path: 'params.pushNotificationConfigId' } });
+  }
+  return codecs[dialectFor(ctx, t)].pushConfig(rec, t.id);
+}
+
+export async function listPushConfigs(params: unknown, ctx: CallContext, parts: GatewayParts) {
+  const p = parseParams(PushListParams, params);
+  const t = await visibleTask(parts, ctx, taskIdOf(p));
+  const all = await parts.store.pushConfigs.list(pushKey(t));
+  return all.sort((a, b) => a.createdAt - b.createdAt).map((c) => codecs.B.pushConfig(c, t.id));
+}
+
+export async function deletePushConfig(params: unknown, ctx: CallContext, parts: GatewayParts) {
+  const p = parseParams(PushDeleteParams, params);
+  const t = await visibleTask(parts, ctx, taskIdOf(p));
+  const deleted = await parts.store.pushConfigs.delete(pushKey(t), p.pushNotificationConfigId);
+  if (!deleted) {
+    throw new RpcError('INVALID_PARAMS', { message: `Task ${t.id} has no push notification config '${p.pushNotificationConfigId}'`, data: { path: 'params.pushNotificationConfigId' } });
+  }
+  return null;
+}

@@ -1,0 +1,66 @@
+// tasks/send (rev A) and message/send (rev B): create a task or continue one, wait unless non-blocking.
+import { randomUUID } from 'node:crypto';
+import { codecs } from '../../protocol/codec.js';
+import { RpcError } from '../../protocol/errors.js';
+import type { Dialect, Message, Task } from '../../protocol/model.js';
+import { parseParams, SendParams, type MessageIn } from '../../protocol/params.js';
+import { taskView } from '../../protocol/views.js';
+import type { CallContext, GatewayParts } from '../context.js';
+import { viewOptions, visibleTask } from '../context.js';
+import { storePushConfig } from './push.js';
+
+function toMessage(m: MessageIn, task: { id: string; contextId: string }): Message {
+  return {
+    role: m.role,
+    parts: m.parts,
+    messageId: m.messageId ?? randomUUID(),
+    taskId: task.id,
+    contextId: task.contextId,
+    ...(m.metadata !== undefined && { metadata: m.metadata }),
+  };
+}
+
+export async function sendMessage(params: unknown, ctx: CallContext, parts: GatewayParts, dialect: Dialect) {
+  const p = parseParams(SendParams, params);
+  if (p.message.role !== 'user') {
+    throw new RpcError('INVALID_PARAMS', { message: 'Invalid params: params.message.role: a sent message must have role "user"', data: { path: 'params.message.role' } });
+  }
+  const existingId = dialect === 'A' ? p.id : (p.message.taskId ?? p.id);
+  const existing = existingId === undefined ? undefined : await parts.supervisor.get(ctx.key.workspaceId, existingId);
+
+  let live;
+  if (existing) {
+    const task = await visibleTask(parts, ctx, existing.id);
+    live = await parts.supervisor.followUp(task, toMessage(p.message, task));
+  } else {
+    if (existingId !== undefined && dialect === 'B') {
+      throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${existingId}`, data: { id: existingId } });
+    }
+    const agent = parts.agents.choose(ctx.key, { urlAgentId: ctx.urlAgentId, metadata: { ...p.metadata, ...p.message.metadata } });
+    const now = parts.clock.now();
+    const id = existingId ?? randomUUID();
+    const contextId = p.sessionId ?? p.message.contextId ?? randomUUID();
+    const task: Task = {
+      id,
+      contextId,
+      workspaceId: ctx.key.workspaceId,
+      agentId: agent.id,
+      dialect,
+      status: { state: 'submitted', timestamp: new Date(now).toISOString() },
+      artifacts: [],
+      history: [toMessage(p.message, { id, contextId })],
+      // internal fields for the runtime's own use; the sanitizer strips them at the exit
+      metadata: { ...p.metadata, internal_task_id: `${ctx.key.workspaceId}/${id}`, workspace_id: ctx.key.workspaceId, api_key_id: ctx.key.id },
+      createdAt: now,
+      updatedAt: now,
+    };
+    const inlinePush = p.pushNotification ?? p.configuration?.pushNotificationConfig;
+    if (inlinePush) await storePushConfig(parts, { task, config: inlinePush });
+    live = await parts.supervisor.start(task);
+  }
+
+  const blocking = p.configuration?.blocking !== false;
+  const t = blocking ? await parts.supervisor.settled(live) : parts.supervisor.current(live);
+  const historyLength = p.historyLength ?? p.configuration?.historyLength;
+  return codecs[dialect].task(taskView(t, viewOptions(ctx, historyLength)));
+}

@@ -1,0 +1,84 @@
+// The spec's inbound pipeline for one JSON-RPC call: authenticate, check scope, rate-limit, execute (sanitize is at the exit).
+import { RpcError, isRpcError } from '../protocol/errors.js';
+import type { RpcCall } from '../protocol/envelope.js';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from '../protocol/records.js';
+import { METHOD_SCOPES, effectiveScopes, isKnownMethod } from '../protocol/scopes.js';
+import { verifyKey } from '../runtime/keys.js';
+import { rateLimitHeaders } from '../runtime/limiter/headers.js';
+import type { Limiter } from '../runtime/limiter/types.js';
+import type { CallContext, GatewayParts } from './context.js';
+import { METHODS } from './methods/index.js';
+
+export interface PipelineDeps {
+  parts: GatewayParts;
+  limiter: Limiter;
+  secret: Buffer;
+  defaultLimits?: RateLimits;
+  log: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface CallInput {
+  call: RpcCall;
+  authorization: string | undefined;
+  a2aVersion: string | undefined;
+  urlAgentId: string | undefined;
+  lastEventId: string | undefined;
+  baseUrl: string;
+}
+
+export type CallOutcome =
+  | { ok: true; result: unknown; headers: Record<string, string> }
+  | { ok: false; error: RpcError; headers: Record<string, string> };
+
+const bearer = (h: string | undefined): string | undefined => {
+  if (!h) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1] : undefined;
+};
+
+const WHY_TEXT = {
+  missing: 'Unauthorized: missing Authorization: Bearer <API key>',
+  malformed: 'Unauthorized: invalid API key',
+  unknown: 'Unauthorized: invalid API key',
+  revoked: 'Unauthorized: API key revoked',
+  expired: 'Unauthorized: API key expired',
+} as const;
+
+export async function runCall(deps: PipelineDeps, input: CallInput): Promise<CallOutcome> {
+  let headers: Record<string, string> = {};
+  try {
+    const { parts } = deps;
+    const check = await verifyKey({ secret: deps.secret, keys: parts.store.keys, clock: parts.clock, presented: bearer(input.authorization) });
+    if (!check.ok) {
+      throw new RpcError('UNAUTHORIZED', { message: WHY_TEXT[check.why], headers: { 'WWW-Authenticate': 'Bearer' } });
+    }
+    const key = check.key;
+    const method = input.call.method;
+    if (!isKnownMethod(method)) {
+      throw new RpcError('METHOD_NOT_FOUND', { message: `Method not found: ${method}`, data: { method } });
+    }
+    const scopes = new Set(effectiveScopes(key.trust, key.scopes));
+    const required = METHOD_SCOPES[method];
+    if (!scopes.has(required)) {
+      throw new RpcError('SCOPE_INSUFFICIENT', { message: `Scope insufficient: ${method} needs ${required}`, data: { required } });
+    }
+    const decision = await deps.limiter.check(key.id, key.limits ?? deps.defaultLimits ?? DEFAULT_RATE_LIMITS);
+    headers = rateLimitHeaders(decision);
+    if (!decision.allowed) throw new RpcError('RATE_LIMITED', { headers, data: { window: decision.window, retryAfterMs: decision.retryAfterMs } });
+    const ctx: CallContext = {
+      key,
+      scopes,
+      method,
+      a2aVersion: input.a2aVersion,
+      urlAgentId: input.urlAgentId,
+      lastEventId: input.lastEventId,
+      baseUrl: input.baseUrl,
+    };
+    const result = await METHODS[method](input.call.params, ctx, parts);
+    return { ok: true, result, headers };
+  } catch (e) {
+    if (isRpcError(e)) return { ok: false, error: e, headers: { ...headers, ...e.headers } };
+    deps.log('internal error', { method: input.call.method, error: e instanceof Error ? e.message : String(e) });
+    return { ok: false, error: new RpcError('INTERNAL_ERROR', { message: 'Internal error while executing the request' }), headers };
+  }
+}

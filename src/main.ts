@@ -1,0 +1,105 @@
+// The composition root: config -> runtime -> actors -> gateway -> transport. The only place that picks concrete engines.
+import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { TaskSupervisor } from './actors/task-supervisor.js';
+import type { RunAgentTurn } from './actors/task-machine.js';
+import { agentsOf, type Config } from './cli/config.js';
+import { AgentDirectory } from './gateway/agents.js';
+import { createGateway } from './gateway/gateway.js';
+import { systemClock, type Clock } from './runtime/clock.js';
+import { loadSecret } from './runtime/keys.js';
+import { createMemoryLimiter } from './runtime/limiter/memory.js';
+import { createRedisLimiter } from './runtime/limiter/redis.js';
+import type { Limiter } from './runtime/limiter/types.js';
+import { silentLog, type Log } from './runtime/log.js';
+import { createAgentPool } from './runtime/pool.js';
+import { openLmdbStore } from './runtime/store/lmdb.js';
+import { openRedisStore } from './runtime/store/redis.js';
+import type { Store } from './runtime/store/types.js';
+import { startHttpServer } from './transport/app.js';
+
+export interface GatewayInstance {
+  readonly url: string;
+  readonly port: number;
+  readonly store: Store;
+  readonly secret: Buffer;
+  readonly config: Config;
+  /** drains: stops listening, stops live tasks (stored as last persisted), closes pool and store; idempotent */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  config: Config;
+  clock?: Clock;
+  log?: Log;
+  /** the server secret; default: A2A_SECRET, else `<dataDir>/secret` */
+  secret?: Buffer;
+}
+
+export async function openStore(config: Config): Promise<Store> {
+  if (config.store === 'redis') return openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix });
+  await mkdir(config.dataDir, { recursive: true });
+  return openLmdbStore({ path: join(config.dataDir, 'store') });
+}
+
+export async function openSecret(config: Config, secret?: Buffer): Promise<Buffer> {
+  return secret ?? loadSecret({ dataDir: config.dataDir, fromEnv: process.env.A2A_SECRET });
+}
+
+export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
+  const { config } = o;
+  const clock = o.clock ?? systemClock;
+  const log = o.log ?? silentLog;
+  const secret = await openSecret(config, o.secret);
+  const store = await openStore(config);
+  const limiter: Limiter = config.store === 'redis'
+    ? await createRedisLimiter({ url: config.redisUrl, prefix: `${config.redisPrefix}limit:`, clock })
+    : createMemoryLimiter({ clock });
+  const pool = createAgentPool({ minThreads: config.pool.minThreads, maxThreads: config.pool.maxThreads });
+  const agents = new AgentDirectory(agentsOf(config));
+
+  const runTurn: RunAgentTurn = async ({ task, message, signal, onEvent }) => {
+    const agent = agents.get(task.agentId);
+    if (!agent) return { ok: false, error: { reason: 'agent_not_found', message: `Agent ${task.agentId} is no longer configured` } };
+    return pool.run(
+      { agent, task: { id: task.id, contextId: task.contextId, history: task.history, artifacts: task.artifacts, metadata: task.metadata }, message },
+      { signal, onEvent, timeoutMs: agent.timeoutMs },
+    );
+  };
+  const instanceId = config.instanceId ?? (config.store === 'lmdb' ? 'embedded' : `${hostname()}:${config.port}`);
+  const supervisor = new TaskSupervisor({ store: store.tasks, clock, runTurn, instanceId });
+  const recovered = await supervisor.recover();
+  if (recovered > 0) log('recovered tasks left running by a previous process', { failed: recovered });
+
+  const gateway = createGateway({
+    parts: { store, clock, supervisor, agents, card: { name: config.card.name, description: config.card.description, streaming: false, pushNotifications: false } },
+    limiter,
+    secret,
+    defaultLimits: config.limits,
+    log,
+    maxBodyBytes: config.maxBodyBytes,
+    publicUrl: config.publicUrl,
+    ready: async () => ({ ok: true }),
+  });
+  const http = await startHttpServer({ gateway, host: config.host, port: config.port, log });
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: http.url,
+    port: http.port,
+    store,
+    secret,
+    config,
+    close() {
+      closing ??= (async () => {
+        await http.close();
+        await supervisor.stop();
+        await pool.close();
+        await limiter.close();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}

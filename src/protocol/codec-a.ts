@@ -1,0 +1,52 @@
+// Revision A (A2A 0.1) wire shapes: parts by `type`, tasks with sessionId, artifacts with index/append/lastChunk.
+import type { Artifact, Message, Part, TaskStatus } from './model.js';
+import type { StoredPushConfig } from './records.js';
+import type { TaskView } from './views.js';
+
+export function encodePartA(p: Part) {
+  const { kind, ...rest } = p;
+  return { type: kind, ...rest };
+}
+
+export function encodeMessageA(m: Message) {
+  return { role: m.role, parts: m.parts.map(encodePartA), ...(m.metadata !== undefined && { metadata: m.metadata }) };
+}
+
+export function encodeArtifactA(a: Artifact) {
+  return {
+    ...(a.name !== undefined && { name: a.name }),
+    ...(a.description !== undefined && { description: a.description }),
+    parts: a.parts.map(encodePartA),
+    index: a.index,
+    ...(a.append !== undefined && { append: a.append }),
+    ...(a.lastChunk !== undefined && { lastChunk: a.lastChunk }),
+    ...(a.metadata !== undefined && { metadata: a.metadata }),
+  };
+}
+
+export function encodeStatusA(s: TaskStatus) {
+  return { state: s.state, ...(s.message && { message: encodeMessageA(s.message) }), timestamp: s.timestamp };
+}
+
+export function encodeTaskA(v: TaskView) {
+  const t = v.task;
+  return {
+    id: t.id,
+    sessionId: t.contextId,
+    status: encodeStatusA(t.status),
+    artifacts: v.artifacts.map(encodeArtifactA),
+    ...(v.history !== undefined && { history: v.history.map(encodeMessageA) }),
+    metadata: t.metadata,
+  };
+}
+
+export function encodePushConfigA(c: StoredPushConfig, taskId: string) {
+  return {
+    id: taskId,
+    pushNotificationConfig: {
+      url: c.url,
+      ...(c.token !== undefined && { token: c.token }),
+      ...(c.authentication !== undefined && { authentication: c.authentication }),
+    },
+  };
+}

@@ -1,0 +1,57 @@
+// Revision B (A2A 0.2/0.3) wire shapes: every object has a `kind`; tasks have contextId, artifacts artifactId.
+import type { Artifact, Message, Part, TaskStatus } from './model.js';
+import type { StoredPushConfig } from './records.js';
+import type { TaskView } from './views.js';
+
+export const encodePartB = (p: Part): Part => p;
+
+export function encodeMessageB(m: Message) {
+  return {
+    kind: 'message' as const,
+    role: m.role,
+    parts: m.parts.map(encodePartB),
+    messageId: m.messageId,
+    ...(m.taskId !== undefined && { taskId: m.taskId }),
+    ...(m.contextId !== undefined && { contextId: m.contextId }),
+    ...(m.metadata !== undefined && { metadata: m.metadata }),
+  };
+}
+
+export function encodeArtifactB(a: Artifact) {
+  return {
+    artifactId: a.artifactId,
+    ...(a.name !== undefined && { name: a.name }),
+    ...(a.description !== undefined && { description: a.description }),
+    parts: a.parts.map(encodePartB),
+    ...(a.metadata !== undefined && { metadata: a.metadata }),
+  };
+}
+
+export function encodeStatusB(s: TaskStatus) {
+  return { state: s.state, ...(s.message && { message: encodeMessageB(s.message) }), timestamp: s.timestamp };
+}
+
+export function encodeTaskB(v: TaskView) {
+  const t = v.task;
+  return {
+    kind: 'task' as const,
+    id: t.id,
+    contextId: t.contextId,
+    status: encodeStatusB(t.status),
+    artifacts: v.artifacts.map(encodeArtifactB),
+    ...(v.history !== undefined && { history: v.history.map(encodeMessageB) }),
+    metadata: t.metadata,
+  };
+}
+
+export function encodePushConfigB(c: StoredPushConfig, taskId: string) {
+  return {
+    taskId,
+    pushNotificationConfig: {
+      id: c.id,
+      url: c.url,
+      ...(c.token !== undefined && { token: c.token }),
+      ...(c.authentication !== undefined && { authentication: c.authentication }),
+    },
+  };
+}

@@ -1,0 +1,72 @@
+// JSON-RPC 2.0 envelope: decoding a request body into calls, and building responses. No I/O.
+import { RpcError, type JsonRpcErrorObject } from './errors.js';
+
+export type RpcId = string | number | null;
+
+export interface RpcCall {
+  id: RpcId;
+  /** false for a JSON-RPC notification (no `id` member): executed, never answered */
+  answer: boolean;
+  method: string;
+  params: unknown;
+}
+
+export type RpcResponse =
+  | { jsonrpc: '2.0'; id: RpcId; result: unknown }
+  | { jsonrpc: '2.0'; id: RpcId; error: JsonRpcErrorObject };
+
+/** One element of a decoded body: a call to run, or an error to answer without running anything. */
+export type DecodedEntry = { ok: true; call: RpcCall } | { ok: false; id: RpcId; error: RpcError };
+
+export type DecodedBody =
+  | { kind: 'single'; entry: DecodedEntry }
+  | { kind: 'batch'; entries: DecodedEntry[] }
+  | { kind: 'invalid'; id: RpcId; error: RpcError };
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function readableId(v: unknown): RpcId {
+  return typeof v === 'string' || typeof v === 'number' ? v : null;
+}
+
+export function decodeEntry(raw: unknown): DecodedEntry {
+  if (!isPlainObject(raw)) {
+    return { ok: false, id: null, error: new RpcError('INVALID_REQUEST', { message: 'Invalid request: a request must be a JSON object' }) };
+  }
+  const id = readableId(raw.id);
+  const invalid = (field: string, why: string): DecodedEntry => ({
+    ok: false,
+    id,
+    error: new RpcError('INVALID_REQUEST', { message: `Invalid request: ${field} ${why}`, data: { field } }),
+  });
+  if (raw.jsonrpc !== '2.0') return invalid('jsonrpc', 'must be "2.0"');
+  if ('id' in raw && raw.id !== null && typeof raw.id !== 'string' && typeof raw.id !== 'number') {
+    return invalid('id', 'must be a string, a number or null');
+  }
+  if (typeof raw.method !== 'string' || raw.method.length === 0) return invalid('method', 'must be a non-empty string');
+  if ('params' in raw && raw.params !== undefined && !isPlainObject(raw.params) && !Array.isArray(raw.params)) {
+    return invalid('params', 'must be an object');
+  }
+  return { ok: true, call: { id, answer: 'id' in raw, method: raw.method, params: raw.params } };
+}
+
+/** Decodes a request body. Never throws. */
+export function decodeBody(body: string): DecodedBody {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { kind: 'invalid', id: null, error: new RpcError('PARSE_ERROR') };
+  }
+  if (Array.isArray(parsed)) {
+    if (parsed.length === 0) {
+      return { kind: 'invalid', id: null, error: new RpcError('INVALID_REQUEST', { message: 'Invalid request: empty batch' }) };
+    }
+    return { kind: 'batch', entries: parsed.map(decodeEntry) };
+  }
+  return { kind: 'single', entry: decodeEntry(parsed) };
+}
+
+export const resultResponse = (id: RpcId, result: unknown): RpcResponse => ({ jsonrpc: '2.0', id, result });
+export const errorResponse = (id: RpcId, error: RpcError): RpcResponse => ({ jsonrpc: '2.0', id, error: error.toErrorObject() });

@@ -1,0 +1,97 @@
+// Method params as callers send them (read leniently: parts by `type` or `kind`), parsed with zod; errors name the field.
+import { z } from 'zod';
+import { RpcError } from './errors.js';
+import { Metadata, Part, Role } from './model.js';
+import { PushConfig } from './records.js';
+
+/** Rev A parts say `type`, rev B parts say `kind`: accept either, keep `kind` inside. */
+function normalizePart(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+  const o = v as Record<string, unknown>;
+  if (o.kind === undefined && o.type !== undefined) {
+    const { type, ...rest } = o;
+    return { ...rest, kind: type };
+  }
+  if (o.type !== undefined) {
+    const { type: _ignored, ...rest } = o;
+    return rest;
+  }
+  return v;
+}
+
+export const PartIn = z.preprocess(normalizePart, Part);
+
+export const MessageIn = z.object({
+  kind: z.literal('message').optional(),
+  role: Role,
+  parts: z.array(PartIn).min(1, 'must be a non-empty list'),
+  messageId: z.string().min(1).optional(),
+  taskId: z.string().min(1).optional(),
+  contextId: z.string().min(1).optional(),
+  metadata: Metadata.optional(),
+});
+export type MessageIn = z.infer<typeof MessageIn>;
+
+const HistoryLength = z.number().int().nonnegative();
+
+export const SendParams = z.object({
+  /** rev A: the (client-chosen) task id; continues that task when it exists */
+  id: z.string().min(1).optional(),
+  sessionId: z.string().min(1).optional(),
+  message: MessageIn,
+  historyLength: HistoryLength.optional(),
+  /** rev A inline push config */
+  pushNotification: PushConfig.optional(),
+  configuration: z
+    .object({
+      blocking: z.boolean().optional(),
+      historyLength: HistoryLength.optional(),
+      acceptedOutputModes: z.array(z.string()).optional(),
+      pushNotificationConfig: PushConfig.optional(),
+    })
+    .optional(),
+  metadata: Metadata.optional(),
+});
+export type SendParams = z.infer<typeof SendParams>;
+
+export const TaskQueryParams = z.object({
+  id: z.string().min(1),
+  historyLength: HistoryLength.optional(),
+  metadata: Metadata.optional(),
+});
+
+export const TaskIdParams = z.object({ id: z.string().min(1), metadata: Metadata.optional() });
+
+/** rev A names the task `id`, rev B `taskId`; either is fine. */
+const TaskRef = z.object({ id: z.string().min(1).optional(), taskId: z.string().min(1).optional() });
+const requireTask = <T extends { id?: string; taskId?: string }>(v: T) => v.id !== undefined || v.taskId !== undefined;
+const taskRequired = { message: 'id (or taskId) is required', path: ['id'] };
+
+export const PushSetParams = TaskRef.extend({ pushNotificationConfig: PushConfig, metadata: Metadata.optional() }).refine(requireTask, taskRequired);
+export const PushGetParams = TaskRef.extend({ pushNotificationConfigId: z.string().min(1).optional(), metadata: Metadata.optional() }).refine(requireTask, taskRequired);
+export const PushListParams = TaskRef.extend({ metadata: Metadata.optional() }).refine(requireTask, taskRequired);
+export const PushDeleteParams = TaskRef.extend({ pushNotificationConfigId: z.string().min(1), metadata: Metadata.optional() }).refine(requireTask, taskRequired);
+
+export const taskIdOf = (p: { id?: string; taskId?: string }): string => (p.taskId ?? p.id) as string;
+
+function describeIssues(issues: readonly z.core.$ZodIssue[]) {
+  return issues.map((i) => ({ path: ['params', ...i.path.map(String)].join('.'), message: i.message }));
+}
+
+/** Parses `params` with `schema`; a failure is INVALID_PARAMS whose message and data name the failing path. */
+export function parseParams<S extends z.ZodType>(schema: S, params: unknown): z.infer<S> {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+    throw new RpcError('INVALID_PARAMS', { message: 'Invalid params: params must be an object', data: { path: 'params' } });
+  }
+  if (Object.prototype.hasOwnProperty.call(params, '')) {
+    throw new RpcError('INVALID_PARAMS', { message: 'Invalid params: params has an empty key', data: { path: 'params.""' } });
+  }
+  const r = schema.safeParse(params);
+  if (r.success) return r.data;
+  const issues = describeIssues(r.error.issues);
+  const first = issues[0]!;
+  throw new RpcError('INVALID_PARAMS', {
+    message: `Invalid params: ${first.path}: ${first.message}`,
+    data: { path: first.path, issues },
+  });
+}

@@ -1,0 +1,97 @@
+// Key administration shared by the CLI and tests: create (shown once), list, revoke, rotate.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { KeyRecord, RateLimits, publicKeyView } from '../protocol/records.js';
+import { Scope, TrustLevel, scopesBeyondTrust } from '../protocol/scopes.js';
+import type { Clock } from './clock.js';
+import { hashKey, mintKey } from './keys.js';
+import type { KeyStore } from './store/types.js';
+
+export const CreateKeyInput = z.object({
+  workspace: z.string().min(1),
+  trust: TrustLevel,
+  scopes: z.array(Scope).default([]),
+  agents: z.array(z.string().min(1)).default([]),
+  name: z.string().min(1).optional(),
+  expiresAt: z.number().int().nullable().default(null),
+  limits: RateLimits.optional(),
+});
+export type CreateKeyInput = z.input<typeof CreateKeyInput>;
+
+export class KeyAdminError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KeyAdminError';
+  }
+}
+
+export interface KeyAdminDeps {
+  keys: KeyStore;
+  secret: Buffer;
+  clock: Clock;
+}
+
+/** `input` is parsed here (it comes from a command line or a test), so it is taken as unknown. */
+export async function createKey(deps: KeyAdminDeps, input: unknown, rotatedFrom?: string) {
+  const parsed = CreateKeyInput.safeParse(input);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0]!;
+    throw new KeyAdminError(`${i.path.join('.') || 'input'}: ${i.message}`);
+  }
+  const p = parsed.data;
+  const beyond = scopesBeyondTrust(p.trust, p.scopes);
+  if (beyond.length > 0) throw new KeyAdminError(`scopes: ${beyond.join(', ')} not in trust level ${p.trust} (scopes may narrow a level, never widen it)`);
+  const now = deps.clock.now();
+  if (p.expiresAt !== null && p.expiresAt <= now) throw new KeyAdminError('expires_at: must be in the future');
+  const key = mintKey();
+  const rec: KeyRecord = KeyRecord.parse({
+    id: `key_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+    hash: hashKey(deps.secret, key),
+    name: p.name,
+    workspaceId: p.workspace,
+    trust: p.trust,
+    scopes: p.scopes,
+    agents: p.agents,
+    limits: p.limits,
+    createdAt: now,
+    expiresAt: p.expiresAt,
+    revokedAt: null,
+    rotatedFrom,
+  });
+  await deps.keys.put(rec);
+  return { key, record: rec, view: { ...publicKeyView(rec), key } };
+}
+
+export async function listKeys(deps: KeyAdminDeps, workspace?: string) {
+  const all = await deps.keys.list(workspace ? { workspaceId: workspace } : undefined);
+  return all.sort((a, b) => a.createdAt - b.createdAt).map(publicKeyView);
+}
+
+export async function revokeKey(deps: KeyAdminDeps, id: string) {
+  const rec = await deps.keys.get(id);
+  if (!rec) throw new KeyAdminError(`no key with id ${id}`);
+  if (rec.revokedAt !== null) return publicKeyView(rec);
+  const revoked = { ...rec, revokedAt: deps.clock.now() };
+  await deps.keys.put(revoked);
+  return publicKeyView(revoked);
+}
+
+/** A new key with the same workspace, trust, scopes, agents, limits and expiry; the old one stays valid until revoked. */
+export async function rotateKey(deps: KeyAdminDeps, id: string) {
+  const rec = await deps.keys.get(id);
+  if (!rec) throw new KeyAdminError(`no key with id ${id}`);
+  if (rec.revokedAt !== null) throw new KeyAdminError(`key ${id} is revoked; create a new one instead`);
+  return createKey(
+    deps,
+    { workspace: rec.workspaceId, trust: rec.trust, scopes: rec.scopes, agents: rec.agents, name: rec.name, expiresAt: rec.expiresAt, limits: rec.limits },
+    rec.id,
+  );
+}
+
+/** '30d', '12h', '15m', '45s' to milliseconds. */
+export function parseDuration(s: string): number {
+  const m = /^(\d+)\s*([smhdw])$/.exec(s.trim());
+  if (!m) throw new KeyAdminError(`expires-in: '${s}' is not a duration like 30d, 12h, 15m or 45s`);
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as 's' | 'm' | 'h' | 'd' | 'w'];
+  return Number(m[1]) * unit;
+}

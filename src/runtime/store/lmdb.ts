@@ -1,0 +1,179 @@
+// The embedded store engine: one LMDB environment in a directory, shared by the server and CLI processes.
+//
+// Layout (named sub-databases, values msgpack via lmdb-js's built-in msgpackr encoder):
+//   keys            key id -> KeyRecord
+//   key-hash        key hash -> key id                 (string values)
+//   tasks           task id -> Task
+//   task-state      task id -> its indexed state       (string values; lets a put find the old
+//                                                       index entry without decoding the old task)
+//   tasks-by-state  state -> task ids                  (dupSort index; listByState reads it, no scan)
+//   push-configs    [taskId, configId] -> StoredPushConfig
+//   meta            key -> any value
+// Every multi-entry write (a record plus its index) is one LMDB transaction.
+//
+// Freshness: the CLI revokes keys while the server runs, so no lmdb-js object cache (`cache: false`)
+// and every read first drops lmdb-js's reused read snapshot. lmdb-js otherwise keeps one snapshot
+// until a zero-delay timer fires, so two requests handled in the same event-loop turn could both
+// miss another process's commit. The reset is a reader-slot release, cheap next to decoding.
+import { mkdir } from 'node:fs/promises';
+import { open, type Database, type Key, type RootDatabase } from 'lmdb';
+import { Task } from '../../protocol/model.js';
+import { KeyRecord, StoredPushConfig } from '../../protocol/records.js';
+import { checked } from './validate.js';
+import type { Store } from './types.js';
+import { taskKey } from './types.js';
+
+/** Sub-database names; exported so tests can reach the raw layout (e.g. to plant a corrupt value). */
+export const LMDB_DBS = {
+  keys: 'keys',
+  keyHash: 'key-hash',
+  tasks: 'tasks',
+  taskState: 'task-state',
+  tasksByState: 'tasks-by-state',
+  pushConfigs: 'push-configs',
+  meta: 'meta',
+} as const;
+
+/** Sorts after every string element of an ordered-binary array key (UTF-8 has no 0xff byte): ends a [taskId, *] range. */
+const AFTER_ANY_STRING = new Uint8Array([0xff]);
+
+export async function openLmdbStore(opts: { path: string }): Promise<Store> {
+  await mkdir(opts.path, { recursive: true });
+  // noSubdir false: lmdb-js would otherwise treat a path with a dot in it as a file name.
+  const root: RootDatabase = open({ path: opts.path, noSubdir: false, maxDbs: 16, cache: false });
+  const db = (name: string) => root.openDB<unknown, Key>({ name, cache: false });
+  const keys = db(LMDB_DBS.keys);
+  const keyHash = root.openDB<string, string>({ name: LMDB_DBS.keyHash, encoding: 'string', cache: false });
+  const tasks = db(LMDB_DBS.tasks);
+  const taskState = root.openDB<string, string>({ name: LMDB_DBS.taskState, encoding: 'string', cache: false });
+  const byState: Database<unknown, string> = root.openDB<unknown, string>({
+    name: LMDB_DBS.tasksByState,
+    dupSort: true,
+    encoding: 'ordered-binary',
+    cache: false,
+  });
+  const push = db(LMDB_DBS.pushConfigs);
+  const meta = db(LMDB_DBS.meta);
+
+  const fresh = () => root.resetReadTxn();
+  const readKey = (id: string): KeyRecord | undefined => {
+    const v = keys.get(id);
+    return v === undefined ? undefined : checked({ schema: KeyRecord, value: v, record: 'key', id });
+  };
+  const readTask = (id: string): Task | undefined => {
+    const v = tasks.get(id);
+    return v === undefined ? undefined : checked({ schema: Task, value: v, record: 'task', id });
+  };
+
+  let closing: Promise<void> | undefined;
+
+  return {
+    kind: 'lmdb',
+    keys: {
+      async put(rec) {
+        await root.transaction(() => {
+          // A changed hash must stop resolving to this key, or a replaced secret would still authenticate.
+          const prev = hashOf(keys.get(rec.id));
+          if (prev !== undefined && prev !== rec.hash && keyHash.get(prev) === rec.id) keyHash.remove(prev);
+          keys.put(rec.id, rec);
+          keyHash.put(rec.hash, rec.id);
+        });
+      },
+      async get(id) {
+        fresh();
+        return readKey(id);
+      },
+      async getByHash(hash) {
+        fresh();
+        const id = keyHash.get(hash);
+        if (id === undefined) return undefined;
+        const rec = readKey(id);
+        return rec?.hash === hash ? rec : undefined;
+      },
+      async list(filter) {
+        fresh();
+        const out: KeyRecord[] = [];
+        for (const { key, value } of keys.getRange()) {
+          const rec = checked({ schema: KeyRecord, value, record: 'key', id: String(key) });
+          if (filter?.workspaceId === undefined || rec.workspaceId === filter.workspaceId) out.push(rec);
+        }
+        return out;
+      },
+    },
+    tasks: {
+      async put(task) {
+        const state = task.status.state;
+        const key = taskKey(task.workspaceId, task.id);
+        await root.transaction(() => {
+          const prev = taskState.get(key);
+          if (prev !== undefined && prev !== state) byState.remove(prev, key);
+          tasks.put(key, task);
+          if (prev !== state) {
+            taskState.put(key, state);
+            byState.put(state, key);
+          }
+        });
+      },
+      async get(workspaceId, id) {
+        fresh();
+        return readTask(taskKey(workspaceId, id));
+      },
+      async listByState(states) {
+        fresh();
+        const out: Task[] = [];
+        for (const state of new Set(states)) {
+          for (const id of byState.getValues(state)) {
+            if (typeof id !== 'string') continue;
+            const task = readTask(id);
+            if (task) out.push(task);
+          }
+        }
+        return out;
+      },
+    },
+    pushConfigs: {
+      async put(cfg) {
+        await push.put([cfg.taskId, cfg.id], cfg);
+      },
+      async get(taskId, id) {
+        fresh();
+        const v = push.get([taskId, id]);
+        return v === undefined ? undefined : checked({ schema: StoredPushConfig, value: v, record: 'push-config', id });
+      },
+      async list(taskId) {
+        fresh();
+        const out: StoredPushConfig[] = [];
+        for (const { value } of push.getRange({ start: [taskId], end: [taskId, AFTER_ANY_STRING] })) {
+          out.push(checked({ schema: StoredPushConfig, value, record: 'push-config', id: taskId }));
+        }
+        return out;
+      },
+      async delete(taskId, id) {
+        // lmdb-js resolves remove() with true even when nothing was there, so look inside the write.
+        return root.transaction(() => {
+          const k = [taskId, id];
+          if (!push.doesExist(k)) return false;
+          push.remove(k);
+          return true;
+        });
+      },
+    },
+    meta: {
+      async get(key) {
+        fresh();
+        return meta.get(key);
+      },
+      async put(key, value) {
+        await meta.put(key, value);
+      },
+    },
+    close() {
+      closing ??= root.close();
+      return closing;
+    },
+  };
+}
+
+function hashOf(v: unknown): string | undefined {
+  return typeof v === 'object' && v !== null && 'hash' in v && typeof v.hash === 'string' ? v.hash : undefined;
+}

@@ -1,0 +1,36 @@
+// Every Redis key name the store uses, built from the instance prefix in this one place.
+import type { TaskState } from '../../protocol/model.js';
+
+export interface RedisKeys {
+  /** hash: key id -> KeyRecord */
+  readonly keyRecords: string;
+  /** hash: key hash -> key id */
+  readonly keyIdByHash: string;
+  /** hash: key id -> key hash (lets a put drop the old hash entry without decoding the old record) */
+  readonly keyHashById: string;
+  /** string: one Task */
+  task(id: string): string;
+  /** set: ids of the tasks whose stored state is `state` */
+  tasksInState(state: TaskState): string;
+  /** hash: config id -> StoredPushConfig, one hash per task */
+  pushConfigs(taskId: string): string;
+  /** hash: meta key -> value */
+  readonly meta: string;
+}
+
+/**
+ * Ids go last in each name, after a fixed segment, so no id can make one kind of key collide
+ * with another. To run on Redis Cluster, put a hash tag in the prefix (e.g. `{a2a}:`) so the
+ * multi-key scripts and transactions stay in one slot.
+ */
+export function redisKeys(prefix: string): RedisKeys {
+  return {
+    keyRecords: `${prefix}keys`,
+    keyIdByHash: `${prefix}keys:by-hash`,
+    keyHashById: `${prefix}keys:hash-of`,
+    task: (id) => `${prefix}task:${id}`,
+    tasksInState: (state) => `${prefix}tasks:state:${state}`,
+    pushConfigs: (taskId) => `${prefix}push:${taskId}`,
+    meta: `${prefix}meta`,
+  };
+}

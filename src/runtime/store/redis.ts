@@ -1,0 +1,174 @@
+// The shared store engine: Redis via node-redis, for several gateway instances sharing tasks, keys and configs.
+//
+// Values are msgpack (msgpackr, plain maps rather than msgpackr records, so any msgpack reader can
+// inspect them) stored as Buffers; key names come from redis-keys.ts. Each task write updates the
+// per-state index sets in the same MULTI, so listByState is a SUNION plus an MGET. Key writes and
+// the by-hash lookup need a read before the write or a second lookup, so they are Lua scripts.
+import { createClient, RESP_TYPES } from 'redis';
+import { Packr } from 'msgpackr';
+import type { z } from 'zod';
+import { TaskState, Task } from '../../protocol/model.js';
+import { KeyRecord, StoredPushConfig } from '../../protocol/records.js';
+import { StoreCorruptError, type RecordKind } from './errors.js';
+import { redisKeys } from './redis-keys.js';
+import { keyByHash2, putKey3, type LuaScript } from './redis-scripts.js';
+import { checked } from './validate.js';
+import type { Store } from './types.js';
+import { taskKey } from './types.js';
+
+const packr = new Packr({ useRecords: false });
+
+function decode<T>(opts: { schema: z.ZodType<T>; bytes: Buffer; record: RecordKind; id: string }): T {
+  let value: unknown;
+  try {
+    value = packr.unpack(opts.bytes);
+  } catch (cause) {
+    throw new StoreCorruptError({ record: opts.record, id: opts.id, cause });
+  }
+  return checked({ schema: opts.schema, value, record: opts.record, id: opts.id });
+}
+
+export async function openRedisStore(opts: {
+  url: string;
+  prefix: string;
+  /** Connection errors; node-redis reconnects by itself and commands fail on their own meanwhile. */
+  onError?: (err: Error) => void;
+}): Promise<Store> {
+  let connectedOnce = false;
+  const client = createClient({
+    url: opts.url,
+    socket: {
+      // A first connection that fails rejects the open (a CLI must not hang on a wrong URL);
+      // once connected, a lost connection is retried with capped backoff.
+      reconnectStrategy: (retries: number, cause: Error) => (connectedOnce ? Math.min(50 * 2 ** retries, 2000) : cause),
+    },
+  });
+  // Without a listener an 'error' event (e.g. a dropped socket) would crash the process.
+  client.on('error', (err: Error) => opts.onError?.(err));
+  await client.connect();
+  connectedOnce = true;
+  const bin = client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
+  const k = redisKeys(opts.prefix);
+
+  async function run(s: { script: LuaScript; keys: string[]; args: Array<string | Buffer> }): Promise<unknown> {
+    const o = { keys: s.keys, arguments: s.args };
+    try {
+      return await bin.evalSha(s.script.sha, o);
+    } catch (err) {
+      if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
+      return bin.eval(s.script.lua, o);
+    }
+  }
+
+  const decodeTask = (bytes: Buffer, id: string) => decode({ schema: Task, bytes, record: 'task', id });
+  const decodeKey = (bytes: Buffer, id: string) => decode({ schema: KeyRecord, bytes, record: 'key', id });
+  const decodePush = (bytes: Buffer, id: string) =>
+    decode({ schema: StoredPushConfig, bytes, record: 'push-config', id });
+
+  let closing: Promise<void> | undefined;
+
+  return {
+    kind: 'redis',
+    keys: {
+      async put(rec) {
+        await run({
+          script: putKey3,
+          keys: [k.keyRecords, k.keyIdByHash, k.keyHashById],
+          args: [rec.id, rec.hash, packr.pack(rec)],
+        });
+      },
+      async get(id) {
+        const bytes = await bin.hGet(k.keyRecords, id);
+        return bytes === null ? undefined : decodeKey(bytes, id);
+      },
+      async getByHash(hash) {
+        const reply = await run({ script: keyByHash2, keys: [k.keyIdByHash, k.keyRecords], args: [hash] });
+        if (reply === null) return undefined;
+        if (!Buffer.isBuffer(reply)) throw new StoreCorruptError({ record: 'key', id: `hash:${hash}` });
+        const rec = decodeKey(reply, `hash:${hash}`);
+        return rec.hash === hash ? rec : undefined;
+      },
+      async list(filter) {
+        const out: KeyRecord[] = [];
+        for (const [id, bytes] of await entries(k.keyRecords)) {
+          const rec = decodeKey(bytes, id);
+          if (filter?.workspaceId === undefined || rec.workspaceId === filter.workspaceId) out.push(rec);
+        }
+        return out;
+      },
+    },
+    tasks: {
+      async put(task) {
+        const state = task.status.state;
+        // Removing the id from every other state, not just the previous one, keeps the index right
+        // even when two instances race on one task: the last MULTI wins for value and index alike.
+        const key = taskKey(task.workspaceId, task.id);
+        const m = client.multi().set(k.task(key), packr.pack(task));
+        for (const s of TaskState.options) if (s !== state) m.sRem(k.tasksInState(s), key);
+        await m.sAdd(k.tasksInState(state), key).exec();
+      },
+      async get(workspaceId, id) {
+        const key = taskKey(workspaceId, id);
+        const bytes = await bin.get(k.task(key));
+        return bytes === null ? undefined : decodeTask(bytes, key);
+      },
+      async listByState(states) {
+        if (states.length === 0) return [];
+        const ids = await client.sUnion(states.map((s) => k.tasksInState(s)));
+        if (ids.length === 0) return [];
+        const values = await bin.mGet(ids.map((id) => k.task(id)));
+        const out: Task[] = [];
+        values.forEach((bytes, i) => {
+          if (bytes !== null) out.push(decodeTask(bytes, ids[i]));
+        });
+        return out;
+      },
+    },
+    pushConfigs: {
+      async put(cfg) {
+        await client.hSet(k.pushConfigs(cfg.taskId), cfg.id, packr.pack(cfg));
+      },
+      async get(taskId, id) {
+        const bytes = await bin.hGet(k.pushConfigs(taskId), id);
+        return bytes === null ? undefined : decodePush(bytes, id);
+      },
+      async list(taskId) {
+        return (await entries(k.pushConfigs(taskId))).map(([id, bytes]) => decodePush(bytes, id));
+      },
+      async delete(taskId, id) {
+        return (await client.hDel(k.pushConfigs(taskId), id)) > 0;
+      },
+    },
+    meta: {
+      async get(key) {
+        const bytes = await bin.hGet(k.meta, key);
+        if (bytes === null) return undefined;
+        try {
+          return packr.unpack(bytes);
+        } catch (cause) {
+          throw new StoreCorruptError({ record: 'meta', id: key, cause });
+        }
+      },
+      async put(key, value) {
+        await client.hSet(k.meta, key, packr.pack(value));
+      },
+    },
+    close() {
+      closing ??= (async () => {
+        if (!client.isOpen) return;
+        try {
+          await client.close();
+        } catch {
+          // A socket that died under us has nothing left to flush; make sure it is released.
+          if (client.isOpen) client.destroy();
+        }
+      })();
+      return closing;
+    },
+  };
+
+  /** A hash's fields with their values (rather than HVALS) so that a corrupt entry can be named by its id. */
+  async function entries(key: string): Promise<Array<[string, Buffer]>> {
+    return Object.entries(await bin.hGetAll(key));
+  }
+}

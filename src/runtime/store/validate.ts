@@ -1,0 +1,14 @@
+// The read-side trust boundary shared by both engines: a decoded value becomes a typed record here or not at all.
+import type { z } from 'zod';
+import { StoreCorruptError, type RecordKind } from './errors.js';
+
+/**
+ * Writes are not validated: callers hand us values the type system already vouches for, and
+ * tasks.put is on the request path. Reads are, because the bytes may come from another
+ * process, another version of this code, or a damaged file.
+ */
+export function checked<T>(opts: { schema: z.ZodType<T>; value: unknown; record: RecordKind; id: string }): T {
+  const r = opts.schema.safeParse(opts.value);
+  if (!r.success) throw new StoreCorruptError({ record: opts.record, id: opts.id, cause: r.error });
+  return r.data;
+}

@@ -1,0 +1,116 @@
+// The uWS front: routes for JSON-RPC, Agent Cards and health; body limits; hands typed requests to the gateway interface.
+import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWebSockets.js';
+import type { GatewayApi, HttpReply } from '../gateway/api.js';
+import { errorResponse } from '../protocol/envelope.js';
+import { ERRORS, RpcError } from '../protocol/errors.js';
+import { readBody } from './body.js';
+import { send, sendJson, trackAbort, type ResponseState } from './http-response.js';
+import { startSse } from './sse.js';
+
+export interface HttpServerOptions {
+  gateway: GatewayApi;
+  host: string;
+  port: number;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface HttpServer {
+  readonly port: number;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+function baseUrlOf(req: HttpRequest): string {
+  const host = req.getHeader('host') || 'localhost';
+  const proto = req.getHeader('x-forwarded-proto') === 'https' ? 'https' : 'http';
+  return `${proto}://${host}`;
+}
+
+function writeReply(res: HttpResponse, state: ResponseState, reply: HttpReply): void {
+  if (reply.kind === 'json') {
+    send(res, state, { status: reply.status, headers: reply.headers, body: reply.body });
+    return;
+  }
+  startSse(res, state, reply);
+}
+
+function tooLarge(res: HttpResponse, state: ResponseState, limit: number): void {
+  const err = new RpcError('PAYLOAD_TOO_LARGE', { message: `Request body too large: the limit is ${limit} bytes`, data: { limit } });
+  // close: the rest of the body is not worth reading
+  send(res, state, { status: ERRORS.PAYLOAD_TOO_LARGE.http, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(errorResponse(null, err)), close: true });
+}
+
+function rpcRoute(gateway: GatewayApi, log: HttpServerOptions['log']) {
+  return (res: HttpResponse, req: HttpRequest, agentId: string | undefined) => {
+    // everything from req is copied now: req is gone after the first await
+    const authorization = req.getHeader('authorization') || undefined;
+    const a2aVersion = req.getHeader('a2a-version') || undefined;
+    const lastEventId = req.getHeader('last-event-id') || undefined;
+    const lengthHeader = req.getHeader('content-length');
+    const baseUrl = baseUrlOf(req);
+    const state = trackAbort(res);
+    const declaredLength = lengthHeader ? Number(lengthHeader) : undefined;
+    void readBody(res, { limit: gateway.maxBodyBytes, declaredLength })
+      .then(async (b) => {
+        if (!b.ok) return tooLarge(res, state, gateway.maxBodyBytes);
+        const reply = await gateway.rpc({ body: b.body, authorization, a2aVersion, lastEventId, agentId, baseUrl });
+        writeReply(res, state, reply);
+      })
+      .catch((e: unknown) => {
+        log?.('transport error', { error: e instanceof Error ? e.message : String(e) });
+        sendJson(res, state, 500, errorResponse(null, new RpcError('INTERNAL_ERROR')));
+      });
+  };
+}
+
+function cardRoute(gateway: GatewayApi, fromParam: boolean) {
+  return (res: HttpResponse, req: HttpRequest) => {
+    const state = trackAbort(res);
+    const agentId = fromParam ? decodeURIComponent(req.getParameter(0) ?? '') : undefined;
+    const card = gateway.card({ agentId, baseUrl: baseUrlOf(req) });
+    if (!card) return sendJson(res, state, 404, { error: 'not_found', message: `No listed agent '${agentId}'` });
+    sendJson(res, state, 200, card, { 'Cache-Control': 'public, max-age=60' });
+  };
+}
+
+function buildApp(o: HttpServerOptions): TemplatedApp {
+  const { gateway } = o;
+  const rpc = rpcRoute(gateway, o.log);
+  const app = uWS.App();
+  app.post('/api/a2a', (res, req) => rpc(res, req, undefined));
+  app.post('/api/a2a/agents/:agentId', (res, req) => rpc(res, req, decodeURIComponent(req.getParameter(0) ?? '')));
+  for (const path of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {
+    app.get(path, cardRoute(gateway, false));
+    app.get(`/api/a2a/agents/:agentId${path}`, cardRoute(gateway, true));
+  }
+  app.get('/healthz', (res) => sendJson(res, trackAbort(res), 200, gateway.health()));
+  app.get('/readyz', (res) => {
+    const state = trackAbort(res);
+    void gateway.ready().then((r) => sendJson(res, state, r.ok ? 200 : 503, r));
+  });
+  app.any('/api/a2a', (res) => sendJson(res, trackAbort(res), 405, { error: 'method_not_allowed', message: 'Use POST for JSON-RPC' }));
+  app.any('/*', (res, req) => sendJson(res, trackAbort(res), 404, { error: 'not_found', message: `No route for ${req.getMethod().toUpperCase()} ${req.getUrl()}` }));
+  return app;
+}
+
+export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
+  const app = buildApp(o);
+  return new Promise((resolve, reject) => {
+    app.listen(o.host, o.port, (token) => {
+      if (!token) return reject(new Error(`cannot listen on ${o.host}:${o.port}`));
+      const port = uWS.us_socket_local_port(token);
+      let closed = false;
+      resolve({
+        port,
+        url: `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`,
+        async close() {
+          if (closed) return;
+          closed = true;
+          uWS.us_listen_socket_close(token);
+          // close() drops open connections too; it is in the build but not in its typings
+          (app as TemplatedApp & { close(): void }).close();
+        },
+      });
+    });
+  });
+}

@@ -1,0 +1,318 @@
+// The store contract, run unchanged against both engines: LMDB in a fresh temp dir and the real Redis under a unique prefix.
+import t from 'tap';
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { open } from 'lmdb';
+import { pack } from 'msgpackr';
+import { createClient } from 'redis';
+import { taskKey, type Store } from '../../src/runtime/store/types.js';
+import { LMDB_DBS, openLmdbStore } from '../../src/runtime/store/lmdb.js';
+import { openRedisStore } from '../../src/runtime/store/redis.js';
+import { redisKeys } from '../../src/runtime/store/redis-keys.js';
+import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { sampleKey, samplePushConfig, sampleTask } from '../support/store-records.js';
+
+/** One place holding data; every open() on it is another store instance over the same data. */
+interface Location {
+  open(): Promise<Store>;
+  /** Plants, where the engine keeps task `id`, a value no Task schema accepts. */
+  corruptTask(id: string): Promise<void>;
+  /** Closes every store opened here, then removes the data. */
+  destroy(): Promise<void>;
+}
+
+interface Engine {
+  name: 'lmdb' | 'redis';
+  location(name: string): Promise<Location>;
+}
+
+function tracking(openOne: () => Promise<Store>) {
+  const opened: Store[] = [];
+  return {
+    async open() {
+      const s = await openOne();
+      opened.push(s);
+      return s;
+    },
+    closeAll: () => Promise.all(opened.map((s) => s.close())),
+  };
+}
+
+const lmdbEngine: Engine = {
+  name: 'lmdb',
+  async location() {
+    const path = await mkdtemp(join(tmpdir(), 'a2a-store-'));
+    const stores = tracking(() => openLmdbStore({ path }));
+    return {
+      open: stores.open,
+      async corruptTask(id) {
+        const raw = open({ path, noSubdir: false, maxDbs: 16 });
+        await raw.openDB({ name: LMDB_DBS.tasks }).put(taskKey('ws-a', id), { id, status: 'not a status' });
+        await raw.close();
+      },
+      async destroy() {
+        await stores.closeAll();
+        await rm(path, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+const redisEngine: Engine = {
+  name: 'redis',
+  async location(name) {
+    const prefix = testPrefix(`store-${name}`);
+    const stores = tracking(() => openRedisStore({ url: REDIS_URL, prefix }));
+    return {
+      open: stores.open,
+      async corruptTask(id) {
+        const c = createClient({ url: REDIS_URL });
+        c.on('error', () => {});
+        await c.connect();
+        await c.set(redisKeys(prefix).task(taskKey('ws-a', id)), pack({ id, status: 'not a status' }));
+        await c.close();
+      },
+      async destroy() {
+        await stores.closeAll();
+        await cleanupPrefix(REDIS_URL, prefix);
+      },
+    };
+  },
+};
+
+const ids = (xs: ReadonlyArray<{ id: string }>): string[] => xs.map((x) => x.id).sort();
+
+function storeContract(engine: Engine) {
+  t.test(`${engine.name} store contract`, async (t) => {
+    /** A fresh location for one subtest, destroyed when it ends. */
+    const fresh = async (name: string) => {
+      const loc = await engine.location(name);
+      t.teardown(() => loc.destroy());
+      return loc;
+    };
+
+    t.test('kind names the engine', async (t) => {
+      const s = await (await fresh('kind')).open();
+      t.equal(s.kind, engine.name);
+    });
+
+    t.test('keys: put, get, getByHash, list with a workspace filter', async (t) => {
+      const s = await (await fresh('keys')).open();
+      const k1 = sampleKey({ id: 'k1', workspaceId: 'ws-a' });
+      const k2 = { ...sampleKey({ id: 'k2', workspaceId: 'ws-a' }), name: undefined, limits: undefined };
+      const k3 = sampleKey({ id: 'k3', workspaceId: 'ws-b' });
+      for (const k of [k1, k2, k3]) await s.keys.put(k);
+
+      t.strictSame(await s.keys.get('k1'), k1);
+      t.strictSame(await s.keys.getByHash(k3.hash), k3);
+      const back2 = await s.keys.get('k2');
+      t.equal(back2?.name, undefined, 'an absent optional field stays absent');
+      t.equal(back2?.limits, undefined);
+      t.equal(await s.keys.get('nope'), undefined, 'unknown id');
+      t.equal(await s.keys.getByHash('no-such-hash'), undefined, 'unknown hash');
+
+      t.strictSame(ids(await s.keys.list()), ['k1', 'k2', 'k3']);
+      t.strictSame(ids(await s.keys.list({})), ['k1', 'k2', 'k3']);
+      t.strictSame(ids(await s.keys.list({ workspaceId: 'ws-a' })), ['k1', 'k2']);
+      t.strictSame(ids(await s.keys.list({ workspaceId: 'ws-b' })), ['k3']);
+      t.strictSame(await s.keys.list({ workspaceId: 'ws-none' }), []);
+    });
+
+    t.test('keys: a revocation written by one instance is seen by another on its next read', async (t) => {
+      const loc = await fresh('revoke');
+      const cli = await loc.open();
+      const server = await loc.open();
+      const k = sampleKey({ id: 'k-live' });
+      await cli.keys.put(k);
+      t.equal((await server.keys.getByHash(k.hash))?.revokedAt, null, 'server sees the live key');
+
+      const revokedAt = Date.UTC(2026, 0, 2);
+      await cli.keys.put({ ...k, revokedAt });
+      t.equal((await server.keys.getByHash(k.hash))?.revokedAt, revokedAt, 'by hash');
+      t.equal((await server.keys.get(k.id))?.revokedAt, revokedAt, 'by id');
+      t.equal((await server.keys.list())[0]?.revokedAt, revokedAt, 'in the listing');
+    });
+
+    t.test('keys: a changed hash stops resolving the old one', async (t) => {
+      const loc = await fresh('rehash');
+      const a = await loc.open();
+      const b = await loc.open();
+      const k = sampleKey({ id: 'k-re', hash: 'old-hash' });
+      await a.keys.put(k);
+      await a.keys.put({ ...k, hash: 'new-hash' });
+      t.equal(await b.keys.getByHash('old-hash'), undefined);
+      t.equal((await b.keys.getByHash('new-hash'))?.id, 'k-re');
+    });
+
+    t.test('tasks: put then get keeps every field', async (t) => {
+      const s = await (await fresh('task-roundtrip')).open();
+      const task = sampleTask({ id: 't-full' });
+      await s.tasks.put(task);
+      t.strictSame(await s.tasks.get('ws-a', 't-full'), task);
+      t.equal(await s.tasks.get('ws-a', 't-unknown'), undefined);
+
+      const later = { ...task, history: [...task.history, ...task.history], updatedAt: task.updatedAt + 1 };
+      await s.tasks.put(later);
+      t.strictSame(await s.tasks.get('ws-a', 't-full'), later, 'the last write wins whole');
+    });
+
+    t.test('tasks: ids are scoped by workspace', async (t) => {
+      const s = await (await fresh('task-scope')).open();
+      const a = sampleTask({ id: 'same' });
+      const b = { ...sampleTask({ id: 'same' }), workspaceId: 'ws-b', agentId: 'other' };
+      await s.tasks.put(a);
+      await s.tasks.put(b);
+      t.equal((await s.tasks.get('ws-a', 'same'))?.agentId, a.agentId);
+      t.equal((await s.tasks.get('ws-b', 'same'))?.agentId, 'other', 'one workspace never overwrites the other');
+      t.equal(await s.tasks.get('ws-c', 'same'), undefined, 'a third workspace finds nothing');
+    });
+
+    t.test('tasks: listByState follows state changes', async (t) => {
+      const s = await (await fresh('by-state')).open();
+      await s.tasks.put(sampleTask({ id: 't1', state: 'working' }));
+      await s.tasks.put(sampleTask({ id: 't2', state: 'working' }));
+      await s.tasks.put(sampleTask({ id: 't3', state: 'submitted' }));
+      await s.tasks.put(sampleTask({ id: 't4', state: 'completed' }));
+      await s.tasks.put(sampleTask({ id: 't2', state: 'working' }));
+      t.strictSame(ids(await s.tasks.listByState(['working'])), ['t1', 't2'], 'a repeated put is listed once');
+
+      await s.tasks.put(sampleTask({ id: 't1', state: 'completed' }));
+      t.strictSame(ids(await s.tasks.listByState(['working'])), ['t2'], 't1 left the working list');
+      const completed = await s.tasks.listByState(['completed']);
+      t.strictSame(ids(completed), ['t1', 't4']);
+      t.ok(completed.every((x) => x.status.state === 'completed'), 'listed tasks carry their new state');
+      t.strictSame(ids(await s.tasks.listByState(['working', 'submitted'])), ['t2', 't3']);
+      t.strictSame(await s.tasks.listByState(['failed']), []);
+      t.strictSame(await s.tasks.listByState([]), []);
+    });
+
+    t.test('tasks: a corrupt stored value is refused, not returned', async (t) => {
+      const loc = await fresh('corrupt');
+      const s = await loc.open();
+      await loc.corruptTask('t-bad');
+      await t.rejects(s.tasks.get('ws-a', 't-bad'), { name: 'StoreCorruptError', code: 'ERR_STORE_CORRUPT', record: 'task', id: 'ws-a/t-bad' });
+    });
+
+    t.test('push configs: put, get, list per task, delete', async (t) => {
+      const s = await (await fresh('push')).open();
+      const c1 = samplePushConfig({ taskId: 't1', id: 'c1' });
+      const c2 = { ...samplePushConfig({ taskId: 't1', id: 'c2' }), token: undefined, authentication: undefined, disabled: true };
+      // 't10' begins with 't1': its configs must not show up under 't1'
+      const c3 = samplePushConfig({ taskId: 't10', id: 'c3' });
+      for (const c of [c1, c2, c3]) await s.pushConfigs.put(c);
+
+      t.strictSame(await s.pushConfigs.get('t1', 'c1'), c1);
+      t.equal((await s.pushConfigs.get('t1', 'c2'))?.disabled, true);
+      t.equal(await s.pushConfigs.get('t1', 'c3'), undefined, "another task's config is not found under this task");
+      t.equal(await s.pushConfigs.get('t-unknown', 'c1'), undefined);
+      t.strictSame(ids(await s.pushConfigs.list('t1')), ['c1', 'c2']);
+      t.strictSame(ids(await s.pushConfigs.list('t10')), ['c3']);
+      t.strictSame(await s.pushConfigs.list('t-unknown'), []);
+
+      t.equal(await s.pushConfigs.delete('t1', 'nope'), false, 'unknown config');
+      t.equal(await s.pushConfigs.delete('t-unknown', 'c1'), false, 'unknown task');
+      t.equal(await s.pushConfigs.delete('t1', 'c1'), true);
+      t.equal(await s.pushConfigs.delete('t1', 'c1'), false, 'already gone');
+      t.equal(await s.pushConfigs.get('t1', 'c1'), undefined);
+      t.strictSame(ids(await s.pushConfigs.list('t1')), ['c2']);
+      t.strictSame(ids(await s.pushConfigs.list('t10')), ['c3'], 'untouched');
+    });
+
+    t.test('meta: get and put', async (t) => {
+      const loc = await fresh('meta');
+      const s = await loc.open();
+      t.equal(await s.meta.get('webhook-secret:ws-a'), undefined);
+      await s.meta.put('webhook-secret:ws-a', 'whsec_1');
+      await s.meta.put('settings', { n: 1, list: [1, 'two', { three: 3 }], flag: false });
+      t.equal(await s.meta.get('webhook-secret:ws-a'), 'whsec_1');
+      t.strictSame(await s.meta.get('settings'), { n: 1, list: [1, 'two', { three: 3 }], flag: false });
+      await s.meta.put('webhook-secret:ws-a', 'whsec_2');
+      t.equal(await (await loc.open()).meta.get('webhook-secret:ws-a'), 'whsec_2', 'overwritten, seen by another instance');
+    });
+
+    t.test('reopen after close keeps the data', async (t) => {
+      const loc = await fresh('reopen');
+      const first = await loc.open();
+      const key = sampleKey({ id: 'k-keep' });
+      const task = sampleTask({ id: 't-keep', state: 'input-required' });
+      const cfg = samplePushConfig({ taskId: 't-keep', id: 'c-keep' });
+      await first.keys.put(key);
+      await first.tasks.put(task);
+      await first.pushConfigs.put(cfg);
+      await first.meta.put('m', { v: 1 });
+      await first.close();
+
+      const again = await loc.open();
+      t.strictSame(await again.keys.getByHash(key.hash), key);
+      t.strictSame(await again.tasks.get(task.workspaceId, task.id), task);
+      t.strictSame(ids(await again.tasks.listByState(['input-required'])), ['t-keep']);
+      t.strictSame(await again.pushConfigs.get('t-keep', 'c-keep'), cfg);
+      t.strictSame(await again.meta.get('m'), { v: 1 });
+    });
+
+    t.test('close is idempotent', async (t) => {
+      const s = await (await fresh('close')).open();
+      await t.resolves(Promise.all([s.close(), s.close()]), 'concurrent closes');
+      await t.resolves(s.close(), 'a later close');
+    });
+  });
+}
+
+storeContract(lmdbEngine);
+storeContract(redisEngine);
+
+// What follows is LMDB only: its "other instance" can be another process on the same files.
+const LMDB_MODULE = pathToFileURL(fileURLToPath(new URL('../../src/runtime/store/lmdb.ts', import.meta.url))).href;
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CHILD_WRITES_KEYS = `
+const { openLmdbStore } = await import(process.env.A2A_STORE_MODULE);
+const store = await openLmdbStore({ path: process.env.A2A_STORE_PATH });
+for (const rec of JSON.parse(process.env.A2A_KEYS)) await store.keys.put(rec);
+await store.close();
+`;
+
+function childArgs(opts: { path: string; keys: unknown[] }) {
+  return {
+    args: ['--import', 'tsx', '--input-type=module', '-e', CHILD_WRITES_KEYS],
+    options: {
+      cwd: REPO_ROOT,
+      env: { ...process.env, A2A_STORE_MODULE: LMDB_MODULE, A2A_STORE_PATH: opts.path, A2A_KEYS: JSON.stringify(opts.keys) },
+    },
+  };
+}
+
+t.test('lmdb: keys written by another process', async (t) => {
+  const path = await mkdtemp(join(tmpdir(), 'a2a-store-proc-'));
+  t.teardown(() => rm(path, { recursive: true, force: true }));
+
+  t.test('a key written by a child process that has exited is read here', async (t) => {
+    const k = sampleKey({ id: 'k-child' });
+    const { args, options } = childArgs({ path, keys: [k] });
+    await promisify(execFile)(process.execPath, args, options);
+    const s = await openLmdbStore({ path });
+    t.teardown(() => s.close());
+    t.strictSame(await s.keys.getByHash(k.hash), k);
+  });
+
+  t.test('a revocation by another process is seen on the very next read, same event-loop turn', async (t) => {
+    const server = await openLmdbStore({ path });
+    t.teardown(() => server.close());
+    const k = sampleKey({ id: 'k-served' });
+    await server.keys.put(k);
+    t.equal((await server.keys.getByHash(k.hash))?.revokedAt, null);
+
+    // spawnSync blocks without yielding to the event loop, so no timer can refresh the server's
+    // read snapshot behind our back: only the store's own per-read refresh can make this pass.
+    const revokedAt = Date.UTC(2026, 0, 3);
+    const { args, options } = childArgs({ path, keys: [{ ...k, revokedAt }, sampleKey({ id: 'k-new' })] });
+    const r = spawnSync(process.execPath, args, { ...options, encoding: 'utf8' });
+    t.equal(r.status, 0, r.stderr);
+
+    t.equal((await server.keys.getByHash(k.hash))?.revokedAt, revokedAt, 'revoked by hash');
+    t.equal((await server.keys.get('k-new'))?.id, 'k-new', 'new key by id');
+  });
+});
