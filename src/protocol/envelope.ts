@@ -45,9 +45,7 @@ export function decodeEntry(raw: unknown): DecodedEntry {
     return invalid('id', 'must be a string, a number or null');
   }
   if (typeof raw.method !== 'string' || raw.method.length === 0) return invalid('method', 'must be a non-empty string');
-  if ('params' in raw && raw.params !== undefined && !isPlainObject(raw.params) && !Array.isArray(raw.params)) {
-    return invalid('params', 'must be an object');
-  }
+  // params that are not an object (a string, null, an array) are the method's to refuse: -32602, as a2a-js answers
   return { ok: true, call: { id, answer: 'id' in raw, method: raw.method, params: raw.params } };
 }
 

@@ -71,5 +71,7 @@ export const Task = z.object({
   updatedAt: z.number(),
   /** the gateway instance that last ran the task (start-up recovery touches only its own) */
   owner: z.string().optional(),
+  /** the sequence number of the last event that describes this record (streams resume after it) */
+  seq: z.number().int().nonnegative().optional(),
 });
 export type Task = z.infer<typeof Task>;

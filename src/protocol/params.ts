@@ -74,8 +74,18 @@ export const PushDeleteParams = TaskRef.extend({ pushNotificationConfigId: z.str
 
 export const taskIdOf = (p: { id?: string; taskId?: string }): string => (p.taskId ?? p.id) as string;
 
-function describeIssues(issues: readonly z.core.$ZodIssue[]) {
-  return issues.map((i) => ({ path: ['params', ...i.path.map(String)].join('.'), message: i.message }));
+/** A rev A part names its type `type`; a failing `kind` is reported under the name the caller sent. */
+function callerPath(path: readonly PropertyKey[], params: unknown): string[] {
+  const segs = path.map(String);
+  if (segs[segs.length - 1] !== 'kind') return segs;
+  let at: unknown = params;
+  for (const s of segs.slice(0, -1)) at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[s] : undefined;
+  const sentType = typeof at === 'object' && at !== null && !('kind' in at) && 'type' in at;
+  return sentType ? [...segs.slice(0, -1), 'type'] : segs;
+}
+
+function describeIssues(issues: readonly z.core.$ZodIssue[], params: unknown) {
+  return issues.map((i) => ({ path: ['params', ...callerPath(i.path, params)].join('.'), message: i.message }));
 }
 
 /** Parses `params` with `schema`; a failure is INVALID_PARAMS whose message and data name the failing path. */
@@ -88,7 +98,7 @@ export function parseParams<S extends z.ZodType>(schema: S, params: unknown): z.
   }
   const r = schema.safeParse(params);
   if (r.success) return r.data;
-  const issues = describeIssues(r.error.issues);
+  const issues = describeIssues(r.error.issues, params);
   const first = issues[0]!;
   throw new RpcError('INVALID_PARAMS', {
     message: `Invalid params: ${first.path}: ${first.message}`,

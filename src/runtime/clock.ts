@@ -8,17 +8,52 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** A clock tests move by hand. */
-export class ManualClock implements Clock {
+/** Timers, injected beside the clock so that pings, backoff and retries are tested without sleeps. */
+export interface Timers {
+  /** runs `fn` after `ms`; returns a cancel function */
+  after(ms: number, fn: () => void): () => void;
+}
+
+export const systemTimers: Timers = {
+  after(ms, fn) {
+    const h = setTimeout(fn, ms);
+    h.unref?.();
+    return () => clearTimeout(h);
+  },
+};
+
+/** A clock (and timers) tests move by hand: `advance` fires every timer that falls due, in time order. */
+export class ManualClock implements Clock, Timers {
+  private timers: Array<{ at: number; fn: () => void; seq: number }> = [];
+  private seq = 0;
   constructor(private t = Date.UTC(2026, 0, 1)) {}
   now(): number {
     return this.t;
   }
+  after(ms: number, fn: () => void): () => void {
+    const timer = { at: this.t + ms, fn, seq: this.seq++ };
+    this.timers.push(timer);
+    return () => {
+      this.timers = this.timers.filter((x) => x !== timer);
+    };
+  }
   advance(ms: number): void {
-    this.t += ms;
+    const end = this.t + ms;
+    for (;;) {
+      const due = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((x) => x !== due);
+      this.t = Math.max(this.t, due.at);
+      due.fn();
+    }
+    this.t = end;
   }
   set(ms: number): void {
     this.t = ms;
+  }
+  /** how many timers wait (a test can tell that a ping or retry is armed) */
+  get pending(): number {
+    return this.timers.length;
   }
 }
 

@@ -222,6 +222,32 @@ function storeContract(engine: Engine) {
       t.strictSame(ids(await s.pushConfigs.list('t10')), ['c3'], 'untouched');
     });
 
+    t.test('events: append, replay after a seq, bounded retention per task', async (t) => {
+      const loc = await fresh('events');
+      const s = await loc.open();
+      const status = (seq: number, state: 'working' | 'completed') =>
+        ({ seq, kind: 'status' as const, status: { state, timestamp: new Date(seq).toISOString() }, final: state === 'completed' });
+      const chunk = (seq: number) => ({
+        seq,
+        kind: 'artifact' as const,
+        artifact: { artifactId: 'a1', index: 0, parts: [{ kind: 'text' as const, text: `chunk ${seq}` }], append: true },
+        append: true,
+        lastChunk: false,
+      });
+      await s.events.append('ws-a/t1', [status(1, 'working'), chunk(2), chunk(3)], 100);
+      await s.events.append('ws-a/t10', [status(1, 'working')], 100);
+      await s.events.append('ws-a/t1', [status(4, 'completed')], 100);
+      t.strictSame((await s.events.after('ws-a/t1', 0)).map((e) => e.seq), [1, 2, 3, 4]);
+      t.strictSame(await s.events.after('ws-a/t1', 2), [chunk(3), status(4, 'completed')], 'replay starts right after the given seq');
+      t.strictSame(await s.events.after('ws-a/t1', 4), []);
+      t.strictSame((await s.events.after('ws-a/t10', 0)).map((e) => e.seq), [1], 'a task whose key shares a prefix keeps its own events');
+
+      await s.events.append('ws-a/t2', [1, 2, 3, 4, 5, 6].map((n) => chunk(n)), 3);
+      t.strictSame((await s.events.after('ws-a/t2', 0)).map((e) => e.seq), [4, 5, 6], 'only the last 3 are retained');
+      const again = await loc.open();
+      t.strictSame((await again.events.after('ws-a/t1', 3)).map((e) => e.seq), [4], 'events survive a reopen');
+    });
+
     t.test('meta: get and put', async (t) => {
       const loc = await fresh('meta');
       const s = await loc.open();

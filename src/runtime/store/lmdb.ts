@@ -9,6 +9,7 @@
 //   tasks-by-state  state -> task ids                  (dupSort index; listByState reads it, no scan)
 //   push-configs    [taskId, configId] -> StoredPushConfig
 //   meta            key -> any value
+//   events          [taskKey, seq] -> TaskEvent         (range reads replay after a seq; trimmed per task)
 // Every multi-entry write (a record plus its index) is one LMDB transaction.
 //
 // Freshness: the CLI revokes keys while the server runs, so no lmdb-js object cache (`cache: false`)
@@ -17,6 +18,7 @@
 // miss another process's commit. The reset is a reader-slot release, cheap next to decoding.
 import { mkdir } from 'node:fs/promises';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
+import { TaskEvent } from '../../protocol/events.js';
 import { Task } from '../../protocol/model.js';
 import { KeyRecord, StoredPushConfig } from '../../protocol/records.js';
 import { checked } from './validate.js';
@@ -32,6 +34,7 @@ export const LMDB_DBS = {
   tasksByState: 'tasks-by-state',
   pushConfigs: 'push-configs',
   meta: 'meta',
+  events: 'events',
 } as const;
 
 /** Sorts after every string element of an ordered-binary array key (UTF-8 has no 0xff byte): ends a [taskId, *] range. */
@@ -54,6 +57,7 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
   });
   const push = db(LMDB_DBS.pushConfigs);
   const meta = db(LMDB_DBS.meta);
+  const events = db(LMDB_DBS.events);
 
   const fresh = () => root.resetReadTxn();
   const readKey = (id: string): KeyRecord | undefined => {
@@ -156,6 +160,25 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
           push.remove(k);
           return true;
         });
+      },
+    },
+    events: {
+      async append(key, list, retain) {
+        if (list.length === 0) return;
+        const last = list[list.length - 1]!.seq;
+        await root.transaction(() => {
+          for (const ev of list) events.put([key, ev.seq], ev);
+          const cut = last - retain;
+          if (cut > 0) for (const old of events.getKeys({ start: [key, 0], end: [key, cut + 1] })) events.remove(old);
+        });
+      },
+      async after(key, after) {
+        fresh();
+        const out: TaskEvent[] = [];
+        for (const { value } of events.getRange({ start: [key, after + 1], end: [key, Number.MAX_SAFE_INTEGER] })) {
+          out.push(checked({ schema: TaskEvent, value, record: 'event', id: key }));
+        }
+        return out;
       },
     },
     meta: {

@@ -16,6 +16,8 @@ export interface RedisKeys {
   pushConfigs(taskId: string): string;
   /** hash: meta key -> value */
   readonly meta: string;
+  /** sorted set: one task's events, scored by seq */
+  events(taskKey: string): string;
 }
 
 /**
@@ -32,5 +34,6 @@ export function redisKeys(prefix: string): RedisKeys {
     tasksInState: (state) => `${prefix}tasks:state:${state}`,
     pushConfigs: (taskId) => `${prefix}push:${taskId}`,
     meta: `${prefix}meta`,
+    events: (taskKey) => `${prefix}events:${taskKey}`,
   };
 }

@@ -15,6 +15,7 @@ import { keyByHash2, putKey3, type LuaScript } from './redis-scripts.js';
 import { checked } from './validate.js';
 import type { Store } from './types.js';
 import { taskKey } from './types.js';
+import { TaskEvent } from '../../protocol/events.js';
 
 const packr = new Packr({ useRecords: false });
 
@@ -137,6 +138,20 @@ export async function openRedisStore(opts: {
       },
       async delete(taskId, id) {
         return (await client.hDel(k.pushConfigs(taskId), id)) > 0;
+      },
+    },
+    events: {
+      async append(key, list, retain) {
+        if (list.length === 0) return;
+        const last = list[list.length - 1]!.seq;
+        const m = client.multi();
+        for (const ev of list) m.zAdd(k.events(key), { score: ev.seq, value: packr.pack(ev) });
+        if (last - retain > 0) m.zRemRangeByScore(k.events(key), '-inf', last - retain);
+        await m.exec();
+      },
+      async after(key, after) {
+        const list = await bin.zRangeByScore(k.events(key), `(${after}`, '+inf');
+        return list.map((bytes) => decode({ schema: TaskEvent, bytes: bytes as Buffer, record: 'event', id: key }));
       },
     },
     meta: {

@@ -1,4 +1,5 @@
 // The store contract that both engines (LMDB embedded, Redis shared) implement; one test suite proves both.
+import type { TaskEvent } from '../../protocol/events.js';
 import type { Task, TaskState } from '../../protocol/model.js';
 import type { KeyRecord, StoredPushConfig } from '../../protocol/records.js';
 
@@ -32,6 +33,14 @@ export interface PushConfigStore {
   delete(taskId: string, id: string): Promise<boolean>;
 }
 
+/** Each task's events, kept for replay (resubscribe with Last-Event-ID), bounded per task. */
+export interface EventStore {
+  /** appends events whose seqs increase (the task's owner assigns them); keeps the last `retain` per task */
+  append(taskKey: string, events: readonly TaskEvent[], retain: number): Promise<void>;
+  /** the retained events with seq > `after`, in order */
+  after(taskKey: string, after: number): Promise<TaskEvent[]>;
+}
+
 /** A small key-value area for server-wide values (e.g. per-workspace webhook secrets). */
 export interface MetaStore {
   get(key: string): Promise<unknown>;
@@ -44,5 +53,6 @@ export interface Store {
   readonly tasks: TaskStore;
   readonly pushConfigs: PushConfigStore;
   readonly meta: MetaStore;
+  readonly events: EventStore;
   close(): Promise<void>;
 }

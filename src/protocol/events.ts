@@ -1,0 +1,44 @@
+// Task events in the internal model: what streams and replays carry, each with its per-task sequence number.
+import { z } from 'zod';
+import { Artifact, TaskStatus, SETTLED_STATES, type Task } from './model.js';
+
+export const TaskEvent = z.discriminatedUnion('kind', [
+  z.object({ seq: z.number().int().positive(), kind: z.literal('status'), status: TaskStatus, final: z.boolean() }),
+  z.object({
+    seq: z.number().int().positive(),
+    kind: z.literal('artifact'),
+    /** the chunk: for an appended chunk only the new parts */
+    artifact: Artifact,
+    append: z.boolean(),
+    lastChunk: z.boolean(),
+  }),
+]);
+export type TaskEvent = z.infer<typeof TaskEvent>;
+
+type Unsequenced<T> = T extends unknown ? Omit<T, 'seq'> : never;
+export type NewTaskEvent = Unsequenced<TaskEvent>;
+
+const sameStatus = (a: Task['status'], b: Task['status']) =>
+  a.state === b.state && a.message?.messageId === b.message?.messageId;
+
+/**
+ * The events that take a task from `prev` to `next`: artifact chunks first, then a status change.
+ * A status event is final when the state is terminal or input-required (the stream ends there).
+ */
+export function diffTask(prev: Task | undefined, next: Task): NewTaskEvent[] {
+  const out: NewTaskEvent[] = [];
+  const before = new Map((prev?.artifacts ?? []).map((a) => [a.artifactId, a]));
+  for (const a of next.artifacts) {
+    const old = before.get(a.artifactId);
+    if (old === a) continue;
+    if (old && old.parts.length < a.parts.length && a.parts.slice(0, old.parts.length).every((p, i) => p === old.parts[i])) {
+      out.push({ kind: 'artifact', artifact: { ...a, parts: a.parts.slice(old.parts.length), append: true }, append: true, lastChunk: a.lastChunk ?? false });
+    } else if (!old || old.parts !== a.parts || old.lastChunk !== a.lastChunk) {
+      out.push({ kind: 'artifact', artifact: a, append: false, lastChunk: a.lastChunk ?? true });
+    }
+  }
+  if (!prev || !sameStatus(prev.status, next.status)) {
+    out.push({ kind: 'status', status: next.status, final: SETTLED_STATES.has(next.status.state) });
+  }
+  return out;
+}
