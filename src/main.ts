@@ -7,7 +7,8 @@ import type { RunAgentTurn } from './actors/task-machine.js';
 import { agentsOf, type Config } from './cli/config.js';
 import { AgentDirectory } from './gateway/agents.js';
 import { createGateway } from './gateway/gateway.js';
-import { systemClock, type Clock } from './runtime/clock.js';
+import { systemClock, systemTimers, type Clock, type Timers } from './runtime/clock.js';
+import { createLocalBus, createRedisBus, type EventBus } from './runtime/events/bus.js';
 import { loadSecret } from './runtime/keys.js';
 import { createMemoryLimiter } from './runtime/limiter/memory.js';
 import { createRedisLimiter } from './runtime/limiter/redis.js';
@@ -32,6 +33,8 @@ export interface GatewayInstance {
 export interface StartOptions {
   config: Config;
   clock?: Clock;
+  /** timers for pings and retries (a ManualClock serves as both in tests) */
+  timers?: Timers;
   log?: Log;
   /** the server secret; default: A2A_SECRET, else `<dataDir>/secret` */
   secret?: Buffer;
@@ -50,6 +53,7 @@ export async function openSecret(config: Config, secret?: Buffer): Promise<Buffe
 export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const { config } = o;
   const clock = o.clock ?? systemClock;
+  const timers = o.timers ?? systemTimers;
   const log = o.log ?? silentLog;
   const secret = await openSecret(config, o.secret);
   const store = await openStore(config);
@@ -58,6 +62,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     : createMemoryLimiter({ clock });
   const pool = createAgentPool({ minThreads: config.pool.minThreads, maxThreads: config.pool.maxThreads });
   const agents = new AgentDirectory(agentsOf(config));
+  const bus: EventBus = config.store === 'redis' ? await createRedisBus({ url: config.redisUrl, prefix: config.redisPrefix }) : createLocalBus();
 
   const runTurn: RunAgentTurn = async ({ task, message, signal, onEvent }) => {
     const agent = agents.get(task.agentId);
@@ -68,12 +73,21 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     );
   };
   const instanceId = config.instanceId ?? (config.store === 'lmdb' ? 'embedded' : `${hostname()}:${config.port}`);
-  const supervisor = new TaskSupervisor({ store: store.tasks, clock, runTurn, instanceId });
+  const supervisor = new TaskSupervisor({ store: store.tasks, events: store.events, bus, retainEvents: config.streaming.eventRetention, clock, runTurn, instanceId });
   const recovered = await supervisor.recover();
   if (recovered > 0) log('recovered tasks left running by a previous process', { failed: recovered });
 
   const gateway = createGateway({
-    parts: { store, clock, supervisor, agents, card: { name: config.card.name, description: config.card.description, streaming: false, pushNotifications: false } },
+    parts: {
+      store,
+      clock,
+      timers,
+      supervisor,
+      agents,
+      bus,
+      streaming: { pingIntervalMs: config.streaming.pingIntervalMs },
+      card: { name: config.card.name, description: config.card.description, streaming: true, pushNotifications: false },
+    },
     limiter,
     secret,
     defaultLimits: config.limits,
@@ -82,7 +96,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     publicUrl: config.publicUrl,
     ready: async () => ({ ok: true }),
   });
-  const http = await startHttpServer({ gateway, host: config.host, port: config.port, log });
+  const http = await startHttpServer({ gateway, host: config.host, port: config.port, log, sse: { maxBufferedBytes: config.streaming.maxBufferedBytes } });
 
   let closing: Promise<void> | undefined;
   return {
@@ -96,6 +110,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
         await http.close();
         await supervisor.stop();
         await pool.close();
+        await bus.close();
         await limiter.close();
         await store.close();
       })();

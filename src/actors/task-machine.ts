@@ -15,8 +15,9 @@ export type TaskMachineEvent =
 
 export interface TaskContext {
   task: Task;
-  /** the state the agent asked to end its turn in; applied when its run returns */
+  /** the state the agent asked to end its turn in, and its message; applied when its run returns */
   pendingFinal: 'completed' | 'input-required' | 'failed' | undefined;
+  pendingMessage?: Message;
 }
 
 /** Runs one agent turn; reports progress with `onEvent`; must honour the signal. Never rejects. */
@@ -49,6 +50,11 @@ export function createTaskMachine(deps: TaskMachineDeps) {
       }),
     },
     actions: {
+      endTurn: assign(({ context }, params: { state: TaskState }) => ({
+        task: withStatus(context.task, { state: params.state, message: context.pendingMessage, now: now() }),
+        pendingFinal: undefined,
+        pendingMessage: undefined,
+      })),
       setStatus: assign(({ context }, params: { state: TaskState }) => ({
         task: withStatus(context.task, { state: params.state, now: now() }),
         pendingFinal: undefined,
@@ -76,9 +82,9 @@ export function createTaskMachine(deps: TaskMachineDeps) {
             actions: assign(({ context, event }) => applyAgentEvent(context, event.event, now())),
           },
           AGENT_DONE: [
-            { guard: 'askedForInput', target: 'input-required', actions: assign(({ context }) => ({ task: withStatus(context.task, { state: 'input-required', keepMessage: true, now: now() }), pendingFinal: undefined })) },
-            { guard: 'reportedFailure', target: 'failed', actions: assign(({ context }) => ({ task: withStatus(context.task, { state: 'failed', keepMessage: true, now: now() }), pendingFinal: undefined })) },
-            { target: 'completed', actions: assign(({ context }) => ({ task: withStatus(context.task, { state: 'completed', keepMessage: true, now: now() }), pendingFinal: undefined })) },
+            { guard: 'askedForInput', target: 'input-required', actions: { type: 'endTurn', params: { state: 'input-required' } } },
+            { guard: 'reportedFailure', target: 'failed', actions: { type: 'endTurn', params: { state: 'failed' } } },
+            { target: 'completed', actions: { type: 'endTurn', params: { state: 'completed' } } },
           ],
           AGENT_FAILED: {
             target: 'failed',

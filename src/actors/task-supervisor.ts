@@ -3,21 +3,32 @@ import { createActor } from 'xstate';
 import { RpcError } from '../protocol/errors.js';
 import { SETTLED_STATES, TERMINAL_STATES, type Message, type Task } from '../protocol/model.js';
 import type { Clock } from '../runtime/clock.js';
-import type { TaskStore } from '../runtime/store/types.js';
+import { diffTask, type TaskEvent } from '../protocol/events.js';
+import type { EventBus } from '../runtime/events/bus.js';
+import { taskKey, type EventStore, type TaskStore } from '../runtime/store/types.js';
 import { createTaskMachine, type RunAgentTurn, type TaskActor, type TaskMachineEvent } from './task-machine.js';
 import { withStatus } from './task-updates.js';
 
-export type TaskListener = (task: Task) => void;
+/** Called after a change is stored, with the events it made (push delivery hangs here). */
+export type TaskListener = (task: Task, events: readonly TaskEvent[]) => void;
 
 interface Live {
   actor: TaskActor;
+  /** the last record handed to the store, with its seq */
+  view: Task;
   /** the chain of store writes, in transition order */
   persisted: Promise<void>;
+  /** a write not yet started: later changes in the same state merge into it */
+  pending?: { record: Task; events: TaskEvent[] };
   settled: Promise<Task>;
 }
 
 export interface TaskSupervisorOptions {
   store: TaskStore;
+  events: EventStore;
+  bus: EventBus;
+  /** events kept per task for replay */
+  retainEvents: number;
   clock: Clock;
   runTurn: RunAgentTurn;
   /** this process's name; start-up recovery fails only the running tasks this instance owned */
@@ -26,7 +37,7 @@ export interface TaskSupervisorOptions {
   onPersisted?: TaskListener;
 }
 
-const keyOf = (workspaceId: string, id: string) => `${workspaceId}\u0000${id}`;
+const keyOf = taskKey;
 
 export class TaskSupervisor {
   private readonly live = new Map<string, Live>();
@@ -39,7 +50,7 @@ export class TaskSupervisor {
   /** Latest view of a task: the live actor's if it runs here, else the store's. */
   async get(workspaceId: string, id: string): Promise<Task | undefined> {
     const l = this.live.get(keyOf(workspaceId, id));
-    if (l) return l.actor.getSnapshot().context.task;
+    if (l) return l.view;
     return this.o.store.get(workspaceId, id);
   }
 
@@ -65,18 +76,18 @@ export class TaskSupervisor {
     const l = await this.deliver(task, { type: 'CANCEL' }, () =>
       new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${task.id} is ${task.status.state} and cannot be canceled`, data: { state: task.status.state } }));
     await l.persisted;
-    return l.actor.getSnapshot().context.task;
+    return l.view;
   }
 
   /** Resolves when the task reaches a terminal state or input-required, with its state persisted. */
   async settled(l: Live): Promise<Task> {
-    const t = await l.settled;
+    await l.settled;
     await l.persisted;
-    return t;
+    return l.view;
   }
 
   current(l: Live): Task {
-    return l.actor.getSnapshot().context.task;
+    return l.view;
   }
 
   /** Start-up: a task this instance left submitted or working died with the previous process. */
@@ -90,7 +101,7 @@ export class TaskSupervisor {
         now: this.o.clock.now(),
         failure: { reason: 'gateway_restart', message: 'The gateway stopped while this task was running; it did not finish.' },
       });
-      await this.o.store.put(failed);
+      await this.record(t, failed);
       n++;
     }
     return n;
@@ -123,14 +134,21 @@ export class TaskSupervisor {
     const owned: Task = { ...task, owner: this.o.instanceId };
     const snapshot = this.machine.resolveState({ value: state, context: { task: owned, pendingFinal: undefined } });
     const actor = createActor(this.machine, { snapshot, input: { task: owned } });
-    const l: Live = { actor, persisted: Promise.resolve(), settled: Promise.resolve(owned) };
-    let last: Task | undefined;
+    // a new task's first snapshot is itself an event (submitted); a restored one starts from its record
+    const fresh = state === 'submitted' && (task.seq ?? 0) === 0;
+    const l: Live = { actor, view: owned, persisted: Promise.resolve(), settled: Promise.resolve(owned) };
+    let last: Task | undefined = fresh ? undefined : owned;
+    let prevView: Task | undefined = fresh ? undefined : owned;
     actor.subscribe({
       next: (snap) => {
         const t = snap.context.task;
         if (t === last) return;
         last = t;
-        l.persisted = l.persisted.then(() => this.o.store.put(t)).then(() => this.o.onPersisted?.(t));
+        const from = prevView;
+        const { record, events } = this.sequence(from, t);
+        prevView = record;
+        l.view = record;
+        this.enqueue(l, record, events);
         if (SETTLED_STATES.has(t.status.state) && this.live.get(k) === l) {
           // a settled task needs no actor in memory: it is restored from the store if it moves again
           void l.persisted.then(() => {
@@ -147,6 +165,48 @@ export class TaskSupervisor {
     actor.start();
     l.settled = this.whenSettled(actor);
     return l;
+  }
+
+  /**
+   * Queues a store write. Every state change gets a write of its own; progress within one state
+   * (artifact chunks, working messages) merges into the queued write while an earlier one is in
+   * flight, so a fast-streaming agent costs a bounded number of whole-record writes. Every event is kept.
+   */
+  private enqueue(l: Live, record: Task, events: TaskEvent[]): void {
+    const p = l.pending;
+    if (p && p.record.status.state === record.status.state) {
+      p.record = record;
+      p.events.push(...events);
+      return;
+    }
+    const mine = { record, events: [...events] };
+    l.pending = mine;
+    l.persisted = l.persisted.then(() => {
+      if (l.pending === mine) l.pending = undefined;
+      return this.store(mine.record, mine.events);
+    });
+  }
+
+  /** Numbers the events that lead from `prev` to `next`; the record carries the last seq. */
+  private sequence(prev: Task | undefined, next: Task): { record: Task; events: TaskEvent[] } {
+    let seq = prev?.seq ?? next.seq ?? 0;
+    const events = diffTask(prev, next).map((e) => ({ ...e, seq: ++seq }) as TaskEvent);
+    return { record: { ...next, seq }, events };
+  }
+
+  /** Stores the record, then its events, then tells live subscribers and the listener. */
+  private async store(record: Task, events: TaskEvent[]): Promise<void> {
+    await this.o.store.put(record);
+    if (events.length === 0) return;
+    const key = keyOf(record.workspaceId, record.id);
+    await this.o.events.append(key, events, this.o.retainEvents);
+    this.o.bus.publish(key, events);
+    this.o.onPersisted?.(record, events);
+  }
+
+  private async record(prev: Task, next: Task): Promise<void> {
+    const { record, events } = this.sequence(prev, next);
+    await this.store(record, events);
   }
 
   private whenSettled(actor: TaskActor): Promise<Task> {

@@ -15,9 +15,9 @@ const agentMessage = (task: Task, parts: Message['parts'], metadata?: Message['m
 
 export function withStatus(
   task: Task,
-  o: { state: TaskState; now: number; message?: Message; keepMessage?: boolean; failure?: { reason: string; message: string } },
+  o: { state: TaskState; now: number; message?: Message; failure?: { reason: string; message: string } },
 ): Task {
-  let message = o.keepMessage ? task.status.message : o.message;
+  let message = o.message;
   if (o.failure) {
     message = agentMessage(task, [{ kind: 'text', text: o.failure.message }], { reason: o.failure.reason });
   }
@@ -59,8 +59,7 @@ export function applyAgentEvent(ctx: TaskContext, ev: AgentEvent, now: number): 
       if (ev.state === 'working') return { task: withStatus(task, { state: 'working', message: m, now }) };
       // a closing status ends the turn when the run returns; its message joins the history now
       const history = m ? [...task.history, m] : task.history;
-      const status = m ? { ...task.status, message: m } : task.status;
-      return { task: { ...task, history, status, updatedAt: now }, pendingFinal: ev.state };
+      return { task: { ...task, history, updatedAt: now }, pendingFinal: ev.state, pendingMessage: m };
     }
   }
 }

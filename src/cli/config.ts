@@ -35,6 +35,17 @@ export const Config = z
     /** absent: the builtin demo agents (echo, converse, slow) serving every workspace */
     agents: z.array(AgentSpec).optional(),
     push: z.object({ allowlist: z.array(z.string()).default([]) }).strict().default({ allowlist: [] }),
+    streaming: z
+      .object({
+        /** a `: ping` comment after this much silence on a stream */
+        pingIntervalMs: z.number().int().positive().default(15_000),
+        /** events kept per task for resubscribe replay */
+        eventRetention: z.number().int().positive().default(1000),
+        /** bytes a slow reader may leave unsent before its stream is closed */
+        maxBufferedBytes: z.number().int().positive().default(1024 * 1024),
+      })
+      .strict()
+      .default({ pingIntervalMs: 15_000, eventRetention: 1000, maxBufferedBytes: 1024 * 1024 }),
   })
   .strict();
 export type Config = z.infer<typeof Config>;

@@ -25,11 +25,16 @@ export interface SseEvent {
   data: string;
 }
 
-/** Where a stream writes; `event` returns false when the client fell too far behind (the stream then ends). */
+/** Where a stream writes; `event` returns false when the client fell too far behind (the stream must then end). */
 export interface SseSink {
   event(ev: SseEvent): boolean;
   comment(text: string): void;
-  end(): void;
+  /** bytes queued for a slow reader */
+  backlog(): number;
+  /** resolves when the reader has taken everything queued (or went away): replays wait on it */
+  drained(): Promise<void>;
+  /** ends the stream, after writing `last` (even past the buffer limit: one small closing event) */
+  end(last?: SseEvent): void;
 }
 
 export interface StreamReply {

@@ -4,7 +4,10 @@ import type { Dialect, Task } from '../protocol/model.js';
 import type { KeyRecord } from '../protocol/records.js';
 import { RpcError } from '../protocol/errors.js';
 import type { MethodName, Scope } from '../protocol/scopes.js';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock, Timers } from '../runtime/clock.js';
+import type { EventBus } from '../runtime/events/bus.js';
+import type { RpcId } from '../protocol/envelope.js';
+import type { SseSink } from './api.js';
 import type { Store } from '../runtime/store/types.js';
 import type { AgentDirectory } from './agents.js';
 import type { CardSettings } from './card.js';
@@ -15,12 +18,26 @@ export interface GatewayParts {
   supervisor: TaskSupervisor;
   agents: AgentDirectory;
   card: CardSettings;
+  bus: EventBus;
+  timers: Timers;
+  streaming: StreamingSettings;
+}
+
+export interface StreamingSettings {
+  /** a `: ping` comment after this much silence */
+  pingIntervalMs: number;
+}
+
+/** A handler's answer that is a stream, not a JSON result: the transport opens SSE and calls `start`. */
+export class StreamResult {
+  constructor(readonly start: (sink: SseSink) => () => void) {}
 }
 
 export interface CallContext {
   key: KeyRecord;
   scopes: ReadonlySet<Scope>;
   method: MethodName;
+  rpcId: RpcId;
   a2aVersion: string | undefined;
   urlAgentId: string | undefined;
   lastEventId: string | undefined;

@@ -1,6 +1,7 @@
 // The gateway core behind the transport: decodes JSON-RPC bodies, runs each call through the pipeline, sanitizes at the exit.
 import { decodeBody, errorResponse, resultResponse, type DecodedEntry, type RpcResponse } from '../protocol/envelope.js';
-import { ERRORS } from '../protocol/errors.js';
+import { ERRORS, RpcError } from '../protocol/errors.js';
+import { StreamResult } from './context.js';
 import { toSanitizedJson } from '../runtime/sanitizer.js';
 import type { GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRequest } from './api.js';
 import { agentCard, serviceCard } from './card.js';
@@ -14,12 +15,14 @@ export interface GatewayOptions extends PipelineDeps {
 }
 
 interface Answer {
+  stream?: StreamResult;
   response: RpcResponse | undefined;
   status: number;
   headers: Record<string, string>;
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
+const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' };
 
 export function createGateway(o: GatewayOptions): GatewayApi {
   async function answer(entry: DecodedEntry, req: RpcHttpRequest, baseUrl: string): Promise<Answer> {
@@ -32,9 +35,19 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       lastEventId: req.lastEventId,
       baseUrl,
     });
+    if (out.ok && out.result instanceof StreamResult) {
+      return { stream: out.result, response: undefined, status: 200, headers: out.headers };
+    }
     const response = !entry.call.answer ? undefined : out.ok ? resultResponse(entry.call.id, out.result) : errorResponse(entry.call.id, out.error);
     return { response, status: out.ok ? 200 : out.error.httpStatus, headers: out.headers };
   }
+
+  const noBatchStreams = (entry: DecodedEntry, a: Answer): Answer => {
+    if (!a.stream) return a;
+    // the stream's work starts only when it is opened, so refusing it here changes nothing
+    const err = new RpcError('INVALID_REQUEST', { message: 'Invalid request: a streaming method cannot be part of a batch' });
+    return { response: errorResponse(entry.ok ? entry.call.id : null, err), status: 200, headers: a.headers };
+  };
 
   const reply = (status: number, headers: Record<string, string>, body: unknown): JsonReply => ({
     kind: 'json',
@@ -54,11 +67,15 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       }
       if (decoded.kind === 'single') {
         const a = await answer(decoded.entry, req, baseUrl);
+        if (a.stream) {
+          const stream = a.stream;
+          return { kind: 'stream', headers: { ...SSE_HEADERS, ...a.headers }, start: (sink) => stream.start(sink) };
+        }
         if (!a.response) return { kind: 'json', status: 204, headers: a.headers, body: '' };
         return reply(a.status, a.headers, a.response);
       }
       // a batch: each element runs the whole pipeline (and counts against the limit); HTTP says 200
-      const answers = await Promise.all(decoded.entries.map((e) => answer(e, req, baseUrl)));
+      const answers = await Promise.all(decoded.entries.map(async (e) => noBatchStreams(e, await answer(e, req, baseUrl))));
       const responses = answers.flatMap((a) => (a.response ? [a.response] : []));
       const last = answers[answers.length - 1]!;
       if (responses.length === 0) return { kind: 'json', status: 204, headers: last.headers, body: '' };

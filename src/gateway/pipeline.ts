@@ -69,6 +69,7 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
       key,
       scopes,
       method,
+      rpcId: input.call.id,
       a2aVersion: input.a2aVersion,
       urlAgentId: input.urlAgentId,
       lastEventId: input.lastEventId,

@@ -1,5 +1,5 @@
 // What a caller may see of a task: history length, and the results.read / results.files gates. Pure functions.
-import type { Artifact, Message, Part, Task } from './model.js';
+import type { Artifact, Message, Part, Task, TaskStatus } from './model.js';
 
 export interface TaskViewOptions {
   /** absent: whole history; 0: none; n: the last n messages */
@@ -27,6 +27,17 @@ const gateParts = (parts: Part[], files: boolean): Part[] => (files ? parts : pa
 
 function gateMessage(m: Message, files: boolean): Message {
   return files ? m : { ...m, parts: gateParts(m.parts, false) };
+}
+
+/** A status as the caller may see it (file parts of its message gated). */
+export function gateStatus(s: TaskStatus, o: TaskViewOptions): TaskStatus {
+  return s.message && !o.files ? { ...s, message: gateMessage(s.message, false) } : s;
+}
+
+/** An artifact (or chunk) as the caller may see it: no parts without results.read, file parts gated. */
+export function gateArtifact(a: Artifact, o: TaskViewOptions): Artifact {
+  if (!o.results) return { ...a, parts: [] };
+  return o.files ? a : { ...a, parts: gateParts(a.parts, false) };
 }
 
 export function sliceHistory(history: Message[], n: number | undefined): Message[] {

@@ -5,12 +5,13 @@ import { errorResponse } from '../protocol/envelope.js';
 import { ERRORS, RpcError } from '../protocol/errors.js';
 import { readBody } from './body.js';
 import { send, sendJson, trackAbort, type ResponseState } from './http-response.js';
-import { startSse } from './sse.js';
+import { startSse, type SseLimits } from './sse.js';
 
 export interface HttpServerOptions {
   gateway: GatewayApi;
   host: string;
   port: number;
+  sse: SseLimits;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -26,12 +27,12 @@ function baseUrlOf(req: HttpRequest): string {
   return `${proto}://${host}`;
 }
 
-function writeReply(res: HttpResponse, state: ResponseState, reply: HttpReply): void {
+function writeReply(res: HttpResponse, state: ResponseState, reply: HttpReply, sse: SseLimits): void {
   if (reply.kind === 'json') {
     send(res, state, { status: reply.status, headers: reply.headers, body: reply.body });
     return;
   }
-  startSse(res, state, reply);
+  startSse(res, state, reply, sse);
 }
 
 function tooLarge(res: HttpResponse, state: ResponseState, limit: number): void {
@@ -40,7 +41,7 @@ function tooLarge(res: HttpResponse, state: ResponseState, limit: number): void 
   send(res, state, { status: ERRORS.PAYLOAD_TOO_LARGE.http, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(errorResponse(null, err)), close: true });
 }
 
-function rpcRoute(gateway: GatewayApi, log: HttpServerOptions['log']) {
+function rpcRoute({ gateway, log, sse }: HttpServerOptions) {
   return (res: HttpResponse, req: HttpRequest, agentId: string | undefined) => {
     // everything from req is copied now: req is gone after the first await
     const authorization = req.getHeader('authorization') || undefined;
@@ -54,7 +55,7 @@ function rpcRoute(gateway: GatewayApi, log: HttpServerOptions['log']) {
       .then(async (b) => {
         if (!b.ok) return tooLarge(res, state, gateway.maxBodyBytes);
         const reply = await gateway.rpc({ body: b.body, authorization, a2aVersion, lastEventId, agentId, baseUrl });
-        writeReply(res, state, reply);
+        writeReply(res, state, reply, sse);
       })
       .catch((e: unknown) => {
         log?.('transport error', { error: e instanceof Error ? e.message : String(e) });
@@ -75,7 +76,7 @@ function cardRoute(gateway: GatewayApi, fromParam: boolean) {
 
 function buildApp(o: HttpServerOptions): TemplatedApp {
   const { gateway } = o;
-  const rpc = rpcRoute(gateway, o.log);
+  const rpc = rpcRoute(o);
   const app = uWS.App();
   app.post('/api/a2a', (res, req) => rpc(res, req, undefined));
   app.post('/api/a2a/agents/:agentId', (res, req) => rpc(res, req, decodeURIComponent(req.getParameter(0) ?? '')));

@@ -2,15 +2,18 @@
 import type { HttpResponse } from 'uWebSockets.js';
 
 export interface ResponseState {
+  /** true once the client went away or the response was ended: nothing may touch `res` then */
   aborted: boolean;
+  /** run when the client goes away (uWS keeps one onAborted handler, so later parties register here) */
+  onAbort: Array<() => void>;
 }
 
 /** Attach before any asynchronous work: uWS terminates a response that aborts without a handler. */
-export function trackAbort(res: HttpResponse, onAbort?: () => void): ResponseState {
-  const state: ResponseState = { aborted: false };
+export function trackAbort(res: HttpResponse): ResponseState {
+  const state: ResponseState = { aborted: false, onAbort: [] };
   res.onAborted(() => {
     state.aborted = true;
-    onAbort?.();
+    for (const fn of state.onAbort) fn();
   });
   return state;
 }

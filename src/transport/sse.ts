@@ -1,78 +1,86 @@
-// The SSE writer: one framing function, backpressure-aware writes, pings and clean ends on a uWS response.
+// The SSE writer: one framing function, backpressure-aware writes with a per-stream byte bound, clean ends.
 import type { HttpResponse } from 'uWebSockets.js';
 import type { SseEvent, SseSink, StreamReply } from '../gateway/api.js';
 import { statusLine, type ResponseState } from './http-response.js';
 
-/** Frames one event; `id` must not carry CR or LF (it would split the frame). */
+/** Frames one event; `id` must not carry CR or LF (it would split the frame), nor may data (one data line each). */
 export function frameEvent(ev: SseEvent): string {
   if (ev.id !== undefined && /[\r\n]/.test(ev.id)) throw new Error('SSE id must not contain CR or LF');
-  const data = ev.data.replace(/\r\n|\r|\n/g, '\ndata: ');
-  return `${ev.id !== undefined ? `id: ${ev.id}\n` : ''}data: ${data}\n\n`;
+  if (/[\r\n]/.test(ev.data)) throw new Error('SSE data must be one line (serialized JSON has no raw newline)');
+  return `${ev.id !== undefined ? `id: ${ev.id}\n` : ''}data: ${ev.data}\n\n`;
 }
 
 export interface SseLimits {
-  /** bytes a slow reader may leave unsent before its stream is closed */
+  /** bytes a slow reader may leave unsent (ours, past what uWS holds) before its stream is closed */
   maxBufferedBytes: number;
 }
 
-export function startSse(res: HttpResponse, state: ResponseState, reply: StreamReply, limits: SseLimits = { maxBufferedBytes: 1 << 20 }): void {
+export function startSse(res: HttpResponse, state: ResponseState, reply: StreamReply, limits: SseLimits): void {
   if (state.aborted) return;
-  let pending: string[] = [];
-  let pendingBytes = 0;
+  const queue: string[] = [];
+  let queuedBytes = 0;
+  let waiting = false; // uWS holds unsent bytes: queue ours until onWritable
   let ended = false;
 
-  const flush = (): boolean => {
-    while (pending.length > 0) {
-      const chunk = pending[0]!;
-      if (!res.write(chunk)) {
-        // uWS took it into its own buffer; wait for onWritable before writing more
-        pending.shift();
-        pendingBytes -= Buffer.byteLength(chunk);
-        return false;
-      }
-      pending.shift();
-      pendingBytes -= Buffer.byteLength(chunk);
-    }
-    return true;
+  const writeOne = (s: string) => {
+    // false: uWS buffered the chunk and the socket is full; wait for onWritable
+    if (!res.write(s)) waiting = true;
   };
-
-  const write = (s: string): boolean => {
-    if (state.aborted || ended) return false;
-    if (pending.length > 0 || res.getWriteOffset() - res.getWriteOffset() > 0) {
-      pending.push(s);
-      pendingBytes += Buffer.byteLength(s);
-      return pendingBytes <= limits.maxBufferedBytes;
+  const drain = () => {
+    while (queue.length > 0 && !waiting) {
+      const s = queue.shift()!;
+      queuedBytes -= Buffer.byteLength(s);
+      writeOne(s);
     }
-    let ok = true;
-    res.cork(() => {
-      ok = res.write(s);
-    });
-    return ok || pendingBytes <= limits.maxBufferedBytes;
+  };
+  const put = (s: string): boolean => {
+    if (state.aborted || ended) return false;
+    if (!waiting && queue.length === 0) {
+      res.cork(() => writeOne(s));
+      return true;
+    }
+    queue.push(s);
+    queuedBytes += Buffer.byteLength(s);
+    return queuedBytes <= limits.maxBufferedBytes;
   };
 
   res.cork(() => {
     res.writeStatus(statusLine(200));
     for (const k in reply.headers) res.writeHeader(k, reply.headers[k]!);
+    // an initial comment sends the headers now, so the client sees the stream open at once
+    writeOne(': stream open\n\n');
   });
+  const drainWaiters: Array<() => void> = [];
   res.onWritable(() => {
-    let ok = true;
-    res.cork(() => {
-      ok = flush();
-    });
-    return ok;
+    waiting = false;
+    res.cork(drain);
+    if (queue.length === 0 && !waiting) for (const w of drainWaiters.splice(0)) w();
+    return !waiting;
   });
 
   const sink: SseSink = {
-    event: (ev) => write(frameEvent(ev)),
-    comment: (text) => void write(`: ${text.replace(/[\r\n]/g, ' ')}\n\n`),
-    end: () => {
+    event: (ev) => put(frameEvent(ev)),
+    comment: (text) => void put(`: ${text.replace(/[\r\n]/g, ' ')}\n\n`),
+    backlog: () => queuedBytes,
+    drained: () => (queue.length === 0 && !waiting ? Promise.resolve() : new Promise<void>((res) => drainWaiters.push(res))),
+    end: (last) => {
       if (ended || state.aborted) return;
       ended = true;
-      res.cork(() => res.end());
+      res.cork(() => {
+        // what is queued is at most the bound plus one event: hand it all to uWS, so the client
+        // gets every event up to the cut without a gap, then the closing one
+        for (const s of queue) res.write(s);
+        queue.length = 0;
+        queuedBytes = 0;
+        if (last) res.write(frameEvent(last));
+        res.end();
+      });
       state.aborted = true;
     },
   };
   const stop = reply.start(sink);
-  res.onAborted(() => stop());
-  pending = [];
+  state.onAbort.push(() => {
+    for (const w of drainWaiters.splice(0)) w();
+    stop();
+  });
 }

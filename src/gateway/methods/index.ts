@@ -1,15 +1,11 @@
 // The method table: every known method name to its handler.
-import { RpcError } from '../../protocol/errors.js';
 import type { MethodName } from '../../protocol/scopes.js';
 import type { MethodHandler } from '../context.js';
 import { buildCard } from '../card.js';
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from './push.js';
 import { sendMessage } from './send.js';
+import { resubscribe, sendStream } from './stream.js';
 import { cancelTask, getTask } from './tasks.js';
-
-const streamingNotYet: MethodHandler = async () => {
-  throw new RpcError('INTERNAL_ERROR', { message: 'Streaming is not available on this gateway yet', data: { detail: 'streaming_unavailable' } });
-};
 
 const extendedCard: MethodHandler = async (_params, ctx, parts) =>
   buildCard({ settings: parts.card, agents: parts.agents.reachable(ctx.key), url: `${ctx.baseUrl}/api/a2a` });
@@ -17,10 +13,10 @@ const extendedCard: MethodHandler = async (_params, ctx, parts) =>
 export const METHODS: Record<MethodName, MethodHandler> = {
   'tasks/send': (p, c, g) => sendMessage(p, c, g, 'A'),
   'message/send': (p, c, g) => sendMessage(p, c, g, 'B'),
-  'tasks/sendSubscribe': streamingNotYet,
-  'message/sendStream': streamingNotYet,
-  'message/stream': streamingNotYet,
-  'tasks/resubscribe': streamingNotYet,
+  'tasks/sendSubscribe': (p, c, g) => sendStream(p, c, g, 'A'),
+  'message/sendStream': (p, c, g) => sendStream(p, c, g, 'B'),
+  'message/stream': (p, c, g) => sendStream(p, c, g, 'B'),
+  'tasks/resubscribe': resubscribe,
   'tasks/get': getTask,
   'tasks/cancel': cancelTask,
   'tasks/pushNotification/set': setPushConfig,

@@ -9,7 +9,7 @@ import { answerDialect, visibleTask, type CallContext, type GatewayParts } from 
 
 const pushKey = (t: Task) => `${t.workspaceId}/${t.id}`;
 
-export async function storePushConfig(parts: GatewayParts, o: { task: Task; config: PushConfig }): Promise<StoredPushConfig> {
+export async function storePushConfig(parts: GatewayParts, o: { task: Task; config: PushConfig; ctx: CallContext }): Promise<StoredPushConfig> {
   const rec: StoredPushConfig = { ...o.config, id: o.config.id ?? randomUUID(), taskId: pushKey(o.task), createdAt: parts.clock.now(), disabled: false };
   await parts.store.pushConfigs.put(rec);
   return rec;
@@ -20,7 +20,7 @@ const dialectFor = (ctx: CallContext, t: Task) => dialectOfMethod(ctx.method) ??
 export async function setPushConfig(params: unknown, ctx: CallContext, parts: GatewayParts) {
   const p = parseParams(PushSetParams, params);
   const t = await visibleTask(parts, ctx, taskIdOf(p));
-  const rec = await storePushConfig(parts, { task: t, config: p.pushNotificationConfig });
+  const rec = await storePushConfig(parts, { task: t, config: p.pushNotificationConfig, ctx });
   return codecs[dialectFor(ctx, t)].pushConfig(rec, t.id);
 }
 

@@ -1,5 +1,6 @@
 // tasks/send (rev A) and message/send (rev B): create a task or continue one, wait unless non-blocking.
 import { randomUUID } from 'node:crypto';
+import type { TaskSupervisor } from '../../actors/task-supervisor.js';
 import { codecs } from '../../protocol/codec.js';
 import { RpcError } from '../../protocol/errors.js';
 import type { Dialect, Message, Task } from '../../protocol/model.js';
@@ -8,6 +9,8 @@ import { taskView } from '../../protocol/views.js';
 import type { CallContext, GatewayParts } from '../context.js';
 import { viewOptions, visibleTask } from '../context.js';
 import { storePushConfig } from './push.js';
+
+type Live = Awaited<ReturnType<TaskSupervisor['start']>>;
 
 function toMessage(m: MessageIn, task: { id: string; contextId: string }): Message {
   return {
@@ -20,45 +23,73 @@ function toMessage(m: MessageIn, task: { id: string; contextId: string }): Messa
   };
 }
 
-export async function sendMessage(params: unknown, ctx: CallContext, parts: GatewayParts, dialect: Dialect) {
+export interface PreparedSend {
+  /** the task as it stands before the message is delivered */
+  task: Task;
+  params: SendParams;
+  /** delivers the message: starts the new task or continues the waiting one */
+  go(): Promise<Live>;
+}
+
+/** Validates and resolves everything a send needs, changing nothing until `go` is called. */
+export async function prepareSend(params: unknown, ctx: CallContext, parts: GatewayParts, dialect: Dialect): Promise<PreparedSend> {
   const p = parseParams(SendParams, params);
   if (p.message.role !== 'user') {
     throw new RpcError('INVALID_PARAMS', { message: 'Invalid params: params.message.role: a sent message must have role "user"', data: { path: 'params.message.role' } });
   }
   const existingId = dialect === 'A' ? p.id : (p.message.taskId ?? p.id);
   const existing = existingId === undefined ? undefined : await parts.supervisor.get(ctx.key.workspaceId, existingId);
+  const inlinePush = p.pushNotification ?? p.configuration?.pushNotificationConfig;
 
-  let live;
   if (existing) {
     const task = await visibleTask(parts, ctx, existing.id);
-    live = await parts.supervisor.followUp(task, toMessage(p.message, task));
-  } else {
-    if (existingId !== undefined && dialect === 'B') {
-      throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${existingId}`, data: { id: existingId } });
-    }
-    const agent = parts.agents.choose(ctx.key, { urlAgentId: ctx.urlAgentId, metadata: { ...p.metadata, ...p.message.metadata } });
-    const now = parts.clock.now();
-    const id = existingId ?? randomUUID();
-    const contextId = p.sessionId ?? p.message.contextId ?? randomUUID();
-    const task: Task = {
-      id,
-      contextId,
-      workspaceId: ctx.key.workspaceId,
-      agentId: agent.id,
-      dialect,
-      status: { state: 'submitted', timestamp: new Date(now).toISOString() },
-      artifacts: [],
-      history: [toMessage(p.message, { id, contextId })],
-      // internal fields for the runtime's own use; the sanitizer strips them at the exit
-      metadata: { ...p.metadata, internal_task_id: `${ctx.key.workspaceId}/${id}`, workspace_id: ctx.key.workspaceId, api_key_id: ctx.key.id },
-      createdAt: now,
-      updatedAt: now,
+    const message = toMessage(p.message, task);
+    return {
+      task,
+      params: p,
+      go: async () => {
+        const live = await parts.supervisor.followUp(task, message);
+        if (inlinePush) await storePushConfig(parts, { task, config: inlinePush, ctx });
+        return live;
+      },
     };
-    const inlinePush = p.pushNotification ?? p.configuration?.pushNotificationConfig;
-    if (inlinePush) await storePushConfig(parts, { task, config: inlinePush });
-    live = await parts.supervisor.start(task);
   }
+  if (existingId !== undefined && dialect === 'B') {
+    throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${existingId}`, data: { id: existingId } });
+  }
+  const agent = parts.agents.choose(ctx.key, { urlAgentId: ctx.urlAgentId, metadata: { ...p.metadata, ...p.message.metadata } });
+  const now = parts.clock.now();
+  const id = existingId ?? randomUUID();
+  const contextId = p.sessionId ?? p.message.contextId ?? randomUUID();
+  const task: Task = {
+    id,
+    contextId,
+    workspaceId: ctx.key.workspaceId,
+    agentId: agent.id,
+    dialect,
+    status: { state: 'submitted', timestamp: new Date(now).toISOString() },
+    artifacts: [],
+    history: [toMessage(p.message, { id, contextId })],
+    // internal fields for the runtime's own use; the sanitizer strips them at the exit
+    metadata: { ...p.metadata, internal_task_id: `${ctx.key.workspaceId}/${id}`, workspace_id: ctx.key.workspaceId, api_key_id: ctx.key.id },
+    createdAt: now,
+    updatedAt: now,
+  };
+  return {
+    task,
+    params: p,
+    go: async () => {
+      // the config is checked (SSRF guard) and stored before the task runs, so its first update is delivered
+      if (inlinePush) await storePushConfig(parts, { task, config: inlinePush, ctx });
+      return parts.supervisor.start(task);
+    },
+  };
+}
 
+export async function sendMessage(params: unknown, ctx: CallContext, parts: GatewayParts, dialect: Dialect) {
+  const prepared = await prepareSend(params, ctx, parts, dialect);
+  const live = await prepared.go();
+  const p = prepared.params;
   const blocking = p.configuration?.blocking !== false;
   const t = blocking ? await parts.supervisor.settled(live) : parts.supervisor.current(live);
   const historyLength = p.historyLength ?? p.configuration?.historyLength;

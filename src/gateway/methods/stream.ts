@@ -1,0 +1,52 @@
+// Streaming methods: tasks/sendSubscribe (rev A), message/sendStream and message/stream (rev B), tasks/resubscribe.
+import { dialectOfVersionHeader } from '../../protocol/codec.js';
+import { RpcError } from '../../protocol/errors.js';
+import type { Dialect } from '../../protocol/model.js';
+import { parseParams, TaskQueryParams } from '../../protocol/params.js';
+import { StreamResult, answerDialect, viewOptions, visibleTask, type CallContext, type GatewayParts } from '../context.js';
+import { runStream } from '../stream.js';
+import { prepareSend } from './send.js';
+
+export async function sendStream(params: unknown, ctx: CallContext, parts: GatewayParts, dialect: Dialect) {
+  // everything that can be refused is refused here, as a plain JSON-RPC error, before the stream opens
+  const prepared = await prepareSend(params, ctx, parts, dialect);
+  const p = prepared.params;
+  const view = viewOptions(ctx, p.historyLength ?? p.configuration?.historyLength);
+  const workspaceId = ctx.key.workspaceId;
+  const fromSeq = prepared.task.seq ?? 0;
+  return new StreamResult((sink) =>
+    runStream(
+      {
+        parts,
+        ctx,
+        dialect,
+        view,
+        workspaceId,
+        taskId: prepared.task.id,
+        // a follow-up streams what its message causes: replay from the task's seq before it
+        afterSeq: fromSeq > 0 ? fromSeq : undefined,
+        begin: () => prepared.go(),
+      },
+      sink,
+    ),
+  );
+}
+
+function parseLastEventId(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v.trim());
+  if (!Number.isInteger(n) || n < 0) {
+    throw new RpcError('INVALID_PARAMS', { message: `Invalid Last-Event-ID header: '${v}' is not an event id of this stream`, data: { path: 'Last-Event-ID' } });
+  }
+  return n;
+}
+
+export async function resubscribe(params: unknown, ctx: CallContext, parts: GatewayParts) {
+  const p = parseParams(TaskQueryParams, params);
+  const afterSeq = parseLastEventId(ctx.lastEventId);
+  const t = await visibleTask(parts, ctx, p.id);
+  const dialect = answerDialect(dialectOfVersionHeader(ctx.a2aVersion), t);
+  return new StreamResult((sink) =>
+    runStream({ parts, ctx, dialect, view: viewOptions(ctx, p.historyLength), workspaceId: t.workspaceId, taskId: t.id, afterSeq }, sink),
+  );
+}

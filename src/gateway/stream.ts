@@ -1,0 +1,118 @@
+// One task's event stream for one SSE client: replay from the store after Last-Event-ID (or the current task), then live.
+import { codecs } from '../protocol/codec.js';
+import { errorResponse, resultResponse } from '../protocol/envelope.js';
+import { RpcError } from '../protocol/errors.js';
+import type { TaskEvent } from '../protocol/events.js';
+import { SETTLED_STATES, type Dialect, type Task } from '../protocol/model.js';
+import { encodeEvent } from '../protocol/stream-codec.js';
+import { gateArtifact, gateStatus, taskView, type TaskViewOptions } from '../protocol/views.js';
+import { toSanitizedJson } from '../runtime/sanitizer.js';
+import { taskKey } from '../runtime/store/types.js';
+import type { SseSink } from './api.js';
+import type { CallContext, GatewayParts } from './context.js';
+
+export interface StreamSpec {
+  parts: GatewayParts;
+  ctx: CallContext;
+  dialect: Dialect;
+  view: TaskViewOptions;
+  workspaceId: string;
+  taskId: string;
+  /** replay the stored events after this seq instead of starting with the current task */
+  afterSeq?: number;
+  /** runs once the subscription is live and before the first read (a send starts its task here) */
+  begin?: () => Promise<unknown>;
+}
+
+const isFinal = (ev: TaskEvent) => ev.kind === 'status' && ev.final;
+
+export function runStream(spec: StreamSpec, sink: SseSink): () => void {
+  const { parts, ctx } = spec;
+  const key = taskKey(spec.workspaceId, spec.taskId);
+  let last = Number.POSITIVE_INFINITY; // nothing live goes out before the starting point is known
+  let buffered: TaskEvent[] | undefined = [];
+  let closed = false;
+  let cancelPing = () => undefined as void;
+  let task: Pick<Task, 'id' | 'contextId'> = { id: spec.taskId, contextId: '' };
+
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    sub.unsubscribe();
+    cancelPing();
+  };
+  const armPing = () => {
+    cancelPing();
+    cancelPing = parts.timers.after(parts.streaming.pingIntervalMs, () => {
+      if (closed) return;
+      sink.comment('ping');
+      armPing();
+    });
+  };
+  const fail = (e: RpcError) => {
+    if (closed) return;
+    sink.end({ data: toSanitizedJson(errorResponse(ctx.rpcId, e)) });
+    close();
+  };
+  const send = (id: number, result: unknown, final: boolean) => {
+    if (closed) return;
+    const ok = sink.event({ id: String(id), data: toSanitizedJson(resultResponse(ctx.rpcId, result)) });
+    if (!ok) {
+      fail(new RpcError('INTERNAL_ERROR', { message: 'Stream closed: the client fell too far behind; resubscribe with Last-Event-ID', data: { detail: 'backpressure', lastEventId: id } }));
+      return;
+    }
+    armPing();
+    if (final) {
+      sink.end();
+      close();
+    }
+  };
+  const deliver = (ev: TaskEvent) => {
+    if (ev.seq <= last) return;
+    last = ev.seq;
+    send(ev.seq, encodeEvent(spec.dialect, task, gate(ev)), isFinal(ev));
+  };
+  // results.read / results.files apply to streamed artifacts and status messages as they do to tasks/get
+  const gate = (ev: TaskEvent): TaskEvent =>
+    ev.kind === 'status' ? { ...ev, status: gateStatus(ev.status, spec.view) } : { ...ev, artifact: gateArtifact(ev.artifact, spec.view) };
+
+  const sub = parts.bus.subscribe(key, (ev) => {
+    if (buffered) buffered.push(ev);
+    else deliver(ev);
+  });
+
+  void (async () => {
+    await sub.ready;
+    if (spec.begin) await spec.begin();
+    const current = await parts.supervisor.get(spec.workspaceId, spec.taskId);
+    if (!current) throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${spec.taskId}` });
+    task = current;
+    let replayed = false;
+    if (spec.afterSeq !== undefined) {
+      const events = await parts.store.events.after(key, spec.afterSeq);
+      // replay is exact only when nothing between Last-Event-ID and the first retained event was trimmed
+      if (events.length === 0 ? (current.seq ?? 0) <= spec.afterSeq : events[0]!.seq === spec.afterSeq + 1) {
+        last = spec.afterSeq;
+        // a replay can be long: pace it by the reader instead of queueing it all at once
+        for (const ev of events) {
+          if (closed) return;
+          deliver(ev);
+          if (sink.backlog() > 0) await sink.drained();
+        }
+        replayed = true;
+      }
+    }
+    if (!replayed) {
+      last = current.seq ?? 0;
+      const first = spec.dialect === 'B'
+        ? codecs.B.task(taskView(current, spec.view))
+        : encodeEvent('A', current, gate({ seq: last, kind: 'status', status: current.status, final: SETTLED_STATES.has(current.status.state) }));
+      send(last, first, SETTLED_STATES.has(current.status.state));
+    }
+    const pending = buffered ?? [];
+    buffered = undefined;
+    for (const ev of pending) deliver(ev);
+  })().catch((e: unknown) => fail(e instanceof RpcError ? e : new RpcError('INTERNAL_ERROR', { message: 'Stream failed' })));
+
+  return close;
+}

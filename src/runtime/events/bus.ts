@@ -1,0 +1,114 @@
+// Live fan-out of task events: in process for one instance; through Redis pub/sub when instances share a store.
+import { randomUUID } from 'node:crypto';
+import { Packr } from 'msgpackr';
+import { createClient } from 'redis';
+import { TaskEvent } from '../../protocol/events.js';
+
+export type EventListener = (ev: TaskEvent) => void;
+
+export interface Subscription {
+  ready: Promise<void>;
+  unsubscribe(): void;
+}
+
+export interface EventBus {
+  publish(taskKey: string, events: readonly TaskEvent[]): void;
+  /** `ready` resolves once events from every instance reach `fn` (read the store only after it) */
+  subscribe(taskKey: string, fn: EventListener): Subscription;
+  close(): Promise<void>;
+}
+
+class LocalFanout {
+  private readonly subs = new Map<string, Set<EventListener>>();
+
+  deliver(taskKey: string, events: readonly TaskEvent[]): void {
+    const set = this.subs.get(taskKey);
+    if (!set) return;
+    for (const fn of [...set]) for (const ev of events) fn(ev);
+  }
+
+  add(taskKey: string, fn: EventListener): { first: boolean; remove: () => boolean } {
+    let set = this.subs.get(taskKey);
+    const first = !set;
+    if (!set) this.subs.set(taskKey, (set = new Set()));
+    set.add(fn);
+    return {
+      first,
+      remove: () => {
+        set!.delete(fn);
+        if (set!.size > 0) return false;
+        this.subs.delete(taskKey);
+        return true;
+      },
+    };
+  }
+}
+
+export function createLocalBus(): EventBus {
+  const fan = new LocalFanout();
+  return {
+    publish: (k, events) => fan.deliver(k, events),
+    subscribe: (k, fn) => {
+      const h = fan.add(k, fn);
+      return { ready: Promise.resolve(), unsubscribe: () => void h.remove() };
+    },
+    close: async () => undefined,
+  };
+}
+
+const packr = new Packr({ useRecords: false });
+const Envelope = (v: unknown) => {
+  const o = v as { origin?: unknown; events?: unknown };
+  if (typeof o?.origin !== 'string' || !Array.isArray(o.events)) return undefined;
+  return { origin: o.origin, events: o.events.map((e) => TaskEvent.parse(e)) };
+};
+
+/** Local subscribers hear local events at once; other instances hear them through one Redis channel per task. */
+export async function createRedisBus(o: { url: string; prefix: string }): Promise<EventBus> {
+  const origin = randomUUID();
+  const fan = new LocalFanout();
+  const pub = createClient({ url: o.url });
+  const sub = pub.duplicate();
+  pub.on('error', () => undefined);
+  sub.on('error', () => undefined);
+  await Promise.all([pub.connect(), sub.connect()]);
+  const channel = (k: string) => `${o.prefix}events:${k}`;
+  let closed = false;
+  const active = new Map<string, Promise<void>>();
+  return {
+    publish(k, events) {
+      fan.deliver(k, events);
+      if (!closed) void pub.publish(channel(k), packr.pack({ origin, events })).catch(() => undefined);
+    },
+    subscribe(k, fn) {
+      const h = fan.add(k, fn);
+      let ready = active.get(k) ?? Promise.resolve();
+      if (h.first) {
+        ready = sub.subscribe(channel(k), (msg: Buffer) => {
+          let env;
+          try {
+            env = Envelope(packr.unpack(msg));
+          } catch {
+            return;
+          }
+          if (env && env.origin !== origin) fan.deliver(k, env.events);
+        }, true).catch(() => undefined);
+        active.set(k, ready);
+      }
+      return {
+        ready,
+        unsubscribe: () => {
+          if (h.remove()) {
+            active.delete(k);
+            if (!closed) void sub.unsubscribe(channel(k)).catch(() => undefined);
+          }
+        },
+      };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled([pub.close(), sub.close()]);
+    },
+  };
+}
