@@ -72,8 +72,9 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
       { signal, onEvent, timeoutMs: agent.timeoutMs },
     );
   };
-  const instanceId = config.instanceId ?? (config.store === 'lmdb' ? 'embedded' : `${hostname()}:${config.port}`);
-  const supervisor = new TaskSupervisor({ store: store.tasks, events: store.events, bus, retainEvents: config.streaming.eventRetention, clock, runTurn, instanceId });
+  // stable across restarts so a restarted instance recovers its own tasks; port 0 has no stable name
+  const instanceId = config.instanceId ?? (config.store === 'lmdb' ? 'embedded' : `${hostname()}:${config.port === 0 ? `pid${process.pid}` : config.port}`);
+  const supervisor = new TaskSupervisor({ store: store.tasks, events: store.events, bus, retainEvents: config.streaming.eventRetention, clock, timers, cancelTimeoutMs: 10_000, runTurn, instanceId });
   const recovered = await supervisor.recover();
   if (recovered > 0) log('recovered tasks left running by a previous process', { failed: recovered });
 

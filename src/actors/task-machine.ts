@@ -3,13 +3,13 @@ import { assign, fromCallback, setup, type ActorRefFrom } from 'xstate';
 import type { AgentEvent, AgentRunResult } from '../protocol/agent-events.js';
 import type { Message, Task, TaskState } from '../protocol/model.js';
 import type { Clock } from '../runtime/clock.js';
-import { applyAgentEvent, withStatus } from './task-updates.js';
+import { applyAgentEvent, withCost, withStatus } from './task-updates.js';
 
 export type TaskMachineEvent =
   | { type: 'START' }
   | { type: 'AGENT_EVENT'; event: AgentEvent }
-  | { type: 'AGENT_DONE' }
-  | { type: 'AGENT_FAILED'; error: { reason: string; message: string } }
+  | { type: 'AGENT_DONE'; workerMs: number }
+  | { type: 'AGENT_FAILED'; error: { reason: string; message: string }; workerMs: number }
   | { type: 'CANCEL'; reason?: string }
   | { type: 'USER_MESSAGE'; message: Message };
 
@@ -42,16 +42,20 @@ export function createTaskMachine(deps: TaskMachineDeps) {
     actors: {
       runAgent: fromCallback<TaskMachineEvent, { task: Task }>(({ input, sendBack }) => {
         const ac = new AbortController();
+        const started = performance.now();
         void deps
           .runTurn({ task: input.task, message: lastUserMessage(input.task), signal: ac.signal, onEvent: (event) => sendBack({ type: 'AGENT_EVENT', event }) })
-          .then((r) => sendBack(r.ok ? { type: 'AGENT_DONE' } : { type: 'AGENT_FAILED', error: r.error }));
+          .then((r) => {
+            const workerMs = Math.round((performance.now() - started) * 1000) / 1000;
+            sendBack(r.ok ? { type: 'AGENT_DONE', workerMs } : { type: 'AGENT_FAILED', error: r.error, workerMs });
+          });
         // leaving `working` (cancel, failure) aborts the run; after a normal end the abort is a no-op
         return () => ac.abort();
       }),
     },
     actions: {
-      endTurn: assign(({ context }, params: { state: TaskState }) => ({
-        task: withStatus(context.task, { state: params.state, message: context.pendingMessage, now: now() }),
+      endTurn: assign(({ context, event }, params: { state: TaskState }) => ({
+        task: withStatus(withCost(context.task, event), { state: params.state, message: context.pendingMessage, now: now() }),
         pendingFinal: undefined,
         pendingMessage: undefined,
       })),
@@ -89,7 +93,7 @@ export function createTaskMachine(deps: TaskMachineDeps) {
           AGENT_FAILED: {
             target: 'failed',
             actions: assign(({ context, event }) => ({
-              task: withStatus(context.task, { state: 'failed', failure: event.error, now: now() }),
+              task: withStatus(withCost(context.task, event), { state: 'failed', failure: event.error, now: now() }),
               pendingFinal: undefined,
             })),
           },

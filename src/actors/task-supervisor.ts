@@ -2,7 +2,7 @@
 import { createActor } from 'xstate';
 import { RpcError } from '../protocol/errors.js';
 import { SETTLED_STATES, TERMINAL_STATES, type Message, type Task } from '../protocol/model.js';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock, Timers } from '../runtime/clock.js';
 import { diffTask, type TaskEvent } from '../protocol/events.js';
 import type { EventBus } from '../runtime/events/bus.js';
 import { taskKey, type EventStore, type TaskStore } from '../runtime/store/types.js';
@@ -33,6 +33,9 @@ export interface TaskSupervisorOptions {
   runTurn: RunAgentTurn;
   /** this process's name; start-up recovery fails only the running tasks this instance owned */
   instanceId: string;
+  timers: Timers;
+  /** how long a cancel waits for the instance that runs the task */
+  cancelTimeoutMs: number;
   /** called after each persisted change of a task (streaming and push hang here) */
   onPersisted?: TaskListener;
 }
@@ -45,6 +48,11 @@ export class TaskSupervisor {
 
   constructor(private readonly o: TaskSupervisorOptions) {
     this.machine = createTaskMachine({ clock: o.clock, runTurn: o.runTurn });
+    // another instance asks for a cancel of a task that may run here
+    o.bus.onCancelRequest((k) => {
+      const l = this.live.get(k);
+      if (l && l.actor.getSnapshot().can({ type: 'CANCEL' })) l.actor.send({ type: 'CANCEL' });
+    });
   }
 
   /** Latest view of a task: the live actor's if it runs here, else the store's. */
@@ -73,6 +81,8 @@ export class TaskSupervisor {
   }
 
   async cancel(task: Task): Promise<Task> {
+    const running = task.status.state === 'submitted' || task.status.state === 'working';
+    if (running && !this.live.has(keyOf(task.workspaceId, task.id))) return this.cancelElsewhere(task);
     const l = await this.deliver(task, { type: 'CANCEL' }, () =>
       new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${task.id} is ${task.status.state} and cannot be canceled`, data: { state: task.status.state } }));
     await l.persisted;
@@ -88,6 +98,40 @@ export class TaskSupervisor {
 
   current(l: Live): Task {
     return l.view;
+  }
+
+  /** A running task that is not live here: another instance runs it, or its run died with an earlier process of ours. */
+  private async cancelElsewhere(task: Task): Promise<Task> {
+    const k = keyOf(task.workspaceId, task.id);
+    if (task.owner === undefined || task.owner === this.o.instanceId) {
+      const canceled = withStatus(task, { state: 'canceled', now: this.o.clock.now() });
+      return this.record(task, canceled);
+    }
+    let timer = () => undefined as void;
+    let sub: ReturnType<EventBus['subscribe']> | undefined;
+    const ended = new Promise<boolean>((resolve) => {
+      sub = this.o.bus.subscribe(k, (ev) => {
+        if (ev.kind === 'status' && TERMINAL_STATES.has(ev.status.state)) resolve(true);
+      });
+      timer = this.o.timers.after(this.o.cancelTimeoutMs, () => resolve(false));
+    });
+    try {
+      await sub!.ready;
+      this.o.bus.requestCancel(k);
+      const answered = await ended;
+      const now = await this.o.store.get(task.workspaceId, task.id);
+      if (now?.status.state === 'canceled') return now;
+      if (now && TERMINAL_STATES.has(now.status.state)) {
+        throw new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${task.id} is ${now.status.state} and cannot be canceled`, data: { state: now.status.state } });
+      }
+      throw new RpcError('INTERNAL_ERROR', {
+        message: answered ? 'The task did not stop' : `The gateway instance running task ${task.id} did not answer the cancel in time`,
+        data: { owner: task.owner },
+      });
+    } finally {
+      timer();
+      sub?.unsubscribe();
+    }
   }
 
   /** Start-up: a task this instance left submitted or working died with the previous process. */
@@ -204,9 +248,10 @@ export class TaskSupervisor {
     this.o.onPersisted?.(record, events);
   }
 
-  private async record(prev: Task, next: Task): Promise<void> {
+  private async record(prev: Task, next: Task): Promise<Task> {
     const { record, events } = this.sequence(prev, next);
     await this.store(record, events);
+    return record;
   }
 
   private whenSettled(actor: TaskActor): Promise<Task> {

@@ -1,5 +1,6 @@
 // Pure updates of a task record: status changes and folding agent events (artifact chunks, messages) into it.
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import type { AgentEvent } from '../protocol/agent-events.js';
 import type { Artifact, Message, Task, TaskState } from '../protocol/model.js';
 import type { TaskContext } from './task-machine.js';
@@ -26,6 +27,16 @@ export function withStatus(
     status: { state: o.state, ...(message && { message }), timestamp: new Date(o.now).toISOString() },
     updatedAt: o.now,
   };
+}
+
+const CostBreakdown = z.object({ worker_ms: z.number(), turns: z.number() });
+
+/** Adds a turn's worker time to the internal `cost_breakdown` (the sanitizer keeps it from every caller). */
+export function withCost(task: Task, ev: { type: string; workerMs?: number }): Task {
+  if (ev.workerMs === undefined) return task;
+  const prev = CostBreakdown.safeParse(task.metadata.cost_breakdown);
+  const before = prev.success ? prev.data : { worker_ms: 0, turns: 0 };
+  return { ...task, metadata: { ...task.metadata, cost_breakdown: { worker_ms: before.worker_ms + ev.workerMs, turns: before.turns + 1 } } };
 }
 
 function mergeArtifact(task: Task, chunk: Extract<AgentEvent, { type: 'artifact' }>['artifact']): Artifact[] {

@@ -66,3 +66,24 @@ export const StoredPushConfig = PushConfig.extend({
   disabled: z.boolean().default(false),
 });
 export type StoredPushConfig = z.infer<typeof StoredPushConfig>;
+
+/**
+ * One webhook delivery waiting in the store. Jobs of one queue (a task and one of its configs) are
+ * delivered strictly in `seq` order; `id` is the Standard Webhooks `webhook-id`, the same on every
+ * retry, so a receiver can drop duplicates. `body` is the sanitized Task JSON as it stood at that update.
+ */
+export const PushJob = z.object({
+  id: z.string().min(1),
+  queue: z.string().min(1),
+  seq: z.number().int().nonnegative(),
+  taskKey: z.string().min(1),
+  configId: z.string().min(1),
+  workspaceId: z.string().min(1),
+  body: z.string(),
+  attempts: z.number().int().nonnegative(),
+  /** when the next attempt may start (ms since the epoch) */
+  dueAt: z.number(),
+  createdAt: z.number(),
+  lastError: z.string().optional(),
+});
+export type PushJob = z.infer<typeof PushJob>;

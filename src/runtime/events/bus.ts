@@ -15,6 +15,9 @@ export interface EventBus {
   publish(taskKey: string, events: readonly TaskEvent[]): void;
   /** `ready` resolves once events from every instance reach `fn` (read the store only after it) */
   subscribe(taskKey: string, fn: EventListener): Subscription;
+  /** asks whichever instance runs the task to cancel it */
+  requestCancel(taskKey: string): void;
+  onCancelRequest(fn: (taskKey: string) => void): void;
   close(): Promise<void>;
 }
 
@@ -46,7 +49,10 @@ class LocalFanout {
 
 export function createLocalBus(): EventBus {
   const fan = new LocalFanout();
+  const cancelers: Array<(k: string) => void> = [];
   return {
+    requestCancel: (k) => cancelers.forEach((fn) => fn(k)),
+    onCancelRequest: (fn) => void cancelers.push(fn),
     publish: (k, events) => fan.deliver(k, events),
     subscribe: (k, fn) => {
       const h = fan.add(k, fn);
@@ -75,7 +81,14 @@ export async function createRedisBus(o: { url: string; prefix: string }): Promis
   const channel = (k: string) => `${o.prefix}events:${k}`;
   let closed = false;
   const active = new Map<string, Promise<void>>();
+  const cancelers: Array<(k: string) => void> = [];
+  const cancelChannel = `${o.prefix}control:cancel`;
+  await sub.subscribe(cancelChannel, (k: string) => cancelers.forEach((fn) => fn(k)));
   return {
+    requestCancel(k) {
+      if (!closed) void pub.publish(cancelChannel, k).catch(() => undefined);
+    },
+    onCancelRequest: (fn) => void cancelers.push(fn),
     publish(k, events) {
       fan.deliver(k, events);
       if (!closed) void pub.publish(channel(k), packr.pack({ origin, events })).catch(() => undefined);

@@ -10,6 +10,7 @@
 //   push-configs    [taskId, configId] -> StoredPushConfig
 //   meta            key -> any value
 //   events          [taskKey, seq] -> TaskEvent         (range reads replay after a seq; trimmed per task)
+//   push-jobs       [queue, seq] -> {job, lease?}        (webhook deliveries waiting; see lmdb-push-jobs.ts)
 // Every multi-entry write (a record plus its index) is one LMDB transaction.
 //
 // Freshness: the CLI revokes keys while the server runs, so no lmdb-js object cache (`cache: false`)
@@ -22,6 +23,7 @@ import { TaskEvent } from '../../protocol/events.js';
 import { Task } from '../../protocol/model.js';
 import { KeyRecord, StoredPushConfig } from '../../protocol/records.js';
 import { checked } from './validate.js';
+import { lmdbPushJobs } from './lmdb-push-jobs.js';
 import type { Store } from './types.js';
 import { taskKey } from './types.js';
 
@@ -35,6 +37,7 @@ export const LMDB_DBS = {
   pushConfigs: 'push-configs',
   meta: 'meta',
   events: 'events',
+  pushJobs: 'push-jobs',
 } as const;
 
 /** Sorts after every string element of an ordered-binary array key (UTF-8 has no 0xff byte): ends a [taskId, *] range. */
@@ -58,6 +61,7 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
   const push = db(LMDB_DBS.pushConfigs);
   const meta = db(LMDB_DBS.meta);
   const events = db(LMDB_DBS.events);
+  const pushJobs = db(LMDB_DBS.pushJobs);
 
   const fresh = () => root.resetReadTxn();
   const readKey = (id: string): KeyRecord | undefined => {
@@ -162,6 +166,7 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
         });
       },
     },
+    pushJobs: lmdbPushJobs({ root, db: pushJobs, fresh }),
     events: {
       async append(key, list, retain) {
         if (list.length === 0) return;

@@ -18,6 +18,14 @@ export interface RedisKeys {
   readonly meta: string;
   /** sorted set: one task's events, scored by seq */
   events(taskKey: string): string;
+  /** hash {data: packed PushJob, due: dueAt}: one waiting webhook delivery */
+  pushJob(id: string): string;
+  /** sorted set: the job ids of one push queue (task + config), scored by seq */
+  pushQueue(queue: string): string;
+  /** sorted set: every push queue that has jobs, scored by when its head may be claimed (due, or lease end) */
+  readonly pushDue: string;
+  /** hash: push queue -> the lease token of whoever holds its head */
+  readonly pushLeases: string;
 }
 
 /**
@@ -35,5 +43,9 @@ export function redisKeys(prefix: string): RedisKeys {
     pushConfigs: (taskId) => `${prefix}push:${taskId}`,
     meta: `${prefix}meta`,
     events: (taskKey) => `${prefix}events:${taskKey}`,
+    pushJob: (id) => `${prefix}push-job:${id}`,
+    pushQueue: (queue) => `${prefix}push-queue:${queue}`,
+    pushDue: `${prefix}push-due`,
+    pushLeases: `${prefix}push-leases`,
   };
 }

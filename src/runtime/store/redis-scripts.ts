@@ -7,7 +7,7 @@ export interface LuaScript {
   readonly numberOfKeys: number;
 }
 
-function script(opts: { numberOfKeys: number; lua: string }): LuaScript {
+export function script(opts: { numberOfKeys: number; lua: string }): LuaScript {
   return { ...opts, sha: createHash('sha1').update(opts.lua).digest('hex') };
 }
 

@@ -11,6 +11,7 @@ import { TaskState, Task } from '../../protocol/model.js';
 import { KeyRecord, StoredPushConfig } from '../../protocol/records.js';
 import { StoreCorruptError, type RecordKind } from './errors.js';
 import { redisKeys } from './redis-keys.js';
+import { redisPushJobs } from './redis-push-jobs.js';
 import { keyByHash2, putKey3, type LuaScript } from './redis-scripts.js';
 import { checked } from './validate.js';
 import type { Store } from './types.js';
@@ -140,6 +141,7 @@ export async function openRedisStore(opts: {
         return (await client.hDel(k.pushConfigs(taskId), id)) > 0;
       },
     },
+    pushJobs: redisPushJobs({ run, keys: k }),
     events: {
       async append(key, list, retain) {
         if (list.length === 0) return;

@@ -1,7 +1,7 @@
 // The store contract that both engines (LMDB embedded, Redis shared) implement; one test suite proves both.
 import type { TaskEvent } from '../../protocol/events.js';
 import type { Task, TaskState } from '../../protocol/model.js';
-import type { KeyRecord, StoredPushConfig } from '../../protocol/records.js';
+import type { KeyRecord, PushJob, StoredPushConfig } from '../../protocol/records.js';
 
 export interface KeyStore {
   put(rec: KeyRecord): Promise<void>;
@@ -33,6 +33,33 @@ export interface PushConfigStore {
   delete(taskId: string, id: string): Promise<boolean>;
 }
 
+/** A job handed to one claimer: `lease` is the token that alone may finish or reschedule it. */
+export interface ClaimedPushJob {
+  job: PushJob;
+  lease: string;
+}
+
+/**
+ * Webhook deliveries waiting to be made, kept so that a restart loses none. Jobs sit in queues (one
+ * per task and config, ordered by seq); only a queue's head is ever handed out, and only to one
+ * claimer at a time (a lease that lapses after `leaseMs`, so a crashed instance's job is taken up
+ * again): job n+1 of a queue goes out only after job n was completed (delivered, given up, dropped).
+ */
+export interface PushJobStore {
+  /** adds jobs to their queues (a job with a queue and seq already stored replaces it) */
+  enqueue(jobs: readonly PushJob[]): Promise<void>;
+  /** leases up to `limit` queue heads that are due at `now` and not leased by anyone else */
+  claim(o: { now: number; leaseMs: number; limit: number }): Promise<ClaimedPushJob[]>;
+  /** removes the job and frees its queue; false (and nothing changed) when the lease is no longer this one */
+  complete(c: ClaimedPushJob): Promise<boolean>;
+  /** keeps the job at the head of its queue with the update, due again at `dueAt`, and frees the lease; false as for complete */
+  retry(c: ClaimedPushJob, update: { attempts: number; dueAt: number; lastError?: string }): Promise<boolean>;
+  /** the earliest time a queue head becomes claimable (due, or its lease lapses); undefined when no job waits */
+  nextDueAt(): Promise<number | undefined>;
+  /** every waiting job, each queue in seq order (operators and tests) */
+  list(): Promise<PushJob[]>;
+}
+
 /** Each task's events, kept for replay (resubscribe with Last-Event-ID), bounded per task. */
 export interface EventStore {
   /** appends events whose seqs increase (the task's owner assigns them); keeps the last `retain` per task */
@@ -52,6 +79,7 @@ export interface Store {
   readonly keys: KeyStore;
   readonly tasks: TaskStore;
   readonly pushConfigs: PushConfigStore;
+  readonly pushJobs: PushJobStore;
   readonly meta: MetaStore;
   readonly events: EventStore;
   close(): Promise<void>;

@@ -1,0 +1,16 @@
+// The HTTP face of a limiter decision: RateLimit-* headers, and Retry-After on a refusal.
+import type { LimitDecision } from './types.js';
+
+/** Whole seconds, rounded up: a client that waits the advertised time must not arrive early. */
+const seconds = (ms: number): number => Math.ceil(Math.max(0, ms) / 1000);
+
+export function rateLimitHeaders(d: LimitDecision): Record<string, string> {
+  const h: Record<string, string> = {
+    'RateLimit-Limit': String(d.limit),
+    'RateLimit-Remaining': String(d.remaining),
+    'RateLimit-Reset': String(seconds(d.resetMs)),
+  };
+  // at least 1: "Retry-After: 0" invites an immediate retry loop
+  if (!d.allowed) h['Retry-After'] = String(Math.max(1, seconds(d.retryAfterMs ?? d.resetMs)));
+  return h;
+}

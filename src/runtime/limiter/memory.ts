@@ -1,0 +1,92 @@
+// The in-process limiter: two timestamp rings per key, decided and recorded synchronously (one gateway instance).
+import type { Clock } from '../clock.js';
+import type { RateLimits } from '../../protocol/records.js';
+import type { LimitDecision, Limiter } from './types.js';
+import { TimestampRing } from './ring.js';
+import { HOUR_MS, MINUTE_MS, assertLimits, decide } from './windows.js';
+import { LimiterClosedError } from './errors.js';
+
+interface KeyState {
+  minute: TimestampRing;
+  hour: TimestampRing;
+  lastRecorded: number;
+}
+
+export interface MemoryLimiter extends Limiter {
+  /** The same decision as `check`, without a promise, for callers on a hot synchronous path. */
+  checkSync(key: string, limits: RateLimits): LimitDecision;
+  /** Keys currently held (evicted ones excluded). */
+  keyCount(): number;
+}
+
+/** Keys the eviction sweep looks at per check: enough to outpace key creation, cheap enough to stay O(1). */
+const SWEEP_STEP = 2;
+
+export function createMemoryLimiter(opts: { clock: Clock; idleEvictMs?: number }): MemoryLimiter {
+  const { clock } = opts;
+  // idle for an hour means every entry of both windows has expired, so eviction forgets nothing;
+  // a shorter setting would drop budget that is still spent
+  const idleEvictMs = Math.max(opts.idleEvictMs ?? HOUR_MS, HOUR_MS);
+  const keys = new Map<string, KeyState>();
+  let sweep: IterableIterator<[string, KeyState]> | undefined;
+  let closed = false;
+
+  // lazily walks the map a few entries per check instead of a timer, so memory stays bounded
+  // without a background task and without a pause proportional to the number of keys
+  function sweepSome(now: number): void {
+    for (let i = 0; i < SWEEP_STEP; i++) {
+      sweep ??= keys.entries();
+      const next = sweep.next();
+      if (next.done) {
+        sweep = undefined;
+        return;
+      }
+      const [k, s] = next.value;
+      if (now - s.lastRecorded >= idleEvictMs) keys.delete(k);
+    }
+  }
+
+  function checkSync(key: string, limits: RateLimits): LimitDecision {
+    if (closed) throw new LimiterClosedError();
+    assertLimits(limits);
+    const now = Math.floor(clock.now());
+    let s = keys.get(key);
+    if (s === undefined) {
+      s = { minute: new TimestampRing(MINUTE_MS, limits.perMinute), hour: new TimestampRing(HOUR_MS, limits.perHour), lastRecorded: now };
+      keys.set(key, s);
+    } else {
+      s.minute.setLimit(limits.perMinute);
+      s.hour.setLimit(limits.perHour);
+    }
+    const allowed = s.minute.expire(now) < limits.perMinute && s.hour.expire(now) < limits.perHour;
+    if (allowed) {
+      s.minute.push(now);
+      s.hour.push(now);
+      s.lastRecorded = now;
+    } else {
+      // the minute may have refused before the hour ring was brought up to date
+      s.hour.expire(now);
+    }
+    const d = decide({
+      now,
+      allowed,
+      minute: { limit: limits.perMinute, count: s.minute.size, gate: s.minute.gate() },
+      hour: { limit: limits.perHour, count: s.hour.size, gate: s.hour.gate() },
+    });
+    sweepSome(now);
+    return d;
+  }
+
+  return {
+    checkSync,
+    async check(key, limits) {
+      return checkSync(key, limits);
+    },
+    keyCount: () => keys.size,
+    async close() {
+      closed = true;
+      keys.clear();
+      sweep = undefined;
+    },
+  };
+}

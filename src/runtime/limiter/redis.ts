@@ -1,0 +1,88 @@
+// The shared limiter: one checkLimit-2 round trip per check, so several gateway instances share each key's budget.
+import { createClient } from 'redis';
+import type { Clock } from '../clock.js';
+import type { LimitDecision, Limiter } from './types.js';
+import { checkLimit } from './check-limit.js';
+import { limiterKeys } from './keys.js';
+import { runLua, type LuaClient } from './lua.js';
+import { HOUR_MS, MINUTE_MS, assertLimits, decide } from './windows.js';
+import { LimiterClosedError, LimiterReplyError } from './errors.js';
+
+export type RedisLimiterOptions = { prefix: string; clock: Clock } & (
+  /** `clientName` shows in CLIENT LIST, so an operator can tell the limiter's connection apart */
+  | { url: string; clientName?: string; onError?: (err: Error) => void }
+  /** a client the caller owns: connected, and left open by close() */
+  | { client: LuaClient }
+);
+
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+
+function parseReply(reply: unknown): [allowed: number, m: number, mGate: number, h: number, hGate: number] {
+  if (Array.isArray(reply) && reply.length === 5 && reply.every(isInt)) {
+    const [a, m, mg, h, hg] = reply;
+    return [a, m, mg, h, hg];
+  }
+  throw new LimiterReplyError(reply);
+}
+
+export async function createRedisLimiter(opts: RedisLimiterOptions): Promise<Limiter> {
+  const { prefix, clock } = opts;
+  // a brace in the prefix would become the cluster hash tag and split a key's two lists across slots
+  if (/[{}]/.test(prefix)) throw new RangeError(`limiter prefix must not contain braces: ${prefix}`);
+  let client: LuaClient;
+  let closeOwn: (() => Promise<void>) | undefined;
+  if ('client' in opts) {
+    client = opts.client;
+  } else {
+    let connectedOnce = false;
+    const own = createClient({
+      url: opts.url,
+      name: opts.clientName ?? 'a2a-gateway:limiter',
+      // no offline queue: while Redis is away a check fails at once and the gateway's policy decides,
+      // where a queued check would hold its request until reconnection
+      disableOfflineQueue: true,
+      socket: {
+        // node-redis retries a first connect forever, so a wrong URL would hang start-up: give up on
+        // the first failure, and only retry (with capped backoff) a connection that once worked
+        reconnectStrategy: (retries, cause) => (connectedOnce ? Math.min(50 * 2 ** retries, 2000) : cause),
+      },
+    });
+    // without a listener an 'error' event would end the process; failed checks reach callers anyway
+    own.on('error', opts.onError ?? (() => {}));
+    try {
+      await own.connect();
+    } catch (e) {
+      own.destroy();
+      throw e;
+    }
+    connectedOnce = true;
+    client = own;
+    closeOwn = () => own.close();
+  }
+  let closing: Promise<void> | undefined;
+
+  return {
+    async check(key, limits): Promise<LimitDecision> {
+      if (closing) throw new LimiterClosedError();
+      assertLimits(limits);
+      const now = Math.floor(clock.now());
+      const reply = await runLua({
+        client,
+        script: checkLimit,
+        keys: limiterKeys(prefix, key),
+        args: [String(now), String(limits.perMinute), String(limits.perHour), String(MINUTE_MS), String(HOUR_MS)],
+      });
+      const [allowed, m, mGate, h, hGate] = parseReply(reply);
+      return decide({
+        now,
+        allowed: allowed === 1,
+        minute: { limit: limits.perMinute, count: m, gate: mGate },
+        hour: { limit: limits.perHour, count: h, gate: hGate },
+      });
+    },
+    close() {
+      closing ??= closeOwn ? closeOwn() : Promise.resolve();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// The agent pool's public shape: what callers pass in and what they can read back.
+import type { AgentEvent, AgentRunInput, AgentRunResult } from '../protocol/agent-events.js';
+import type { RunFailureReason } from './pool-run.js';
+
+export interface AgentPoolOptions {
+  minThreads?: number;
+  maxThreads?: number;
+  /** how long a thread above minThreads may sit idle before it is ended (default 30 s) */
+  idleTimeoutMs?: number;
+  /** old-generation heap cap per worker: an agent past it ends its worker (worker_crash), not the process */
+  maxHeapMb?: number;
+  /** most cooperative runs sent to a worker in one message (default 16) */
+  maxBatch?: number;
+}
+
+export interface AgentRunOptions {
+  signal?: AbortSignal;
+  /** called in order, live, and never after `run` resolved */
+  onEvent?: (ev: AgentEvent) => void;
+  /** default: input.agent.timeoutMs; counted from the call, so time spent queued counts too */
+  timeoutMs?: number;
+}
+
+export interface AgentPoolStats {
+  threads: number;
+  queued: number;
+  /** runs accepted and not yet settled, queued ones included */
+  inFlight: number;
+  succeeded: number;
+  failed: Record<RunFailureReason, number>;
+  /** exceptions thrown by onEvent subscribers (swallowed so one subscriber cannot break a run) */
+  subscriberErrors: number;
+  /** worker errors that belonged to no run, e.g. a timer an agent left behind */
+  strayWorkerErrors: number;
+  /** threads started and ended over the pool's life: a cancel, timeout or crash ends one, and a new one replaces it */
+  workers: { created: number; destroyed: number };
+}
+
+export interface AgentPool {
+  run(input: AgentRunInput, o?: AgentRunOptions): Promise<AgentRunResult>;
+  /** stops taking runs, lets running ones finish, then ends the threads; idempotent */
+  close(): Promise<void>;
+  /** ends the threads now; unfinished runs settle as pool_closed; idempotent */
+  destroy(): Promise<void>;
+  stats(): AgentPoolStats;
+}

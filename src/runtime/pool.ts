@@ -1,0 +1,182 @@
+// The agent worker pool: runs agent turns on Piscina threads, streams their events back, never rejects.
+import { Piscina } from 'piscina';
+import type { AgentRunInput, AgentRunResult, AgentSpec } from '../protocol/agent-events.js';
+import { RunAbort } from './pool-abort.js';
+import { RunBatcher, type BatchEntry } from './pool-batcher.js';
+import { failure, PoolRun, type RunFailureReason } from './pool-run.js';
+import type { AgentPool, AgentPoolOptions, AgentRunOptions } from './pool-types.js';
+import { agentWorkerEntry } from './pool-worker-file.js';
+import { COOPERATIVE_BUILTINS } from './workers/agents/cooperative.js';
+import { isEventBatch, type RunReply, type RunRequest } from './workers/wire.js';
+
+export type { AgentPool, AgentPoolOptions, AgentPoolStats, AgentRunOptions } from './pool-types.js';
+export type { RunFailureReason } from './pool-run.js';
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Cooperative builtins share a worker and travel in batches; anything else (module agents, `slow`,
+ * which may busy-loop) gets a worker to itself, so a cancel or timeout can terminate that worker
+ * without taking other runs down with it.
+ */
+const isCooperative = (agent: AgentSpec): boolean => agent.kind === 'builtin' && COOPERATIVE_BUILTINS.has(agent.entry ?? agent.id);
+
+export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
+  const { filename, execArgv } = agentWorkerEntry();
+  const piscina = new Piscina<RunRequest | RunRequest[], RunReply | RunReply[]>({
+    filename,
+    execArgv,
+    ...(opts.minThreads !== undefined ? { minThreads: opts.minThreads } : {}),
+    ...(opts.maxThreads !== undefined ? { maxThreads: opts.maxThreads } : {}),
+    // Piscina's default of 0 ends a spare thread the moment it goes idle, which churns threads under load.
+    idleTimeout: opts.idleTimeoutMs ?? 30_000,
+    ...(opts.maxHeapMb !== undefined ? { resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb } } : {}),
+    // Batches of cooperative runs may overlap on one worker; exclusive runs still get a worker alone
+    // (Piscina never co-schedules a task that has an abort signal).
+    concurrentTasksPerWorker: 8,
+    // our own counters serve stats(); Piscina's histograms would cost on every run
+    recordTiming: false,
+  });
+  const runs = new Map<number, PoolRun>();
+  const failed: Record<RunFailureReason, number> = {
+    canceled: 0, timeout: 0, worker_crash: 0, agent_error: 0, agent_protocol: 0, agent_not_found: 0, pool_closed: 0,
+  };
+  let succeeded = 0;
+  let subscriberErrors = 0;
+  let strayWorkerErrors = 0;
+  let nextRunId = 1;
+  let closing = false;
+  let closed: Promise<void> | null = null;
+
+  piscina.on('message', (m: unknown) => {
+    if (isEventBatch(m)) runs.get(m.a2aRun)?.deliver(m.events);
+  });
+  const workers = { created: 0, destroyed: 0 };
+  piscina.on('workerCreate', () => {
+    workers.created++;
+  });
+  piscina.on('workerDestroy', () => {
+    workers.destroyed++;
+  });
+  // Without a listener, an error from an idle worker would be thrown in the main thread.
+  piscina.on('error', () => {
+    strayWorkerErrors++;
+  });
+
+  const countSubscriberError = (): void => {
+    subscriberErrors++;
+  };
+
+  /** A rejected Piscina task: the pool closing, or the worker died under it. */
+  function taskLost(entries: ReadonlyArray<{ run: PoolRun; agentId: string }>, err: unknown): void {
+    if (closing) {
+      for (const e of entries) e.run.fail('pool_closed', `the agent pool closed during the run: ${errorText(err)}`);
+      return;
+    }
+    // The crash report and the worker's last event batches travel on different ports: give those a turn to land.
+    setImmediate(() => {
+      for (const e of entries) e.run.fail('worker_crash', `the worker running agent ${e.agentId} died: ${errorText(err)}`);
+    });
+  }
+
+  const batcher = new RunBatcher({
+    maxBatch: opts.maxBatch ?? 16,
+    dispatch: (batch: BatchEntry[]) => {
+      piscina.run(batch.map((e) => e.req), { name: 'runBatch' }).then(
+        (replies) => {
+          if (!Array.isArray(replies)) return taskLost(batch, new Error('worker answered a batch with a single reply'));
+          for (let i = 0; i < batch.length; i++) {
+            const reply = replies[i];
+            if (reply) batch[i]?.run.replied(reply);
+          }
+        },
+        (err: unknown) => taskLost(batch, err),
+      );
+    },
+  });
+
+  function runExclusive(req: RunRequest, run: PoolRun, abort: RunAbort): void {
+    piscina.run(req, { signal: abort }).then(
+      (reply) => (Array.isArray(reply) ? taskLost([{ run, agentId: req.input.agent.id }], new Error('unexpected batch reply')) : run.replied(reply)),
+      (err: unknown) => {
+        // after a cancel or timeout the run has already settled
+        if (!run.settled) taskLost([{ run, agentId: req.input.agent.id }], err);
+      },
+    );
+  }
+
+  function run(input: AgentRunInput, o: AgentRunOptions = {}): Promise<AgentRunResult> {
+    if (closing) return Promise.resolve(failure('pool_closed', 'the agent pool is closed'));
+    if (o.signal?.aborted) return Promise.resolve(failure('canceled', 'the run was canceled before it started'));
+    const runId = nextRunId++;
+    const agentId = input.agent.id;
+    const timeoutMs = o.timeoutMs ?? input.agent.timeoutMs;
+    const userSignal = o.signal;
+    const cooperative = isCooperative(input.agent);
+    // Only an exclusive run's worker is terminated on abort; a cooperative run is just let go.
+    const abort = cooperative ? null : new RunAbort();
+    return new Promise<AgentRunResult>((resolve) => {
+      const onUserAbort = (): void => {
+        abort?.fire('canceled');
+        pending.fail('canceled', `run of agent ${agentId} was canceled`);
+      };
+      const timer = setTimeout(() => {
+        abort?.fire('timeout');
+        pending.fail('timeout', `agent ${agentId} ran past its ${timeoutMs} ms deadline`);
+      }, timeoutMs);
+      const pending = new PoolRun({
+        onEvent: o.onEvent,
+        onSubscriberError: countSubscriberError,
+        resolve,
+        onSettle: (reason) => {
+          clearTimeout(timer);
+          userSignal?.removeEventListener('abort', onUserAbort);
+          runs.delete(runId);
+          if (reason) failed[reason]++;
+          else succeeded++;
+        },
+      });
+      runs.set(runId, pending);
+      userSignal?.addEventListener('abort', onUserAbort, { once: true });
+      const req: RunRequest = { runId, live: o.onEvent !== undefined, input };
+      if (abort) runExclusive(req, pending, abort);
+      else batcher.add({ req, run: pending, agentId });
+    });
+  }
+
+  // A safety net: runs Piscina dropped without a word would otherwise never settle.
+  const settleLeftovers = (): void => {
+    for (const pending of runs.values()) pending.fail('pool_closed', 'the agent pool closed during the run');
+  };
+
+  function close(): Promise<void> {
+    closing = true;
+    // runs accepted before close still go out: close drains, it does not drop
+    batcher.flush();
+    closed ??= piscina.close().then(settleLeftovers);
+    return closed;
+  }
+
+  function destroy(): Promise<void> {
+    closing = true;
+    const done = piscina.destroy().then(settleLeftovers);
+    closed ??= done;
+    return done;
+  }
+
+  return {
+    run,
+    close,
+    destroy,
+    stats: () => ({
+      threads: piscina.threads.length,
+      queued: piscina.queueSize,
+      inFlight: runs.size,
+      succeeded,
+      failed: { ...failed },
+      subscriberErrors,
+      strayWorkerErrors,
+      workers: { ...workers },
+    }),
+  };
+}

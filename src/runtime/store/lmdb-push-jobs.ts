@@ -1,0 +1,102 @@
+// The LMDB push job queues: one sub-database keyed [queue, seq], each value the job plus its lease (if claimed).
+//
+// A claim scans the waiting jobs in key order and looks at the first one of each queue (its head);
+// that is O(waiting jobs), fine for the embedded engine whose queues drain as they are delivered.
+// Every read-then-write (claim, complete, retry) is one LMDB write transaction, so two processes
+// on the same files never lease one head twice.
+import { randomUUID } from 'node:crypto';
+import type { Database, Key, RootDatabase } from 'lmdb';
+import { z } from 'zod';
+import { PushJob } from '../../protocol/records.js';
+import type { ClaimedPushJob, PushJobStore } from './types.js';
+import { checked } from './validate.js';
+
+const StoredJob = z.object({
+  job: PushJob,
+  lease: z.object({ token: z.string(), until: z.number() }).optional(),
+});
+type StoredJob = z.infer<typeof StoredJob>;
+
+const keyOf = (job: { queue: string; seq: number }): Key => [job.queue, job.seq];
+
+/** When a head may be claimed: its due time, or later while someone's lease on it runs. */
+const eligibleAt = (s: StoredJob): number => (s.lease && s.lease.until > s.job.dueAt ? s.lease.until : s.job.dueAt);
+
+export function lmdbPushJobs(o: { root: RootDatabase; db: Database<unknown, Key>; fresh: () => void }): PushJobStore {
+  const { root, db } = o;
+  const read = (value: unknown, key: Key) => checked({ schema: StoredJob, value, record: 'push-job', id: JSON.stringify(key) });
+
+  /** Each queue's first job, in key order. */
+  function heads(): Array<{ key: Key; stored: StoredJob }> {
+    const out: Array<{ key: Key; stored: StoredJob }> = [];
+    let last: unknown;
+    for (const { key, value } of db.getRange()) {
+      const queue = Array.isArray(key) ? key[0] : undefined;
+      if (out.length > 0 && queue === last) continue;
+      last = queue;
+      out.push({ key, stored: read(value, key) });
+    }
+    return out;
+  }
+
+  /** Runs `fn` on the stored job if `c` still holds its lease. */
+  function withLease(c: ClaimedPushJob, fn: (key: Key, s: StoredJob) => void): Promise<boolean> {
+    return root.transaction(() => {
+      const key = keyOf(c.job);
+      const v = db.get(key);
+      if (v === undefined) return false;
+      const s = read(v, key);
+      if (s.lease?.token !== c.lease) return false;
+      fn(key, s);
+      return true;
+    });
+  }
+
+  return {
+    async enqueue(jobs) {
+      if (jobs.length === 0) return;
+      await root.transaction(() => {
+        for (const job of jobs) db.put(keyOf(job), { job } satisfies StoredJob);
+      });
+    },
+    async claim({ now, leaseMs, limit }) {
+      if (limit <= 0) return [];
+      return root.transaction(() => {
+        const token = randomUUID();
+        const out: ClaimedPushJob[] = [];
+        for (const { key, stored } of heads()) {
+          if (out.length >= limit) break;
+          if (eligibleAt(stored) > now) continue;
+          db.put(key, { job: stored.job, lease: { token, until: now + leaseMs } } satisfies StoredJob);
+          out.push({ job: stored.job, lease: token });
+        }
+        return out;
+      });
+    },
+    complete(c) {
+      return withLease(c, (key) => db.remove(key));
+    },
+    retry(c, update) {
+      return withLease(c, (key, s) => {
+        const { lastError: _drop, ...rest } = s.job;
+        const job: PushJob = { ...rest, attempts: update.attempts, dueAt: update.dueAt, ...(update.lastError !== undefined && { lastError: update.lastError }) };
+        db.put(key, { job } satisfies StoredJob);
+      });
+    },
+    async nextDueAt() {
+      o.fresh();
+      let min: number | undefined;
+      for (const { stored } of heads()) {
+        const at = eligibleAt(stored);
+        if (min === undefined || at < min) min = at;
+      }
+      return min;
+    },
+    async list() {
+      o.fresh();
+      const out: PushJob[] = [];
+      for (const { key, value } of db.getRange()) out.push(read(value, key).job);
+      return out;
+    },
+  };
+}

@@ -1,0 +1,185 @@
+// The Redis push job queues: every step is one Lua script, so that claims by several instances never overlap.
+//
+// Layout (names from redis-keys.ts): each job is a hash {data, due}; each queue (task + config) a
+// sorted set of job ids by seq; `push-due` a sorted set of the queues that have jobs, scored by the
+// time their head may be claimed (its due time, or the end of the lease someone holds on it); and
+// `push-leases` maps a queue to the token of that lease. A claim takes the due queues' heads and
+// re-scores them to the lease end, so a crashed instance's job is claimable again once it lapses.
+//
+// The scripts reach a queue's and a job's keys through prefixes passed in ARGV (bullmq does the
+// same): on Redis Cluster, put a hash tag in the store prefix so that every key is in one slot.
+import { randomUUID } from 'node:crypto';
+import { Packr } from 'msgpackr';
+import { PushJob } from '../../protocol/records.js';
+import { StoreCorruptError } from './errors.js';
+import type { RedisKeys } from './redis-keys.js';
+import { script, type LuaScript } from './redis-scripts.js';
+import type { PushJobStore } from './types.js';
+import { checked } from './validate.js';
+
+/** KEYS: pushDue. ARGV: queue prefix, job prefix, then per job: queue, id, seq, due, packed job. */
+const enqueuePush1 = script({
+  numberOfKeys: 1,
+  lua: `
+for i = 3, #ARGV, 5 do
+  local q, id, seq, due = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  local qkey = ARGV[1] .. q
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', qkey, seq, seq)) do
+    if old ~= id then
+      redis.call('ZREM', qkey, old)
+      redis.call('DEL', ARGV[2] .. old)
+    end
+  end
+  redis.call('HSET', ARGV[2] .. id, 'data', ARGV[i + 4], 'due', due)
+  redis.call('ZADD', qkey, seq, id)
+  redis.call('ZADD', KEYS[1], 'NX', due, q)
+end
+return 1
+`,
+});
+
+/**
+ * KEYS: pushDue, pushLeases. ARGV: now, lease end, token, limit, queue prefix, job prefix.
+ * Returns the packed heads it leased. A queue left empty, or a head whose record is gone, is tidied up.
+ */
+const claimPush2 = script({
+  numberOfKeys: 2,
+  lua: `
+local out = {}
+for _, q in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[4]))) do
+  local qkey = ARGV[5] .. q
+  local head = redis.call('ZRANGE', qkey, 0, 0)[1]
+  if not head then
+    redis.call('ZREM', KEYS[1], q)
+    redis.call('HDEL', KEYS[2], q)
+  else
+    local data = redis.call('HGET', ARGV[6] .. head, 'data')
+    if data then
+      redis.call('ZADD', KEYS[1], ARGV[2], q)
+      redis.call('HSET', KEYS[2], q, ARGV[3])
+      out[#out + 1] = data
+    else
+      redis.call('ZREM', qkey, head)
+    end
+  end
+end
+return out
+`,
+});
+
+/** KEYS: pushDue, pushLeases, queue, job. ARGV: queue, job id, token, job prefix. 1 when done, 0 when the lease is not this one. */
+const finishPush4 = script({
+  numberOfKeys: 4,
+  lua: `
+if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[3] then return 0 end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[2])
+redis.call('DEL', KEYS[4])
+local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+if not head then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], redis.call('HGET', ARGV[4] .. head, 'due') or 0, ARGV[1])
+end
+return 1
+`,
+});
+
+/** KEYS: pushDue, pushLeases, job. ARGV: queue, token, packed job, due. 1 when done, 0 when the lease is not this one. */
+const retryPush3 = script({
+  numberOfKeys: 3,
+  lua: `
+if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[3], 'data', ARGV[3], 'due', ARGV[4])
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+return 1
+`,
+});
+
+/** KEYS: pushDue. ARGV: queue prefix, job prefix. Every waiting job, queue by queue, each in seq order. */
+const listPush1 = script({
+  numberOfKeys: 1,
+  lua: `
+local out = {}
+for _, q in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  for _, id in ipairs(redis.call('ZRANGE', ARGV[1] .. q, 0, -1)) do
+    local data = redis.call('HGET', ARGV[2] .. id, 'data')
+    if data then out[#out + 1] = data end
+  end
+end
+return out
+`,
+});
+
+/** KEYS: pushDue. The first queue and its score, or an empty list. */
+const firstDue1 = script({ numberOfKeys: 1, lua: `return redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')` });
+
+const packr = new Packr({ useRecords: false });
+
+type Run = (s: { script: LuaScript; keys: string[]; args: Array<string | Buffer> }) => Promise<unknown>;
+
+export function redisPushJobs(o: { run: Run; keys: RedisKeys }): PushJobStore {
+  const { run, keys: k } = o;
+  const queuePrefix = k.pushQueue('');
+  const jobPrefix = k.pushJob('');
+
+  function decodeJob(bytes: unknown): PushJob {
+    if (!Buffer.isBuffer(bytes)) throw new StoreCorruptError({ record: 'push-job', id: '(reply)' });
+    let value: unknown;
+    try {
+      value = packr.unpack(bytes);
+    } catch (cause) {
+      throw new StoreCorruptError({ record: 'push-job', id: '(packed)', cause });
+    }
+    const id = typeof value === 'object' && value !== null && 'id' in value && typeof value.id === 'string' ? value.id : '(unknown)';
+    return checked({ schema: PushJob, value, record: 'push-job', id });
+  }
+  const list = (reply: unknown): unknown[] => (Array.isArray(reply) ? reply : []);
+
+  return {
+    async enqueue(jobs) {
+      if (jobs.length === 0) return;
+      const args: Array<string | Buffer> = [queuePrefix, jobPrefix];
+      for (const j of jobs) args.push(j.queue, j.id, String(j.seq), String(j.dueAt), packr.pack(j));
+      await run({ script: enqueuePush1, keys: [k.pushDue], args });
+    },
+    async claim({ now, leaseMs, limit }) {
+      if (limit <= 0) return [];
+      const lease = randomUUID();
+      const reply = await run({
+        script: claimPush2,
+        keys: [k.pushDue, k.pushLeases],
+        args: [String(now), String(now + leaseMs), lease, String(limit), queuePrefix, jobPrefix],
+      });
+      return list(reply).map((bytes) => ({ job: decodeJob(bytes), lease }));
+    },
+    async complete(c) {
+      const reply = await run({
+        script: finishPush4,
+        keys: [k.pushDue, k.pushLeases, k.pushQueue(c.job.queue), k.pushJob(c.job.id)],
+        args: [c.job.queue, c.job.id, c.lease, jobPrefix],
+      });
+      return reply === 1;
+    },
+    async retry(c, update) {
+      const { lastError: _previous, ...rest } = c.job;
+      const job: PushJob = { ...rest, attempts: update.attempts, dueAt: update.dueAt, ...(update.lastError !== undefined && { lastError: update.lastError }) };
+      const reply = await run({
+        script: retryPush3,
+        keys: [k.pushDue, k.pushLeases, k.pushJob(c.job.id)],
+        args: [c.job.queue, c.lease, packr.pack(job), String(update.dueAt)],
+      });
+      return reply === 1;
+    },
+    async nextDueAt() {
+      const reply = list(await run({ script: firstDue1, keys: [k.pushDue], args: [] }));
+      if (reply.length < 2) return undefined;
+      const score = Number(String(reply[1]));
+      return Number.isFinite(score) ? score : undefined;
+    },
+    async list() {
+      return list(await run({ script: listPush1, keys: [k.pushDue], args: [queuePrefix, jobPrefix] })).map(decodeJob);
+    },
+  };
+}

@@ -1,0 +1,113 @@
+// The Piscina worker: runs one agent turn, checks every event it yields, and answers with plain data.
+import { z } from 'zod';
+import { AgentEvent } from '../../protocol/agent-events.js';
+import type { AgentContext } from './agent-contract.js';
+import { EventOutbox } from './event-outbox.js';
+import { loadAgent, type LoadedAgent } from './load-agent.js';
+import type { FailureReason, RunReply, RunRequest } from './wire.js';
+
+interface Iter {
+  next(): unknown;
+  return(): unknown;
+}
+type Failure = { reason: FailureReason; message: string };
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message || err.name : String(err));
+
+/** Module agents are untrusted: accept any async (or sync) iterable, and check its shape by hand. */
+function iteratorOf(value: unknown): Iter | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const make = Symbol.asyncIterator in value ? value[Symbol.asyncIterator] : Symbol.iterator in value ? value[Symbol.iterator] : null;
+  if (typeof make !== 'function') return null;
+  const it: unknown = make.call(value);
+  if (typeof it !== 'object' || it === null || !('next' in it) || typeof it.next !== 'function') return null;
+  const next = it.next;
+  const ret = 'return' in it && typeof it.return === 'function' ? it.return : null;
+  return {
+    next: (): unknown => next.call(it),
+    return: (): unknown => (ret ? ret.call(it) : undefined),
+  };
+}
+
+/**
+ * The agent's AbortSignal, made on first use: an AbortController costs more than a whole echo run
+ * (signals are tracked for GC), and most agents never look at it.
+ */
+class LazySignal {
+  #controller: AbortController | null = null;
+  get signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    return this.#controller.signal;
+  }
+  abort(): void {
+    this.#controller?.abort(new Error('run abandoned by the worker'));
+  }
+}
+
+/** Stops a misbehaving agent without waiting on it: its finally blocks may await forever. */
+function abandon(it: Iter, lazy: LazySignal): void {
+  lazy.abort();
+  try {
+    Promise.resolve(it.return()).catch(() => {});
+  } catch {
+    // a throwing return() is the agent's problem, not the run's
+  }
+}
+
+async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Promise<Failure | null> {
+  const lazy = new LazySignal();
+  const { task, message, agent } = req.input;
+  const ctx: AgentContext = {
+    task,
+    message,
+    get signal() {
+      return lazy.signal;
+    },
+    options: agent.options,
+  };
+  let it: Iter | null;
+  try {
+    it = iteratorOf(fn(ctx));
+  } catch (err) {
+    return { reason: 'agent_error', message: errorText(err) };
+  }
+  if (!it) return { reason: 'agent_protocol', message: 'agent did not return an async iterable of events' };
+  for (;;) {
+    let step: unknown;
+    try {
+      step = await it.next();
+    } catch (err) {
+      return { reason: 'agent_error', message: errorText(err) };
+    }
+    if (typeof step !== 'object' || step === null) {
+      abandon(it, lazy);
+      return { reason: 'agent_protocol', message: 'agent iterator returned a non-object step' };
+    }
+    if ('done' in step && step.done) return null;
+    const parsed = AgentEvent.safeParse('value' in step ? step.value : undefined);
+    const problem = parsed.success ? outbox.push(parsed.data) : `agent yielded an invalid event: ${z.prettifyError(parsed.error)}`;
+    if (problem) {
+      abandon(it, lazy);
+      return { reason: 'agent_protocol', message: problem };
+    }
+  }
+}
+
+export default async function runAgent(req: RunRequest): Promise<RunReply> {
+  const outbox = new EventOutbox({ runId: req.runId, live: req.live, trusted: req.input.agent.kind === 'builtin' });
+  let failure: Failure | null;
+  try {
+    const loaded = await loadAgent(req.input.agent);
+    failure = loaded.ok ? await drive(loaded.fn, req, outbox) : { reason: 'agent_not_found', message: loaded.message };
+  } catch (err) {
+    failure = { reason: 'agent_error', message: `worker failed to run the agent: ${errorText(err)}` };
+  }
+  const { problem, ...tally } = outbox.finish();
+  if (!failure && problem) failure = { reason: 'agent_protocol', message: problem };
+  return failure ? { ok: false, ...failure, ...tally } : { ok: true, ...tally };
+}
+
+/** Several cooperative runs in one task, all started at once: one message each way instead of one per run. */
+export function runBatch(reqs: RunRequest[]): Promise<RunReply[]> {
+  return Promise.all(reqs.map(runAgent));
+}

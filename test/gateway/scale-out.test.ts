@@ -1,0 +1,68 @@
+// Two gateway instances sharing one Redis: tasks, keys, limits, live events and cancels cross between them.
+import t, { type Test } from 'tap';
+import { startTestGateway, msgB, type TestGateway } from '../support/gateway.js';
+import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { openSse } from '../support/sse.js';
+
+async function pair(t: Test): Promise<[TestGateway, TestGateway]> {
+  const prefix = testPrefix('scale');
+  const config = (id: string) => ({ store: 'redis' as const, redisUrl: REDIS_URL, redisPrefix: prefix, instanceId: id });
+  const a = await startTestGateway({ config: config('gw-a') });
+  const b = await startTestGateway({ config: config('gw-b') });
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+    await cleanupPrefix(REDIS_URL, prefix);
+  });
+  return [a, b];
+}
+
+const slow = (ms: number, steps: number) => ({
+  message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'data', data: { ms, steps } }], metadata: { agentId: 'slow' } },
+  configuration: { blocking: false },
+});
+
+t.test('a task made on one instance is read, continued and streamed on the other', async (t) => {
+  const [a, b] = await pair(t);
+  const { key } = await a.key();
+  const made = await a.rpc({ key, method: 'message/send', params: msgB('hello') });
+  const got = await b.rpc({ key, method: 'tasks/get', params: { id: made.json.result.id } });
+  t.strictSame(got.json.result.artifacts, made.json.result.artifacts, 'B reads what A completed');
+
+  const conv = await a.rpc({ key, method: 'message/send', params: msgB('one', { metadata: { agentId: 'converse' } }) });
+  t.equal(conv.json.result.status.state, 'input-required');
+  const done = await b.rpc({ key, method: 'message/send', params: msgB('done', { taskId: conv.json.result.id }) });
+  t.equal(done.json.result.status.state, 'completed', 'B continues a task A left waiting');
+
+  const running = await a.rpc({ key, method: 'message/send', params: slow(400, 4) });
+  const s = await openSse({ url: b.url, key, method: 'tasks/resubscribe', params: { id: running.json.result.id } });
+  const frames = await s.all();
+  const last = frames[frames.length - 1]!.data.result;
+  t.equal(last.status.state, 'completed', 'B streams live events of a task running on A, to the final one');
+  t.ok(frames.some((f) => f.data.result.kind === 'artifact-update'), 'including its artifact chunks');
+});
+
+t.test('a cancel sent to one instance stops a task running on the other', async (t) => {
+  const [a, b] = await pair(t);
+  const { key } = await a.key();
+  const running = await a.rpc({ key, method: 'message/send', params: slow(30_000, 3) });
+  t.equal(running.json.result.status.state, 'working');
+  const canceled = await b.rpc({ key, method: 'tasks/cancel', params: { id: running.json.result.id } });
+  t.equal(canceled.json.result?.status.state, 'canceled', JSON.stringify(canceled.json.error ?? ''));
+  const onA = await a.rpc({ key, method: 'tasks/get', params: { id: running.json.result.id } });
+  t.equal(onA.json.result.status.state, 'canceled', 'A, which ran it, sees it canceled');
+  const again = await b.rpc({ key, method: 'tasks/cancel', params: { id: running.json.result.id } });
+  t.equal(again.json.error.code, -32002);
+});
+
+t.test('keys and rate limits are shared: a revoke on one holds on the other, one budget spans both', async (t) => {
+  const [a, b] = await pair(t);
+  const { key, id } = await a.key({ limits: { perMinute: 3, perHour: 100 } });
+  const codes = [];
+  for (const gw of [a, b, a, b]) codes.push((await gw.rpc({ key, method: 'tasks/get', params: { id: 'x' } })).json.error.code);
+  t.strictSame(codes, [-32001, -32001, -32001, -32004], 'the fourth request in the minute is refused, whichever instance takes it');
+  const rec = await a.gw.store.keys.get(id);
+  await a.gw.store.keys.put({ ...rec!, revokedAt: Date.now() });
+  const r = await b.rpc({ key, method: 'tasks/get', params: { id: 'x' } });
+  t.equal(r.status, 401, 'revoked through A, refused by B on the next request');
+});
