@@ -15,10 +15,13 @@ import { createRedisLimiter } from './runtime/limiter/redis.js';
 import type { Limiter } from './runtime/limiter/types.js';
 import { silentLog, type Log } from './runtime/log.js';
 import { createAgentPool } from './runtime/pool.js';
+import { createPushRuntime, type PushRuntime } from './runtime/push/push.js';
+import type { Resolve } from './runtime/push/ssrf.js';
 import { openLmdbStore } from './runtime/store/lmdb.js';
 import { openRedisStore } from './runtime/store/redis.js';
 import type { Store } from './runtime/store/types.js';
 import { startHttpServer } from './transport/app.js';
+import { openSecret, openStore } from './cli/open-store.js';
 
 export interface GatewayInstance {
   readonly url: string;
@@ -26,6 +29,8 @@ export interface GatewayInstance {
   readonly store: Store;
   readonly secret: Buffer;
   readonly config: Config;
+  /** webhook delivery: the workspace secrets, and `idle()` for tests that move a ManualClock */
+  readonly push: PushRuntime;
   /** drains: stops listening, stops live tasks (stored as last persisted), closes pool and store; idempotent */
   close(): Promise<void>;
 }
@@ -38,17 +43,11 @@ export interface StartOptions {
   log?: Log;
   /** the server secret; default: A2A_SECRET, else `<dataDir>/secret` */
   secret?: Buffer;
+  /** resolves webhook host names (default: node's dns.lookup, every address); tests stand in for DNS with it */
+  lookup?: Resolve;
 }
 
-export async function openStore(config: Config): Promise<Store> {
-  if (config.store === 'redis') return openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix });
-  await mkdir(config.dataDir, { recursive: true });
-  return openLmdbStore({ path: join(config.dataDir, 'store') });
-}
-
-export async function openSecret(config: Config, secret?: Buffer): Promise<Buffer> {
-  return secret ?? loadSecret({ dataDir: config.dataDir, fromEnv: process.env.A2A_SECRET });
-}
+export { openSecret, openStore };
 
 export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const { config } = o;
@@ -63,6 +62,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const pool = createAgentPool({ minThreads: config.pool.minThreads, maxThreads: config.pool.maxThreads });
   const agents = new AgentDirectory(agentsOf(config));
   const bus: EventBus = config.store === 'redis' ? await createRedisBus({ url: config.redisUrl, prefix: config.redisPrefix }) : createLocalBus();
+  const push = createPushRuntime({ store, clock, timers, log, settings: config.push, resolve: o.lookup });
 
   const runTurn: RunAgentTurn = async ({ task, message, signal, onEvent }) => {
     const agent = agents.get(task.agentId);
@@ -74,9 +74,10 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   };
   // stable across restarts so a restarted instance recovers its own tasks; port 0 has no stable name
   const instanceId = config.instanceId ?? (config.store === 'lmdb' ? 'embedded' : `${hostname()}:${config.port === 0 ? `pid${process.pid}` : config.port}`);
-  const supervisor = new TaskSupervisor({ store: store.tasks, events: store.events, bus, retainEvents: config.streaming.eventRetention, clock, timers, cancelTimeoutMs: 10_000, runTurn, instanceId });
+  const supervisor = new TaskSupervisor({ store: store.tasks, events: store.events, bus, retainEvents: config.streaming.eventRetention, clock, timers, cancelTimeoutMs: 10_000, runTurn, instanceId, onPersisted: (task) => push.onPersisted(task) });
   const recovered = await supervisor.recover();
   if (recovered > 0) log('recovered tasks left running by a previous process', { failed: recovered });
+  push.start();
 
   const gateway = createGateway({
     parts: {
@@ -86,8 +87,9 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
       supervisor,
       agents,
       bus,
+      push,
       streaming: { pingIntervalMs: config.streaming.pingIntervalMs },
-      card: { name: config.card.name, description: config.card.description, streaming: true, pushNotifications: false },
+      card: { name: config.card.name, description: config.card.description, streaming: true, pushNotifications: true },
     },
     limiter,
     secret,
@@ -106,10 +108,12 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     store,
     secret,
     config,
+    push,
     close() {
       closing ??= (async () => {
         await http.close();
         await supervisor.stop();
+        await push.stop();
         await pool.close();
         await bus.close();
         await limiter.close();

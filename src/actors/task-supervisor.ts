@@ -18,8 +18,8 @@ interface Live {
   view: Task;
   /** the chain of store writes, in transition order */
   persisted: Promise<void>;
-  /** a write not yet started: later changes in the same state merge into it */
-  pending?: { record: Task; events: TaskEvent[] };
+  /** changes not yet handed to the store: they go in one group commit */
+  pending?: Array<{ record: Task; events: TaskEvent[] }>;
   settled: Promise<Task>;
 }
 
@@ -62,10 +62,9 @@ export class TaskSupervisor {
     return this.o.store.get(workspaceId, id);
   }
 
-  /** Persists a new task in `submitted`, then starts its first turn. */
+  /** Starts a new task: `submitted`, then at once its first turn (both stored in one group commit). */
   async start(task: Task): Promise<Live> {
     const l = this.spawn(task, 'submitted');
-    await l.persisted;
     l.actor.send({ type: 'START' });
     return l;
   }
@@ -96,7 +95,9 @@ export class TaskSupervisor {
     return l.view;
   }
 
-  current(l: Live): Task {
+  /** The task as it stands now, once what it went through so far is stored. */
+  async current(l: Live): Promise<Task> {
+    await l.persisted;
     return l.view;
   }
 
@@ -212,22 +213,28 @@ export class TaskSupervisor {
   }
 
   /**
-   * Queues a store write. Every state change gets a write of its own; progress within one state
-   * (artifact chunks, working messages) merges into the queued write while an earlier one is in
-   * flight, so a fast-streaming agent costs a bounded number of whole-record writes. Every event is kept.
+   * Queues a change for the store. Changes made while a write is in flight (or in the same tick)
+   * form the next group, written as one commit; within one state, progress (artifact chunks,
+   * working messages) merges into one record write, so a fast-streaming agent costs a bounded
+   * number of whole-record writes. Every state change keeps its own record and every event is kept.
    */
   private enqueue(l: Live, record: Task, events: TaskEvent[]): void {
-    const p = l.pending;
-    if (p && p.record.status.state === record.status.state) {
-      p.record = record;
-      p.events.push(...events);
+    const group = l.pending;
+    if (group) {
+      const tail = group[group.length - 1]!;
+      if (tail.record.status.state === record.status.state) {
+        tail.record = record;
+        tail.events.push(...events);
+      } else {
+        group.push({ record, events: [...events] });
+      }
       return;
     }
-    const mine = { record, events: [...events] };
+    const mine = [{ record, events: [...events] }];
     l.pending = mine;
     l.persisted = l.persisted.then(() => {
       if (l.pending === mine) l.pending = undefined;
-      return this.store(mine.record, mine.events);
+      return this.storeGroup(mine);
     });
   }
 
@@ -238,19 +245,27 @@ export class TaskSupervisor {
     return { record: { ...next, seq }, events };
   }
 
-  /** Stores the record, then its events, then tells live subscribers and the listener. */
-  private async store(record: Task, events: TaskEvent[]): Promise<void> {
-    await this.o.store.put(record);
-    if (events.length === 0) return;
-    const key = keyOf(record.workspaceId, record.id);
-    await this.o.events.append(key, events, this.o.retainEvents);
-    this.o.bus.publish(key, events);
-    this.o.onPersisted?.(record, events);
+  /**
+   * Hands every record and event of a group to the store in the same tick (lmdb-js batches them
+   * into one transaction, node-redis into one pipeline), then tells live subscribers and the listener, in order.
+   */
+  private async storeGroup(group: ReadonlyArray<{ record: Task; events: TaskEvent[] }>): Promise<void> {
+    const writes: Promise<void>[] = [];
+    for (const { record, events } of group) {
+      writes.push(this.o.store.put(record));
+      if (events.length > 0) writes.push(this.o.events.append(keyOf(record.workspaceId, record.id), events, this.o.retainEvents));
+    }
+    await Promise.all(writes);
+    for (const { record, events } of group) {
+      if (events.length === 0) continue;
+      this.o.bus.publish(keyOf(record.workspaceId, record.id), events);
+      this.o.onPersisted?.(record, events);
+    }
   }
 
   private async record(prev: Task, next: Task): Promise<Task> {
     const { record, events } = this.sequence(prev, next);
-    await this.store(record, events);
+    await this.storeGroup([{ record, events }]);
     return record;
   }
 

@@ -4,6 +4,17 @@ import { z } from 'zod';
 import { AgentSpec } from '../protocol/agent-events.js';
 import { DEFAULT_RATE_LIMITS, RateLimits } from '../protocol/records.js';
 import { DEMO_AGENTS } from './demo-agents.js';
+import { isIpOrCidr } from '../runtime/push/ssrf.js';
+
+/** Agent ids name URLs and tasks, so a repeated id would run another agent than the one chosen; a module agent needs its file. */
+function checkAgents(agents: AgentSpec[], ctx: z.RefinementCtx<AgentSpec[]>): void {
+  const seen = new Set<string>();
+  agents.forEach((a, i) => {
+    if (seen.has(a.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate agent id '${a.id}'` });
+    seen.add(a.id);
+    if (a.kind === 'module' && !a.entry) ctx.addIssue({ code: 'custom', path: [i, 'entry'], message: 'a module agent needs an entry: the path of its JS file' });
+  });
+}
 
 export const Config = z
   .object({
@@ -33,8 +44,21 @@ export const Config = z
       .strict()
       .default({ name: 'a2a-gateway', description: 'An A2A gateway: runs tasks on its agents for external agents over JSON-RPC.' }),
     /** absent: the builtin demo agents (echo, converse, slow) serving every workspace */
-    agents: z.array(AgentSpec).optional(),
-    push: z.object({ allowlist: z.array(z.string()).default([]) }).strict().default({ allowlist: [] }),
+    agents: z.array(AgentSpec).superRefine(checkAgents).optional(),
+    push: z
+      .object({
+        /** internal addresses (CIDRs or exact IPs) a webhook URL may reach anyway; everything internal is refused otherwise */
+        allowlist: z.array(z.string().refine(isIpOrCidr, 'not an IP address or CIDR range')).default([]),
+        /** each delivery attempt gives up after this long */
+        timeoutMs: z.number().int().positive().default(10_000),
+        /** a delivery is given up after this many failed attempts */
+        maxAttempts: z.number().int().positive().default(12),
+        /** the delay before the first retry; it doubles per failure (with jitter) up to backoffMaxMs */
+        backoffBaseMs: z.number().int().positive().default(2_000),
+        backoffMaxMs: z.number().int().positive().default(15 * 60_000),
+      })
+      .strict()
+      .default({ allowlist: [], timeoutMs: 10_000, maxAttempts: 12, backoffBaseMs: 2_000, backoffMaxMs: 15 * 60_000 }),
     streaming: z
       .object({
         /** a `: ping` comment after this much silence on a stream */

@@ -1,6 +1,5 @@
-// The command line: `serve` and `keys create|list|revoke|rotate`, working on the same store as a running server.
-import { serve } from './serve.js';
-import { keysCommand } from './keys.js';
+// The command line: `serve`, `keys create|list|revoke|rotate` and `webhooks secret rotate`, working on the same store as a running server.
+import { WebhookSecretError } from '../runtime/push/secrets.js';
 import { ConfigError } from './config.js';
 import { KeyAdminError } from '../runtime/key-admin.js';
 
@@ -12,14 +11,17 @@ const USAGE = `usage: a2a-gateway <command>
   keys list [--workspace W] [--json]
   keys revoke ID
   keys rotate ID [--json]
+  webhooks secret rotate --workspace W [--json]
 
 Every command takes --config, --data-dir and the env A2A_CONFIG, A2A_DATA_DIR, A2A_STORE, REDIS_URL, A2A_SECRET.`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command === 'serve') return await serve(rest);
-    if (command === 'keys') return await keysCommand(rest);
+    // each command loads only its own modules: `keys` must not pay for uWS, Piscina and the rest
+    if (command === 'serve') return await (await import('./serve.js')).serve(rest);
+    if (command === 'keys') return await (await import('./keys.js')).keysCommand(rest);
+    if (command === 'webhooks') return await (await import('./webhooks.js')).webhooksCommand(rest);
     if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
       process.stdout.write(USAGE + '\n');
       return command === undefined ? 2 : 0;
@@ -27,7 +29,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`a2a-gateway: unknown command '${command}'\n${USAGE}\n`);
     return 2;
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof KeyAdminError) {
+    if (e instanceof ConfigError || e instanceof KeyAdminError || e instanceof WebhookSecretError) {
       process.stderr.write(`a2a-gateway: ${e.message}\n`);
       return 2;
     }

@@ -40,8 +40,14 @@ export function buildCard(o: { settings: CardSettings; agents: readonly AgentSpe
   };
 }
 
+/**
+ * The public card shows only listed agents that serve every workspace: an agent of one workspace
+ * is that workspace's business and appears only on the authenticated extended card.
+ */
+export const isPublic = (a: AgentSpec): boolean => a.listed && a.workspace === '*';
+
 export function serviceCard(o: { settings: CardSettings; agents: readonly AgentSpec[]; baseUrl: string }) {
-  return buildCard({ settings: o.settings, agents: o.agents.filter((a) => a.listed), url: `${o.baseUrl}/api/a2a` });
+  return buildCard({ settings: o.settings, agents: o.agents.filter(isPublic), url: `${o.baseUrl}/api/a2a` });
 }
 
 export function agentCard(o: { settings: CardSettings; agent: AgentSpec; baseUrl: string }) {

@@ -9,6 +9,7 @@ import type { EventBus } from '../runtime/events/bus.js';
 import type { RpcId } from '../protocol/envelope.js';
 import type { SseSink } from './api.js';
 import type { Store } from '../runtime/store/types.js';
+import type { PushRuntime } from '../runtime/push/push.js';
 import type { AgentDirectory } from './agents.js';
 import type { CardSettings } from './card.js';
 
@@ -21,6 +22,8 @@ export interface GatewayParts {
   bus: EventBus;
   timers: Timers;
   streaming: StreamingSettings;
+  /** the webhook URL check (SSRF guard) every push config passes before it is stored */
+  push: Pick<PushRuntime, 'checkUrl'>;
 }
 
 export interface StreamingSettings {

@@ -4,7 +4,7 @@ import { ERRORS, RpcError } from '../protocol/errors.js';
 import { StreamResult } from './context.js';
 import { toSanitizedJson } from '../runtime/sanitizer.js';
 import type { GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRequest } from './api.js';
-import { agentCard, serviceCard } from './card.js';
+import { agentCard, isPublic, serviceCard } from './card.js';
 import { runCall, type PipelineDeps } from './pipeline.js';
 
 export interface GatewayOptions extends PipelineDeps {
@@ -87,7 +87,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       const agents = o.parts.agents;
       if (req.agentId === undefined) return serviceCard({ settings: o.parts.card, agents: agents.specs, baseUrl });
       const agent = agents.get(req.agentId);
-      if (!agent || !agent.listed) return undefined;
+      if (!agent || !isPublic(agent)) return undefined;
       return agentCard({ settings: o.parts.card, agent, baseUrl });
     },
 

@@ -4,7 +4,7 @@ import type { Artifact, Message, Part, Task, TaskStatus } from './model.js';
 export interface TaskViewOptions {
   /** absent: whole history; 0: none; n: the last n messages */
   historyLength?: number;
-  /** results.read: without it a task comes back with its status only */
+  /** results.read: without it a task comes back with its status only (state and time, no message, artifacts or history) */
   results: boolean;
   /** results.files: without it file parts keep name and mime type but lose bytes and uri */
   files: boolean;
@@ -31,6 +31,10 @@ function gateMessage(m: Message, files: boolean): Message {
 
 /** A status as the caller may see it (file parts of its message gated). */
 export function gateStatus(s: TaskStatus, o: TaskViewOptions): TaskStatus {
+  if (!o.results && s.message) {
+    const { message: _hidden, ...statusOnly } = s;
+    return statusOnly;
+  }
   return s.message && !o.files ? { ...s, message: gateMessage(s.message, false) } : s;
 }
 
@@ -49,7 +53,10 @@ export function sliceHistory(history: Message[], n: number | undefined): Message
 export function taskView(task: Task, o: TaskViewOptions): TaskView {
   const statusMessage = task.status.message && gateMessage(task.status.message, o.files);
   const gated: Task = statusMessage === task.status.message ? task : { ...task, status: { ...task.status, message: statusMessage } };
-  if (!o.results) return { task: gated, history: undefined, artifacts: [] };
+  if (!o.results) {
+    const { message: _hidden, ...statusOnly } = task.status;
+    return { task: { ...task, status: statusOnly }, history: undefined, artifacts: [] };
+  }
   return {
     task: gated,
     history: sliceHistory(task.history, o.historyLength).map((m) => gateMessage(m, o.files)),

@@ -14,7 +14,7 @@ import { LMDB_DBS, openLmdbStore } from '../../src/runtime/store/lmdb.js';
 import { openRedisStore } from '../../src/runtime/store/redis.js';
 import { redisKeys } from '../../src/runtime/store/redis-keys.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
-import { sampleKey, samplePushConfig, sampleTask } from '../support/store-records.js';
+import { sampleKey, samplePushConfig, samplePushJob, sampleTask } from '../support/store-records.js';
 
 /** One place holding data; every open() on it is another store instance over the same data. */
 interface Location {
@@ -258,6 +258,89 @@ function storeContract(engine: Engine) {
       t.strictSame(await s.meta.get('settings'), { n: 1, list: [1, 'two', { three: 3 }], flag: false });
       await s.meta.put('webhook-secret:ws-a', 'whsec_2');
       t.equal(await (await loc.open()).meta.get('webhook-secret:ws-a'), 'whsec_2', 'overwritten, seen by another instance');
+    });
+
+    t.test('push jobs: queues hand out their heads in seq order, one claimer at a time', async (t) => {
+      const loc = await fresh('push-jobs');
+      const a = await loc.open();
+      const b = await loc.open();
+      const T = Date.UTC(2026, 0, 1);
+      const lease = { leaseMs: 30_000, limit: 10 };
+      const q1 = [1, 2, 3].map((seq) => samplePushJob({ queue: 'q1', seq, dueAt: T }));
+      const q2 = samplePushJob({ queue: 'q2', seq: 7, dueAt: T + 5_000 });
+      // enqueued out of order: the queue still goes by seq
+      await a.pushJobs.enqueue([q1[2]!, q1[0]!]);
+      await a.pushJobs.enqueue([q1[1]!, q2]);
+      await a.pushJobs.enqueue([]);
+      t.strictSame((await b.pushJobs.list()).filter((j) => j.queue === 'q1'), q1, 'listed in seq order, whole records');
+      t.equal(await b.pushJobs.nextDueAt(), T);
+
+      const first = await a.pushJobs.claim({ now: T, ...lease });
+      t.strictSame(first.map((c) => c.job), [q1[0]], 'only the head of a due queue; q2 is not due yet');
+      t.type(first[0]!.lease, 'string');
+      t.strictSame(await b.pushJobs.claim({ now: T + 1_000, ...lease }), [], 'a leased head is nobody else\'s, and job 2 waits behind it');
+      t.equal(await b.pushJobs.nextDueAt(), T + 5_000, 'q2 becomes due first; q1 when its lease lapses');
+
+      const second = await b.pushJobs.claim({ now: T + 5_000, ...lease });
+      t.strictSame(second.map((c) => c.job.id), [q2.id], 'another instance takes the other queue');
+      t.equal(await a.pushJobs.complete(second[0]!), true);
+      t.strictSame((await a.pushJobs.list()).map((j) => j.id), q1.map((j) => j.id), 'q2 is gone');
+
+      // a failed attempt: the head stays, rescheduled, and nothing behind it moves
+      t.equal(await a.pushJobs.retry(first[0]!, { attempts: 1, dueAt: T + 60_000, lastError: 'HTTP 500' }), true);
+      t.equal(await a.pushJobs.retry(first[0]!, { attempts: 9, dueAt: T }), false, 'the lease ended with the retry');
+      t.equal(await b.pushJobs.nextDueAt(), T + 60_000);
+      t.strictSame(await b.pushJobs.claim({ now: T + 59_999, ...lease }), [], 'not before its due time');
+      const again = await b.pushJobs.claim({ now: T + 60_000, ...lease });
+      t.strictSame(again.map((c) => c.job), [{ ...q1[0]!, attempts: 1, dueAt: T + 60_000, lastError: 'HTTP 500' }], 'the same job, same id, with its attempt count');
+      t.not(again[0]!.lease, first[0]!.lease, 'a new lease');
+
+      // the lease lapses (a crashed instance): another claimer takes the job over, the old lease is dead
+      const taken = await a.pushJobs.claim({ now: T + 60_000 + 30_000, ...lease });
+      t.strictSame(taken.map((c) => c.job.id), [q1[0]!.id], 'claimable again once the lease lapsed');
+      t.equal(await b.pushJobs.complete(again[0]!), false, 'the lapsed lease cannot complete it');
+      t.equal(await b.pushJobs.retry(again[0]!, { attempts: 5, dueAt: T }), false, 'nor reschedule it');
+      t.equal(await a.pushJobs.complete(taken[0]!), true);
+      t.equal(await a.pushJobs.complete(taken[0]!), false, 'completing twice changes nothing');
+
+      const now = T + 100_000;
+      const next = await b.pushJobs.claim({ now, ...lease });
+      t.strictSame(next.map((c) => c.job.id), [q1[1]!.id], 'job 2 only after job 1 was completed');
+      t.equal(await b.pushJobs.complete(next[0]!), true);
+      const last = await a.pushJobs.claim({ now, ...lease });
+      t.strictSame(last.map((c) => c.job.id), [q1[2]!.id]);
+      t.equal(await a.pushJobs.complete(last[0]!), true);
+      t.strictSame(await a.pushJobs.list(), [], 'all delivered');
+      t.equal(await a.pushJobs.nextDueAt(), undefined);
+      t.strictSame(await a.pushJobs.claim({ now, ...lease }), []);
+    });
+
+    t.test('push jobs: claim limit, concurrent claimers, reopen', async (t) => {
+      const loc = await fresh('push-jobs-many');
+      const a = await loc.open();
+      const b = await loc.open();
+      const T = Date.UTC(2026, 0, 1);
+      const queues = Array.from({ length: 12 }, (_, i) => `ws-a/t${i}#c`);
+      await a.pushJobs.enqueue(queues.flatMap((queue) => [1, 2].map((seq) => samplePushJob({ queue, seq, dueAt: T }))));
+      t.equal((await a.pushJobs.claim({ now: T, leaseMs: 1_000, limit: 0 })).length, 0, 'limit 0 claims nothing');
+      const small = await a.pushJobs.claim({ now: T, leaseMs: 1_000, limit: 3 });
+      t.equal(small.length, 3, 'at most `limit` heads');
+      const [x, y] = await Promise.all([
+        a.pushJobs.claim({ now: T, leaseMs: 1_000, limit: 100 }),
+        b.pushJobs.claim({ now: T, leaseMs: 1_000, limit: 100 }),
+      ]);
+      const all = [...small, ...x, ...y].map((c) => c.job);
+      t.equal(all.length, 12, 'every queue head claimed exactly once between the claimers');
+      t.strictSame(all.map((j) => j.queue).sort(), [...queues].sort(), 'one per queue');
+      t.ok(all.every((j) => j.seq === 1), 'only heads');
+      for (const c of [...small, ...x, ...y]) t.equal(await a.pushJobs.retry(c, { attempts: 1, dueAt: T + 10 }), true);
+
+      await a.close();
+      const reopened = await loc.open();
+      const jobs = await reopened.pushJobs.list();
+      t.equal(jobs.length, 24, 'every job survives a reopen');
+      t.ok(jobs.filter((j) => j.seq === 1).every((j) => j.attempts === 1 && j.dueAt === T + 10), 'with its retry state');
+      t.equal(await reopened.pushJobs.nextDueAt(), T + 10);
     });
 
     t.test('reopen after close keeps the data', async (t) => {

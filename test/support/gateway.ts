@@ -6,6 +6,7 @@ import { parseConfig, type ConfigInput } from '../../src/cli/config.js';
 import { startGateway, type GatewayInstance } from '../../src/main.js';
 import type { Clock, Timers } from '../../src/runtime/clock.js';
 import { createKey } from '../../src/runtime/key-admin.js';
+import type { Resolve } from '../../src/runtime/push/ssrf.js';
 
 export interface TestGateway {
   gw: GatewayInstance;
@@ -35,10 +36,10 @@ export interface RpcResult {
   json: any;
 }
 
-export async function startTestGateway(o: { config?: ConfigInput; clock?: Clock; timers?: Timers; dataDir?: string } = {}): Promise<TestGateway> {
+export async function startTestGateway(o: { config?: ConfigInput; clock?: Clock; timers?: Timers; dataDir?: string; lookup?: Resolve } = {}): Promise<TestGateway> {
   const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), 'a2a-test-')));
   const config = parseConfig({ port: 0, host: '127.0.0.1', dataDir, ...o.config });
-  const gw = await startGateway({ config, clock: o.clock, timers: o.timers, secret: Buffer.from('test-secret-0123456789abcdef') });
+  const gw = await startGateway({ config, clock: o.clock, timers: o.timers, lookup: o.lookup, secret: Buffer.from('test-secret-0123456789abcdef') });
   let n = 0;
   const t: TestGateway = {
     gw,

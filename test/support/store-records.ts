@@ -1,6 +1,6 @@
 // Sample stored records for tests: every optional field filled, nesting deep enough to catch a lossy encoding.
 import type { Task, TaskState } from '../../src/protocol/model.js';
-import type { KeyRecord, StoredPushConfig } from '../../src/protocol/records.js';
+import type { KeyRecord, PushJob, StoredPushConfig } from '../../src/protocol/records.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -82,5 +82,21 @@ export function samplePushConfig(opts: { taskId: string; id: string }): StoredPu
     authentication: { schemes: ['Bearer'], credentials: 'secret' },
     createdAt: T0,
     disabled: false,
+  };
+}
+
+/** A waiting webhook delivery: queue `q`, position `seq`, due at `dueAt` (default: T0). */
+export function samplePushJob(opts: { queue: string; seq: number; dueAt?: number; id?: string }): PushJob {
+  return {
+    id: opts.id ?? `msg_${opts.queue}_${opts.seq}`,
+    queue: opts.queue,
+    seq: opts.seq,
+    taskKey: `ws-a/task-${opts.queue}`,
+    configId: `cfg-${opts.queue}`,
+    workspaceId: 'ws-a',
+    body: JSON.stringify({ kind: 'task', id: `task-${opts.queue}`, seq: opts.seq, text: 'ünïcödé ✓' }),
+    attempts: 0,
+    dueAt: opts.dueAt ?? T0,
+    createdAt: T0,
   };
 }

@@ -1,4 +1,4 @@
-// Push notification configs: stored and returned in both revisions' shapes (delivery is the streaming issue's).
+// Push notification configs: checked (SSRF guard), stored and returned in both revisions' shapes; runtime/push delivers.
 import { randomUUID } from 'node:crypto';
 import { codecs, dialectOfMethod, dialectOfVersionHeader } from '../../protocol/codec.js';
 import { RpcError } from '../../protocol/errors.js';
@@ -8,6 +8,14 @@ import type { PushConfig, StoredPushConfig } from '../../protocol/records.js';
 import { answerDialect, visibleTask, type CallContext, type GatewayParts } from '../context.js';
 
 const pushKey = (t: Task) => `${t.workspaceId}/${t.id}`;
+
+/** Refuses a webhook URL the SSRF guard does not admit: -32602 naming the reason and the field. Stores nothing. */
+export async function assertPushUrl(parts: GatewayParts, o: { url: string; path: string }): Promise<void> {
+  const v = await parts.push.checkUrl(o.url);
+  if (v.ok) return;
+  const { message, reason, address } = v.refusal;
+  throw new RpcError('INVALID_PARAMS', { message, data: { path: o.path, refused: reason, ...(address !== undefined && { address }) } });
+}
 
 export async function storePushConfig(parts: GatewayParts, o: { task: Task; config: PushConfig; ctx: CallContext }): Promise<StoredPushConfig> {
   const rec: StoredPushConfig = { ...o.config, id: o.config.id ?? randomUUID(), taskId: pushKey(o.task), createdAt: parts.clock.now(), disabled: false };
@@ -20,6 +28,7 @@ const dialectFor = (ctx: CallContext, t: Task) => dialectOfMethod(ctx.method) ??
 export async function setPushConfig(params: unknown, ctx: CallContext, parts: GatewayParts) {
   const p = parseParams(PushSetParams, params);
   const t = await visibleTask(parts, ctx, taskIdOf(p));
+  await assertPushUrl(parts, { url: p.pushNotificationConfig.url, path: 'params.pushNotificationConfig.url' });
   const rec = await storePushConfig(parts, { task: t, config: p.pushNotificationConfig, ctx });
   return codecs[dialectFor(ctx, t)].pushConfig(rec, t.id);
 }

@@ -8,7 +8,7 @@ import { parseParams, SendParams, type MessageIn } from '../../protocol/params.j
 import { taskView } from '../../protocol/views.js';
 import type { CallContext, GatewayParts } from '../context.js';
 import { viewOptions, visibleTask } from '../context.js';
-import { storePushConfig } from './push.js';
+import { assertPushUrl, storePushConfig } from './push.js';
 
 type Live = Awaited<ReturnType<TaskSupervisor['start']>>;
 
@@ -40,6 +40,10 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
   const existingId = dialect === 'A' ? p.id : (p.message.taskId ?? p.id);
   const existing = existingId === undefined ? undefined : await parts.supervisor.get(ctx.key.workspaceId, existingId);
   const inlinePush = p.pushNotification ?? p.configuration?.pushNotificationConfig;
+  if (inlinePush) {
+    const path = p.pushNotification ? 'params.pushNotification.url' : 'params.configuration.pushNotificationConfig.url';
+    await assertPushUrl(parts, { url: inlinePush.url, path });
+  }
 
   if (existing) {
     const task = await visibleTask(parts, ctx, existing.id);
@@ -79,7 +83,7 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
     task,
     params: p,
     go: async () => {
-      // the config is checked (SSRF guard) and stored before the task runs, so its first update is delivered
+      // the config (checked above) is stored before the task runs, so its first update is delivered
       if (inlinePush) await storePushConfig(parts, { task, config: inlinePush, ctx });
       return parts.supervisor.start(task);
     },
@@ -91,7 +95,7 @@ export async function sendMessage(params: unknown, ctx: CallContext, parts: Gate
   const live = await prepared.go();
   const p = prepared.params;
   const blocking = p.configuration?.blocking !== false;
-  const t = blocking ? await parts.supervisor.settled(live) : parts.supervisor.current(live);
+  const t = blocking ? await parts.supervisor.settled(live) : await parts.supervisor.current(live);
   const historyLength = p.historyLength ?? p.configuration?.historyLength;
   return codecs[dialect].task(taskView(t, viewOptions(ctx, historyLength)));
 }

@@ -61,6 +61,9 @@ export function lmdbPushJobs(o: { root: RootDatabase; db: Database<unknown, Key>
     },
     async claim({ now, leaseMs, limit }) {
       if (limit <= 0) return [];
+      // most looks find nothing due: answer those from a read, without a write transaction
+      o.fresh();
+      if (!heads().some(({ stored }) => eligibleAt(stored) <= now)) return [];
       return root.transaction(() => {
         const token = randomUUID();
         const out: ClaimedPushJob[] = [];

@@ -1,5 +1,4 @@
 // The Piscina worker: runs one agent turn, checks every event it yields, and answers with plain data.
-import { z } from 'zod';
 import { AgentEvent } from '../../protocol/agent-events.js';
 import type { AgentContext } from './agent-contract.js';
 import { EventOutbox } from './event-outbox.js';
@@ -13,6 +12,9 @@ interface Iter {
 type Failure = { reason: FailureReason; message: string };
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message || err.name : String(err));
+
+const issuesText = (issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string =>
+  issues.map((i) => `${i.path.map(String).join('.') || '(event)'}: ${i.message}`).join('; ');
 
 /** Module agents are untrusted: accept any async (or sync) iterable, and check its shape by hand. */
 function iteratorOf(value: unknown): Iter | null {
@@ -85,7 +87,7 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Pro
     }
     if ('done' in step && step.done) return null;
     const parsed = AgentEvent.safeParse('value' in step ? step.value : undefined);
-    const problem = parsed.success ? outbox.push(parsed.data) : `agent yielded an invalid event: ${z.prettifyError(parsed.error)}`;
+    const problem = parsed.success ? outbox.push(parsed.data) : `agent yielded an invalid event: ${issuesText(parsed.error.issues)}`;
     if (problem) {
       abandon(it, lazy);
       return { reason: 'agent_protocol', message: problem };

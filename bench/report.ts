@@ -1,0 +1,95 @@
+// Bench report: renders the throughput table, the ratios and the limiter table as markdown.
+import type { LimiterOutcome } from './limiter-child.js';
+import type { TargetName } from './targets.js';
+import { errorCount, type WrkResult } from './wrk.js';
+
+export type Method = 'message/send' | 'tasks/get';
+
+export interface Row {
+  target: TargetName;
+  label: string;
+  method: Method;
+  result?: WrkResult;
+  /** why the row could not be measured (server did not start, one-shot check failed, ...) */
+  failure?: string;
+}
+
+export interface RunInfo {
+  date: string;
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+  environment: string[];
+}
+
+const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+export function isValid(row: Row): boolean {
+  return row.result !== undefined && errorCount(row.result) === 0 && row.result.requests > 0;
+}
+
+function note(row: Row): string {
+  if (row.failure !== undefined) return `NOT MEASURED: ${row.failure.replace(/\s+/g, ' ').slice(0, 240).replace(/[`|]/g, ' ')}`;
+  const r = row.result;
+  if (r === undefined) return '';
+  if (errorCount(r) === 0) return `ok (${fmt(r.checked)} replies checked)`;
+  const sample = r.sampleBad === '' ? '' : `; first bad: \`${r.sampleBad.slice(0, 120).replace(/[`|\n]/g, ' ')}\``;
+  return `**INVALID**: ${r.badReplies} bad replies, ${r.timeouts} timeouts, ${r.connectErrors + r.readErrors + r.writeErrors} socket errors${sample}`;
+}
+
+function throughputTable(rows: Row[]): string[] {
+  const out = ['| target | method | req/s | p50 µs | p99 µs | errors | notes |', '|---|---|--:|--:|--:|--:|---|'];
+  for (const row of rows) {
+    const r = row.result;
+    const cells = r === undefined ? ['—', '—', '—', '—'] : [fmt(r.rps), fmt(r.p50us), fmt(r.p99us), fmt(errorCount(r))];
+    out.push(`| ${row.label} | ${row.method} | ${cells.join(' | ')} | ${note(row)} |`);
+  }
+  return out;
+}
+
+function ratio(rows: Row[], method: Method, num: TargetName, den: TargetName, title: string): string {
+  const a = rows.find((r) => r.method === method && r.target === num);
+  const b = rows.find((r) => r.method === method && r.target === den);
+  if (a === undefined || b === undefined) return `- ${title}: n/a (target not selected)`;
+  if (!isValid(a) || !isValid(b) || a.result === undefined || b.result === undefined) {
+    return `- ${title}: n/a (a row is invalid or not measured)`;
+  }
+  const x = (p: number, q: number): string => `${fmt(p / q, 2)}×`;
+  return `- ${title}: req/s ${x(a.result.rps, b.result.rps)}, p50 ${x(a.result.p50us, b.result.p50us)}, p99 ${x(a.result.p99us, b.result.p99us)}`;
+}
+
+function limiterTable(outcome: LimiterOutcome): string[] {
+  if (outcome.status === 'unavailable') return [`limiter bench not available (${outcome.reason}).`];
+  if (outcome.status === 'failed') return [`**limiter bench FAILED**: ${outcome.reason}`];
+  const out = ['| check | p50 µs | p99 µs | ops/s |', '|---|--:|--:|--:|'];
+  for (const r of outcome.rows) out.push(`| ${r.name} | ${fmt(r.p50us, 1)} | ${fmt(r.p99us, 1)} | ${fmt(r.opsPerSec)} |`);
+  return out;
+}
+
+export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome): string {
+  const invalid = rows.filter((r) => !isValid(r));
+  return [
+    `# Bench results — ${info.date}`,
+    '',
+    `wrk -t1 -c${info.connections} -d${info.seconds}s (after a ${info.warmupSeconds}s warm-up per row); servers pinned to core 0, wrk to core 1.`,
+    ...info.environment.map((e) => `- ${e}`),
+    '',
+    '## Throughput (every reply body checked)',
+    '',
+    ...throughputTable(rows),
+    '',
+    invalid.length === 0
+      ? 'All rows valid: every reply was HTTP 200 with a JSON-RPC `result` and no `error`.'
+      : `**${invalid.length} row(s) INVALID or not measured** — their numbers do not measure a working server.`,
+    '',
+    '## Ratios',
+    '',
+    ratio(rows, 'message/send', 'gateway', 'sdk', 'ours / SDK, message/send'),
+    ratio(rows, 'tasks/get', 'gateway', 'bare', 'ours / bare uWS, tasks/get'),
+    '',
+    '## Limiter (per check)',
+    '',
+    ...limiterTable(limiter),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,134 @@
+// Bench entry point (`npm run bench`): for each selected target, start it pinned to core 0, check
+// one reply, warm up, measure message/send and tasks/get with wrk on core 1, then run the limiter
+// section; print the markdown report and write it to bench/results/<date>.md and latest.md.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SEND_BODY, getBody, oneShot } from './bodies.js';
+import { runLimiterSection } from './limiter-section.js';
+import { killAll } from './proc.js';
+import { isValid, render, type Method, type Row } from './report.js';
+import { LOAD_CORE, ROOT, SERVER_CORE, selectedTargets, type Running, type Target } from './targets.js';
+import { runWrk, wrkInstalled } from './wrk.js';
+
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+const seconds = envInt('BENCH_SECONDS', 10);
+const connections = envInt('BENCH_CONNECTIONS', 64);
+const warmupSeconds = envInt('BENCH_WARMUP', 2);
+const log = (msg: string): void => void process.stderr.write(`[bench] ${msg}\n`);
+
+interface Load {
+  method: Method;
+  bodyFile: string;
+  expect: string;
+}
+
+async function measureTarget(target: Target, workDir: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  const fail = (why: string): Row[] => {
+    log(`${target.name}: FAILED: ${why}`);
+    const done = new Set(rows.map((r) => r.method));
+    const missing = (['message/send', 'tasks/get'] as const).filter((m) => !done.has(m));
+    return [...rows, ...missing.map((method) => ({ target: target.name, label: target.label, method, failure: why }))];
+  };
+  log(`${target.name}: starting`);
+  let running: Running;
+  try {
+    running = await target.start();
+  } catch (err) {
+    return fail(`did not start: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    const auth = running.authorization;
+    const task = await oneShot(running.endpoint, SEND_BODY, auth);
+    const get = getBody(task.id);
+    await oneShot(running.endpoint, get, auth);
+    const loads: Load[] = [
+      { method: 'message/send', bodyFile: join(workDir, `${target.name}-send.json`), expect: '"completed"' },
+      { method: 'tasks/get', bodyFile: join(workDir, `${target.name}-get.json`), expect: `"${task.id}"` },
+    ];
+    writeFileSync(loads[0].bodyFile, SEND_BODY);
+    writeFileSync(loads[1].bodyFile, get);
+    for (const load of loads) {
+      const base = { url: running.endpoint, bodyFile: load.bodyFile, authorization: auth, expect: load.expect, connections, core: LOAD_CORE };
+      log(`${target.name} ${load.method}: warm-up ${warmupSeconds}s`);
+      await runWrk({ ...base, seconds: warmupSeconds });
+      log(`${target.name} ${load.method}: measuring ${seconds}s`);
+      const result = await runWrk({ ...base, seconds });
+      rows.push({ target: target.name, label: target.label, method: load.method, result });
+    }
+    return rows;
+  } catch (err) {
+    return fail(err instanceof Error ? err.message : String(err));
+  } finally {
+    await running.shutdown();
+  }
+}
+
+const loadNow = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+
+function environment(loadAtStart: string): string[] {
+  const wrkVersion = spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout.split('\n')[0]?.replace(/\s*Copyright.*$/, '').trim() ?? '?';
+  const cpu = cpus();
+  const busy = Number(loadAtStart.split(' ')[0]) > 1
+    ? ['**WARNING**: the 1-min load average was above 1 at start: other work on this machine competes for the pinned cores, numbers are noisy.']
+    : [];
+  return [
+    ...busy,
+    `node ${process.version}, ${wrkVersion}`,
+    `CPU: ${cpu[0]?.model ?? '?'} (${cpu.length} logical cores visible); load average (1/5/15 min) at start: ${loadAtStart}, at end: ${loadNow()}`,
+  ];
+}
+
+async function main(): Promise<number> {
+  if (!wrkInstalled()) {
+    console.error('wrk is not installed. Install it with:  apt-get update && apt-get install -y wrk');
+    return 2;
+  }
+  if (spawnSync('taskset', ['-V'], { stdio: 'ignore' }).error !== undefined) {
+    console.error('taskset is not installed (package util-linux); it pins servers and wrk to cores.');
+    return 2;
+  }
+  const loadAtStart = loadNow();
+  const targets = selectedTargets();
+  const workDir = mkdtempSync(join(tmpdir(), 'a2a-bench-bodies-'));
+  const removeWorkDir = (): void => rmSync(workDir, { recursive: true, force: true });
+  process.on('exit', removeWorkDir);
+  const rows: Row[] = [];
+  try {
+    for (const target of targets) rows.push(...(await measureTarget(target, workDir)));
+  } finally {
+    removeWorkDir();
+  }
+  log('limiter: running runLimiterBench');
+  const limiter = await runLimiterSection(SERVER_CORE, ROOT);
+  const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const md = render({ date, seconds, warmupSeconds, connections, environment: environment(loadAtStart) }, rows, limiter);
+  process.stdout.write(md);
+  const dir = join(ROOT, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${date.replace(/:/g, '-')}.md`), md);
+  writeFileSync(join(dir, 'latest.md'), md);
+  log(`written bench/results/${date.replace(/:/g, '-')}.md and bench/results/latest.md`);
+  return rows.every(isValid) && limiter.status !== 'failed' ? 0 : 1;
+}
+
+main().then(
+  (code) => {
+    killAll();
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    killAll();
+    console.error(err instanceof Error ? err.stack : err);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,34 @@
+// `a2a-gateway webhooks secret rotate --workspace W [--json]`: a new webhook signing secret for a workspace, shown once.
+import { parseArgs } from 'node:util';
+import { openStore } from './open-store.js';
+import { WebhookSecretError, WebhookSecrets } from '../runtime/push/secrets.js';
+import { COMMON_OPTIONS, configFrom } from './common-flags.js';
+
+export async function webhooksCommand(args: string[]): Promise<number> {
+  const [noun, verb, ...rest] = args;
+  if (noun !== 'secret' || verb !== 'rotate') {
+    throw new WebhookSecretError(`webhooks: unknown subcommand '${[noun, verb].filter(Boolean).join(' ')}' (secret rotate)`);
+  }
+  const { values } = parseArgs({
+    args: rest,
+    strict: true,
+    options: { ...COMMON_OPTIONS, workspace: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
+  if (!values.workspace) throw new WebhookSecretError('workspace: --workspace is required');
+  const config = await configFrom(values);
+  const store = await openStore(config);
+  try {
+    const secret = await new WebhookSecrets({ meta: store.meta }).rotate(values.workspace);
+    const out = (s: string) => process.stdout.write(s + '\n');
+    if (values.json) {
+      out(JSON.stringify({ workspace: values.workspace, secret }));
+    } else {
+      out(`webhook signing secret of workspace ${values.workspace} (replaces the previous one from the next delivery on):`);
+      out(`  ${secret}`);
+      out('This secret is shown once; give it to your webhook receivers now.');
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

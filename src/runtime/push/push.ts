@@ -1,0 +1,72 @@
+// Push notifications, assembled: the registration check, the supervisor hook and the delivery worker over one store.
+import type { Task } from '../../protocol/model.js';
+import type { Clock, Timers } from '../clock.js';
+import type { Log } from '../log.js';
+import type { Store } from '../store/types.js';
+import { createPushNotifier } from './notifier.js';
+import { WebhookSecrets } from './secrets.js';
+import { checkPushUrl, parseAllowlist, systemResolve, type Resolve, type UrlVerdict } from './ssrf.js';
+import { PushWorker, type AttemptReport, type DeliveryPolicy } from './worker.js';
+
+export interface PushSettings extends DeliveryPolicy {
+  /** CIDRs or exact addresses admitted although internal (config `push.allowlist`) */
+  allowlist: readonly string[];
+}
+
+export interface PushRuntime {
+  /** the registration check (set, or inline on send): refuses a URL before anything is stored */
+  checkUrl(url: string): Promise<UrlVerdict>;
+  /** the supervisor's `onPersisted`: queues the change for every live config of the task; never waits */
+  onPersisted(task: Task): void;
+  readonly secrets: WebhookSecrets;
+  start(): void;
+  /** resolves when queued changes are stored and no attempt is under way (tests wait on this between clock moves) */
+  idle(): Promise<void>;
+  /** stops delivering; pending jobs stay in the store for the next start. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export function createPushRuntime(o: {
+  store: Store;
+  clock: Clock;
+  timers: Timers;
+  log: Log;
+  settings: PushSettings;
+  resolve?: Resolve;
+  onAttempt?: (a: AttemptReport) => void;
+}): PushRuntime {
+  const allowlist = parseAllowlist(o.settings.allowlist);
+  const resolve = o.resolve ?? systemResolve;
+  const secrets = new WebhookSecrets({ meta: o.store.meta });
+  const worker = new PushWorker({
+    jobs: o.store.pushJobs,
+    configs: o.store.pushConfigs,
+    secrets,
+    clock: o.clock,
+    timers: o.timers,
+    log: o.log,
+    allowlist,
+    resolve,
+    policy: o.settings,
+    onAttempt: o.onAttempt,
+  });
+  const notifier = createPushNotifier({ configs: o.store.pushConfigs, jobs: o.store.pushJobs, clock: o.clock, log: o.log, onEnqueued: () => worker.kick() });
+  let stopping: Promise<void> | undefined;
+  return {
+    checkUrl: (url) => checkPushUrl(url, { allowlist, resolve }),
+    onPersisted: (task) => notifier.onPersisted(task),
+    secrets,
+    start: () => worker.start(),
+    async idle() {
+      await notifier.settled();
+      await worker.idle();
+    },
+    stop() {
+      stopping ??= (async () => {
+        await notifier.settled();
+        await worker.stop();
+      })();
+      return stopping;
+    },
+  };
+}

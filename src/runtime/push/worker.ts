@@ -1,0 +1,203 @@
+// The delivery worker: claims due queue heads from the store, makes one attempt each, and completes or reschedules them.
+//
+// Every instance runs one; the store's leases keep two instances off the same job (at-least-once:
+// a receiver dedupes on webhook-id, which is the same on every attempt of a job). Time comes from
+// the injected clock and timers: backoff, the per-request timeout and the wake-ups.
+import type { PushJob, StoredPushConfig } from '../../protocol/records.js';
+import type { Clock, Timers } from '../clock.js';
+import type { Log } from '../log.js';
+import type { ClaimedPushJob, PushConfigStore, PushJobStore } from '../store/types.js';
+import { backoffDelay } from './backoff.js';
+import { deliverOnce, type DeliveryOutcome } from './deliver.js';
+import type { WebhookSecrets } from './secrets.js';
+import { webhookHeaders } from './signing.js';
+import type { Allowlist, Resolve } from './ssrf.js';
+
+export interface DeliveryPolicy {
+  /** per attempt */
+  timeoutMs: number;
+  /** a job is given up after this many failed attempts */
+  maxAttempts: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+}
+
+export interface PushWorkerOptions {
+  jobs: PushJobStore;
+  configs: PushConfigStore;
+  secrets: WebhookSecrets;
+  clock: Clock;
+  timers: Timers;
+  log: Log;
+  allowlist: Allowlist;
+  resolve: Resolve;
+  policy: DeliveryPolicy;
+  /** how long a claim holds a job against other instances; default: the timeout plus 30 s */
+  leaseMs?: number;
+  /** the longest the worker sleeps without looking at the store (jobs of a crashed instance); default 5 s */
+  pollMs?: number;
+  /** attempts in flight at once (each on a different queue); default 16 */
+  concurrency?: number;
+  random?: () => number;
+  /** told about every attempt (tests, metrics); never given the secret */
+  onAttempt?: (a: AttemptReport) => void;
+}
+
+export interface AttemptReport {
+  job: PushJob;
+  outcome: DeliveryOutcome;
+  /** what became of the job */
+  result: 'delivered' | 'retry' | 'gave-up' | 'disabled' | 'released';
+}
+
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+export class PushWorker {
+  private stopped = false;
+  private pumping: Promise<void> | undefined;
+  private again = false;
+  private cancelWake: (() => void) | undefined;
+  private readonly inflight = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly concurrency: number;
+
+  constructor(private readonly o: PushWorkerOptions) {
+    this.leaseMs = o.leaseMs ?? o.policy.timeoutMs + 30_000;
+    this.pollMs = o.pollMs ?? 5_000;
+    this.concurrency = o.concurrency ?? 16;
+  }
+
+  start(): void {
+    this.kick();
+  }
+
+  /** Looks for due jobs now (new jobs were stored, an attempt ended, a timer fired). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.again = false;
+    this.pumping = this.pump()
+      .catch((err: unknown) => {
+        this.o.log('push worker: store unavailable, retrying', { error: message(err) });
+        this.arm(this.pollMs);
+      })
+      .finally(() => {
+        this.pumping = undefined;
+        if (this.again) this.kick();
+      });
+  }
+
+  /** Resolves when no look at the store and no attempt is under way (tests wait on this between clock moves). */
+  async idle(): Promise<void> {
+    while (this.pumping || this.inflight.size > 0) {
+      await Promise.allSettled([this.pumping, ...[...this.inflight.values()].map((f) => f.done)]);
+    }
+  }
+
+  /** Stops claiming; attempts under way are aborted and their jobs released (not counted as failures). Idempotent. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.cancelWake?.();
+    this.cancelWake = undefined;
+    for (const f of this.inflight.values()) f.abort.abort();
+    await this.idle();
+  }
+
+  private arm(ms: number): void {
+    if (this.stopped) return;
+    this.cancelWake?.();
+    this.cancelWake = this.o.timers.after(ms, () => {
+      this.cancelWake = undefined;
+      this.kick();
+    });
+  }
+
+  private async pump(): Promise<void> {
+    const room = this.concurrency - this.inflight.size;
+    if (room <= 0) return; // an attempt that ends kicks again
+    const now = this.o.clock.now();
+    const claimed = await this.o.jobs.claim({ now, leaseMs: this.leaseMs, limit: room });
+    for (const c of claimed) this.launch(c);
+    if (this.stopped) return;
+    const next = await this.o.jobs.nextDueAt();
+    const wait = next === undefined ? this.pollMs : Math.min(this.pollMs, Math.max(next - this.o.clock.now(), 10));
+    this.arm(wait);
+  }
+
+  private launch(c: ClaimedPushJob): void {
+    const abort = new AbortController();
+    // claimed while stopping: the attempt ends at once and releases the job
+    if (this.stopped) abort.abort();
+    const done = this.attempt(c, abort.signal)
+      .catch((err: unknown) => this.o.log('push attempt could not be recorded', { job: c.job.id, error: message(err) }))
+      .finally(() => {
+        this.inflight.delete(c.job.id);
+        this.kick();
+      });
+    this.inflight.set(c.job.id, { abort, done });
+  }
+
+  private async attempt(c: ClaimedPushJob, signal: AbortSignal): Promise<void> {
+    const { job } = c;
+    const cfg = await this.o.configs.get(job.taskKey, job.configId);
+    if (!cfg || cfg.disabled) {
+      // deleted, or disabled by an earlier 410: the update has nowhere to go
+      await this.o.jobs.complete(c);
+      this.o.log('push job dropped', { job: job.id, task: job.taskKey, config: job.configId, why: cfg ? 'config disabled' : 'config deleted' });
+      return;
+    }
+    const outcome = await this.send(job, cfg, signal);
+    if (signal.aborted) {
+      await this.o.jobs.retry(c, { attempts: job.attempts, dueAt: this.o.clock.now(), ...(job.lastError !== undefined && { lastError: job.lastError }) });
+      return this.report(job, outcome, 'released');
+    }
+    const fields = { job: job.id, task: job.taskKey, config: job.configId, attempt: job.attempts + 1 };
+    if (outcome.kind === 'delivered') {
+      await this.o.jobs.complete(c);
+      return this.report(job, outcome, 'delivered');
+    }
+    if (outcome.kind === 'gone') {
+      await this.o.configs.put({ ...cfg, disabled: true });
+      await this.o.jobs.complete(c);
+      this.o.log('push config disabled: the receiver answered 410 Gone', fields);
+      return this.report(job, outcome, 'disabled');
+    }
+    const attempts = job.attempts + 1;
+    if (attempts >= this.o.policy.maxAttempts) {
+      await this.o.jobs.complete(c);
+      this.o.log('push job given up', { ...fields, reason: outcome.reason });
+      return this.report(job, outcome, 'gave-up');
+    }
+    const delay = backoffDelay({ baseMs: this.o.policy.backoffBaseMs, maxMs: this.o.policy.backoffMaxMs }, attempts, this.o.random);
+    await this.o.jobs.retry(c, { attempts, dueAt: this.o.clock.now() + delay, lastError: outcome.reason });
+    this.o.log('push attempt failed, will retry', { ...fields, reason: outcome.reason, retryInMs: delay });
+    this.report(job, outcome, 'retry');
+  }
+
+  private async send(job: PushJob, cfg: StoredPushConfig, signal: AbortSignal): Promise<DeliveryOutcome> {
+    const secret = await this.o.secrets.ensure(job.workspaceId);
+    const timestamp = Math.floor(this.o.clock.now() / 1000);
+    const headers: Record<string, string> = webhookHeaders({ secret, id: job.id, timestamp, body: job.body });
+    if (cfg.token !== undefined) headers['X-A2A-Notification-Token'] = cfg.token;
+    const bearer = cfg.authentication?.schemes.some((s) => s.toLowerCase() === 'bearer');
+    if (bearer && cfg.authentication?.credentials) headers.Authorization = `Bearer ${cfg.authentication.credentials}`;
+    return deliverOnce({
+      url: cfg.url,
+      body: job.body,
+      headers,
+      timeoutMs: this.o.policy.timeoutMs,
+      allowlist: this.o.allowlist,
+      resolve: this.o.resolve,
+      timers: this.o.timers,
+      signal,
+    });
+  }
+
+  private report(job: PushJob, outcome: DeliveryOutcome, result: AttemptReport['result']): void {
+    this.o.onAttempt?.({ job, outcome, result });
+  }
+}

@@ -1,0 +1,42 @@
+// The public cards show only agents that serve every workspace; a workspace's own agents are on its extended card only.
+import t from 'tap';
+import { startTestGateway } from '../support/gateway.js';
+
+t.test('workspace-private agents stay off the public cards and on the owning workspace\'s extended card', async (t) => {
+  const gw = await startTestGateway({
+    config: {
+      agents: [
+        { id: 'shared', name: 'Shared', entry: 'echo', workspace: '*', default: true, skills: [{ id: 'shared-skill', name: 'S', description: 'everyone' }] },
+        { id: 'acme-only', name: 'Acme', entry: 'echo', workspace: 'acme', skills: [{ id: 'acme-secret-skill', name: 'A', description: 'acme' }] },
+      ],
+    },
+  });
+  t.teardown(() => gw.close());
+  for (const path of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {
+    const card = await (await fetch(gw.url + path)).json();
+    t.strictSame(card.skills.map((s: { id: string }) => s.id), ['shared-skill'], `${path} lists the shared agent only`);
+  }
+  const privateCard = await fetch(`${gw.url}/api/a2a/agents/acme-only/.well-known/agent-card.json`);
+  t.equal(privateCard.status, 404, 'no public per-agent card for a workspace agent');
+  t.equal((await fetch(`${gw.url}/api/a2a/agents/shared/.well-known/agent-card.json`)).status, 200);
+
+  const { key: acme } = await gw.key({ workspace: 'acme' });
+  const { key: other } = await gw.key({ workspace: 'other' });
+  const ext = await gw.rpc({ key: acme, method: 'agent/getAuthenticatedExtendedCard', params: {} });
+  t.strictSame(ext.json.result.skills.map((s: { id: string }) => s.id).sort(), ['acme-secret-skill', 'shared-skill'], 'acme sees its own agent on the extended card');
+  const extOther = await gw.rpc({ key: other, method: 'agent/getAuthenticatedExtendedCard', params: {} });
+  t.strictSame(extOther.json.result.skills.map((s: { id: string }) => s.id), ['shared-skill'], 'another workspace does not');
+});
+
+t.test('a key without results.read sees a task\'s status only: state and time, no message', async (t) => {
+  const gw = await startTestGateway();
+  t.teardown(() => gw.close());
+  const { key: full } = await gw.key({ trust: 'execute' });
+  const { key: narrow } = await gw.key({ trust: 'execute', scopes: ['tasks.read', 'tasks.create'] });
+  const made = await gw.rpc({ key: full, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'secret answer' }], metadata: { agentId: 'converse' } } } });
+  t.equal(made.json.result.status.state, 'input-required');
+  t.ok(made.json.result.status.message, 'a key with results.read sees the agent\'s question');
+  const seen = await gw.rpc({ key: narrow, method: 'tasks/get', params: { id: made.json.result.id } });
+  t.strictSame(Object.keys(seen.json.result.status).sort(), ['state', 'timestamp']);
+  t.notOk(JSON.stringify(seen.json).includes('secret answer'), 'nothing of the exchange leaks');
+});

@@ -1,0 +1,61 @@
+// Standard Webhooks signing against the published test vector, secrets in the store, and the backoff curve.
+import t from 'tap';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { backoffDelay } from '../../src/runtime/push/backoff.js';
+import { WebhookSecrets } from '../../src/runtime/push/secrets.js';
+import { newSigningSecret, sign, signingKey, webhookHeaders } from '../../src/runtime/push/signing.js';
+import { openLmdbStore } from '../../src/runtime/store/lmdb.js';
+
+t.test('the Standard Webhooks reference vector', async (t) => {
+  // published with the Standard Webhooks reference libraries; a receiver's library must accept what we send
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const got = sign({ secret, id: 'msg_p5jXN8AQM9LWM0D4loKWxJek', timestamp: 1614265330, body: '{"test": 2432232314}' });
+  t.equal(got, 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  t.same(webhookHeaders({ secret, id: 'msg_p5jXN8AQM9LWM0D4loKWxJek', timestamp: 1614265330, body: '{"test": 2432232314}' }), {
+    'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+    'webhook-timestamp': '1614265330',
+    'webhook-signature': got,
+  });
+});
+
+t.test('secrets: whsec_ + base64 of 32 random bytes', async (t) => {
+  const s = newSigningSecret();
+  t.match(s, /^whsec_[A-Za-z0-9+/]+=*$/);
+  t.equal(signingKey(s).length, 32);
+  t.not(newSigningSecret(), s);
+  t.throws(() => signingKey('not-a-secret'), /whsec_/);
+});
+
+t.test('workspace secrets live in the store: made on first use, replaced by rotate, survive a reopen', async (t) => {
+  const path = await mkdtemp(join(tmpdir(), 'a2a-secrets-'));
+  t.teardown(() => rm(path, { recursive: true, force: true }));
+  const store = await openLmdbStore({ path });
+  const secrets = new WebhookSecrets({ meta: store.meta });
+  t.equal(await secrets.current('ws-a'), undefined);
+  const made = await secrets.ensure('ws-a');
+  t.equal(await secrets.ensure('ws-a'), made, 'ensure keeps an existing secret');
+  const rotated = await secrets.rotate('ws-a');
+  t.not(rotated, made);
+  t.equal(await secrets.current('ws-a'), rotated);
+  t.equal(await secrets.current('ws-b'), undefined, 'per workspace');
+  await t.rejects(secrets.rotate(''), { code: 'ERR_WEBHOOK_SECRET', message: /workspace/ });
+  await t.rejects(secrets.rotate('a/b'), { code: 'ERR_WEBHOOK_SECRET', message: /workspace/ });
+  await store.meta.put('webhook-secret:ws-c', 'garbage');
+  await t.rejects(secrets.current('ws-c'), { code: 'ERR_WEBHOOK_SECRET' }, 'a damaged secret is refused, not used');
+  await store.close();
+  const again = await openLmdbStore({ path });
+  t.equal(await new WebhookSecrets({ meta: again.meta }).current('ws-a'), rotated);
+  await again.close();
+});
+
+t.test('backoff: exponential, capped, jittered within the upper half', async (t) => {
+  const p = { baseMs: 1_000, maxMs: 30_000 };
+  t.same([1, 2, 3, 4, 5, 6, 7].map((n) => backoffDelay(p, n, () => 0.999999)), [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
+  t.same([1, 2, 3].map((n) => backoffDelay(p, n, () => 0)), [500, 1_000, 2_000]);
+  for (let n = 1; n < 80; n++) {
+    const d = backoffDelay(p, n);
+    t.ok(d >= Math.min(p.maxMs, p.baseMs * 2 ** (n - 1)) / 2 && d <= p.maxMs, `failure ${n}: ${d} ms`);
+  }
+});

@@ -1,0 +1,84 @@
+// Module agents in the real pool: loading by path, and every way one can fail (crash, throw, bad events).
+import t from 'tap';
+import { createAgentPool } from '../../src/runtime/pool.js';
+import { fixture, recorder, runInput, userMessage } from './pool-helpers.js';
+
+const pool = createAgentPool({ minThreads: 1, maxThreads: 2 });
+t.teardown(() => pool.destroy());
+
+for (const how of ['uncaught exception in a timer', 'process.exit'] as const) {
+  t.test(`worker crash (${how}) gives worker_crash, and the next run succeeds`, async (t) => {
+    const rec = recorder();
+    const message = userMessage('crash', how === 'process.exit' ? { metadata: { exit: true } } : {});
+    const result = await pool.run(runInput({ agent: { id: 'crasher', kind: 'module', entry: fixture('crashes-worker.js') }, message }), {
+      onEvent: rec.onEvent,
+    });
+    t.match(result, { ok: false, error: { reason: 'worker_crash', message: how === 'process.exit' ? /exited with code: 3/ : /boom/ } });
+    t.match(rec.events, [{ type: 'status', state: 'working' }], 'events sent before the crash were delivered');
+    t.same(await pool.run(runInput({ agent: { id: 'echo' } })), { ok: true, events: 2 });
+  });
+}
+
+t.test('an agent that throws gives agent_error, after the events it yielded', async (t) => {
+  const rec = recorder();
+  const result = await pool.run(runInput({ agent: { id: 'thrower', kind: 'module', entry: fixture('throws.js') } }), { onEvent: rec.onEvent });
+  t.same(result, { ok: false, error: { reason: 'agent_error', message: 'agent exploded on purpose' } });
+  t.same(rec.events, [{ type: 'status', state: 'working' }]);
+});
+
+t.test('an invalid event gives agent_protocol and stops the agent', async (t) => {
+  const rec = recorder();
+  const result = await pool.run(runInput({ agent: { id: 'bad', kind: 'module', entry: fixture('invalid-event.js') } }), { onEvent: rec.onEvent });
+  t.match(result, { ok: false, error: { reason: 'agent_protocol', message: /invalid event[\s\S]*state/ } });
+  t.same(rec.events, [{ type: 'status', state: 'working' }], 'nothing after the invalid event');
+});
+
+t.test('other contract breaches give agent_protocol too', async (t) => {
+  const entry = fixture('invalid-event.js');
+  const notIterable = await pool.run(runInput({ agent: { id: 'bad', kind: 'module', entry, options: { breakage: 'not-iterable' } } }));
+  t.match(notIterable, { ok: false, error: { reason: 'agent_protocol', message: /async iterable/ } });
+  const rec = recorder();
+  const uncloneable = await pool.run(runInput({ agent: { id: 'bad', kind: 'module', entry, options: { breakage: 'uncloneable' } } }), {
+    onEvent: rec.onEvent,
+  });
+  t.match(uncloneable, { ok: false, error: { reason: 'agent_protocol', message: /cannot cross threads/ } });
+  t.same(rec.events, [{ type: 'status', state: 'working' }]);
+  t.same(await pool.run(runInput({ agent: { id: 'echo' } })), { ok: true, events: 2 }, 'the worker survived');
+});
+
+t.test('unknown agents give agent_not_found', async (t) => {
+  t.match(await pool.run(runInput({ agent: { id: 'nope' } })), { ok: false, error: { reason: 'agent_not_found', message: /nope/ } });
+  const missing = await pool.run(runInput({ agent: { id: 'gone', kind: 'module', entry: fixture('does-not-exist.js') } }));
+  t.match(missing, { ok: false, error: { reason: 'agent_not_found', message: /failed to load/ } });
+  const noEntry = await pool.run(runInput({ agent: { id: 'x', kind: 'module' } }));
+  t.match(noEntry, { ok: false, error: { reason: 'agent_not_found' } });
+});
+
+t.test('a module agent from a fixture path, absolute or relative to the cwd, with its options', async (t) => {
+  for (const entry of [fixture('well-behaved.js'), 'test/fixtures/agents/well-behaved.js']) {
+    const rec = recorder();
+    const input = runInput({ agent: { id: 'shout', kind: 'module', entry, options: { prefix: '> ' } }, message: userMessage('quiet please') });
+    t.same(await pool.run(input, { onEvent: rec.onEvent }), { ok: true, events: 3 });
+    t.match(rec.events[1], { type: 'artifact', artifact: { name: 'shout', parts: [{ text: '> QUIET PLEASE' }] } });
+  }
+});
+
+t.test('a burst of chunks: every event delivered in order before the result', async (t) => {
+  const rec = recorder();
+  const input = runInput({ agent: { id: 'burst', kind: 'module', entry: fixture('burst.js'), options: { chunks: 120 } } });
+  t.same(await pool.run(input, { onEvent: rec.onEvent }), { ok: true, events: 121 });
+  const texts = rec.events.flatMap((e) => (e.type === 'artifact' ? e.artifact.parts.map((p) => (p.kind === 'text' ? p.text : '')) : []));
+  t.same(texts, Array.from({ length: 120 }, (_, i) => `${i},`));
+  t.equal(rec.events[120]?.type, 'status');
+});
+
+t.test('a throwing subscriber does not break the run', async (t) => {
+  const before = pool.stats().subscriberErrors;
+  const result = await pool.run(runInput({ agent: { id: 'echo' } }), {
+    onEvent: () => {
+      throw new Error('subscriber bug');
+    },
+  });
+  t.same(result, { ok: true, events: 2 });
+  t.equal(pool.stats().subscriberErrors, before + 2);
+});
