@@ -43,14 +43,19 @@ export function createTaskMachine(deps: TaskMachineDeps) {
       runAgent: fromCallback<TaskMachineEvent, { task: Task }>(({ input, sendBack }) => {
         const ac = new AbortController();
         const started = performance.now();
+        let finished = false;
         void deps
           .runTurn({ task: input.task, message: lastUserMessage(input.task), signal: ac.signal, onEvent: (event) => sendBack({ type: 'AGENT_EVENT', event }) })
           .then((r) => {
+            finished = true;
             const workerMs = Math.round((performance.now() - started) * 1000) / 1000;
             sendBack(r.ok ? { type: 'AGENT_DONE', workerMs } : { type: 'AGENT_FAILED', error: r.error, workerMs });
           });
-        // leaving `working` (cancel, failure) aborts the run; after a normal end the abort is a no-op
-        return () => ac.abort();
+        // leaving `working` before the run ended (cancel) aborts it; after a normal end there is nothing
+        // to abort (and abort() would build a DOMException per task for nothing)
+        return () => {
+          if (!finished) ac.abort();
+        };
       }),
     },
     actions: {

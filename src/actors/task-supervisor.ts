@@ -177,10 +177,11 @@ export class TaskSupervisor {
   private spawn(task: Task, state: Task['status']['state']): Live {
     const k = keyOf(task.workspaceId, task.id);
     const owned: Task = { ...task, owner: this.o.instanceId };
-    const snapshot = this.machine.resolveState({ value: state, context: { task: owned, pendingFinal: undefined } });
-    const actor = createActor(this.machine, { snapshot, input: { task: owned } });
     // a new task's first snapshot is itself an event (submitted); a restored one starts from its record
     const fresh = state === 'submitted' && (task.seq ?? 0) === 0;
+    const actor = fresh
+      ? createActor(this.machine, { input: { task: owned } })
+      : createActor(this.machine, { input: { task: owned }, snapshot: this.machine.resolveState({ value: state, context: { task: owned, pendingFinal: undefined } }) });
     const l: Live = { actor, view: owned, persisted: Promise.resolve(), settled: Promise.resolve(owned) };
     let last: Task | undefined = fresh ? undefined : owned;
     let prevView: Task | undefined = fresh ? undefined : owned;

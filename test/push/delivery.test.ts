@@ -88,24 +88,28 @@ t.test('every update of a task, signed, in order, through two failed attempts (r
 
 t.test('several configs per task; rev A bodies; a config set later gets the updates after it', async (t) => {
   const clock = new ManualClock();
-  const tg = await gateway(t, { clock });
+  // the second receiver is reached by name, through the guarded lookup (this stands in for DNS)
+  const lookup: Resolve = async (host) => (host === 'receiver.test' ? [{ address: '127.0.0.1', family: 4 }] : []);
+  const tg = await gateway(t, { clock, lookup });
   const r1 = await startReceiver();
   const r2 = await startReceiver();
+  const r2url = `http://receiver.test:${r2.port}/hook`;
   t.teardown(() => Promise.all([r1.close(), r2.close()]));
   const { key } = await tg.key();
   const secret = await tg.gw.push.secrets.rotate('ws1');
 
   const a = await tg.rpc({ method: 'tasks/send', key, params: msgA('hello', { id: 'a-multi', metadata: { agentId: 'converse' }, pushNotification: { url: r1.url, token: 'one' } }) });
   t.equal(a.json.result.status.state, 'input-required');
-  const set = await tg.rpc({ method: 'tasks/pushNotification/set', key, params: { id: 'a-multi', pushNotificationConfig: { url: r2.url, authentication: { schemes: ['Bearer'], credentials: 'cred-2' } } } });
-  t.same(set.json.result, { id: 'a-multi', pushNotificationConfig: { url: r2.url, authentication: { schemes: ['Bearer'], credentials: 'cred-2' } } });
+  const set = await tg.rpc({ method: 'tasks/pushNotification/set', key, params: { id: 'a-multi', pushNotificationConfig: { url: r2url, authentication: { schemes: ['Bearer'], credentials: 'cred-2' } } } });
+  t.same(set.json.result, { id: 'a-multi', pushNotificationConfig: { url: r2url, authentication: { schemes: ['Bearer'], credentials: 'cred-2' } } });
   const list = await tg.rpc({ method: 'tasks/pushNotificationConfig/list', key, params: { id: 'a-multi' } });
   t.equal(list.json.result.length, 2, 'two configs on one task');
   await tg.rpc({ method: 'tasks/send', key, params: msgA('done', { id: 'a-multi' }) });
 
   t.ok(await drive({ gw: tg.gw, clock, stepMs: STEP, done: () => [r1, r2].every((r) => states(ok(r.deliveries)).includes('completed')) }));
   t.same(runs(states(r1.deliveries)), ['submitted', 'working', 'input-required', 'working', 'completed'], 'the first config: every update');
-  t.same(runs(states(r2.deliveries)), ['working', 'completed'], 'the second: from its registration on');
+  t.same(runs(states(r2.deliveries)), ['working', 'completed'], 'the second (by name): from its registration on');
+  t.equal(r2.deliveries[0]!.headers.host, `receiver.test:${r2.port}`, 'the request names the host it was given');
   for (const d of [...r1.deliveries, ...r2.deliveries]) {
     t.ok(verifySignature({ secret, headers: d.headers, body: d.body }), 'signed');
     t.equal(d.json.id, 'a-multi');
