@@ -57,6 +57,9 @@ export const METHOD_SCOPES = {
   'tasks/pushNotificationConfig/list': 'tasks.read',
   'tasks/pushNotificationConfig/delete': 'tasks.create',
   'agent/getAuthenticatedExtendedCard': 'agents.read',
+  // gateway extensions: listing the agents a key may reach, and one agent's details
+  'agents/list': 'agents.list',
+  'agents/get': 'agents.read',
 } as const satisfies Record<string, Scope>;
 
 export type MethodName = keyof typeof METHOD_SCOPES;

@@ -40,3 +40,24 @@ t.test('a key without results.read sees a task\'s status only: state and time, n
   t.strictSame(Object.keys(seen.json.result.status).sort(), ['state', 'timestamp']);
   t.notOk(JSON.stringify(seen.json).includes('secret answer'), 'nothing of the exchange leaks');
 });
+
+t.test('agents/list needs agents.list and shows the reachable agents; agents/get needs agents.read', async (t) => {
+  const gw = await startTestGateway();
+  t.teardown(() => gw.close());
+  const { key } = await gw.key({ trust: 'read_only' });
+  const { key: echoOnly } = await gw.key({ trust: 'read_only', agents: ['echo'] });
+  const { key: noList } = await gw.key({ trust: 'read_only', scopes: ['tasks.read', 'agents.read'] });
+  const list = await gw.rpc({ key, method: 'agents/list', params: {} });
+  t.strictSame(list.json.result.agents.map((a: { id: string }) => a.id), ['echo', 'converse', 'slow']);
+  t.notOk(JSON.stringify(list.json).includes('entry'), 'no internals of an agent are shown');
+  const narrow = await gw.rpc({ key: echoOnly, method: 'agents/list', params: {} });
+  t.strictSame(narrow.json.result.agents.map((a: { id: string }) => a.id), ['echo'], 'a key sees only the agents it may reach');
+  const denied = await gw.rpc({ key: noList, method: 'agents/list', params: {} });
+  t.equal(denied.json.error.code, -32006);
+  t.equal(denied.status, 403);
+  const one = await gw.rpc({ key: noList, method: 'agents/get', params: { id: 'converse' } });
+  t.equal(one.json.result.name, 'Converse');
+  t.match(one.json.result.url, /\/api\/a2a\/agents\/converse$/);
+  const hidden = await gw.rpc({ key: echoOnly, method: 'agents/get', params: { id: 'converse' } });
+  t.equal(hidden.json.error.code, -32005, 'an agent the key may not reach is not found');
+});

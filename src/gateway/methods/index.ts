@@ -2,6 +2,7 @@
 import type { MethodName } from '../../protocol/scopes.js';
 import type { MethodHandler } from '../context.js';
 import { buildCard } from '../card.js';
+import { getAgent, listAgents } from './agents.js';
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from './push.js';
 import { sendMessage } from './send.js';
 import { resubscribe, sendStream } from './stream.js';
@@ -26,4 +27,6 @@ export const METHODS: Record<MethodName, MethodHandler> = {
   'tasks/pushNotificationConfig/list': listPushConfigs,
   'tasks/pushNotificationConfig/delete': deletePushConfig,
   'agent/getAuthenticatedExtendedCard': extendedCard,
+  'agents/list': listAgents,
+  'agents/get': getAgent,
 };
