@@ -59,7 +59,10 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const limiter: Limiter = config.store === 'redis'
     ? await createRedisLimiter({ url: config.redisUrl, prefix: `${config.redisPrefix}limit:`, clock })
     : createMemoryLimiter({ clock });
-  const pool = createAgentPool({ minThreads: config.pool.minThreads, maxThreads: config.pool.maxThreads });
+  // two warm threads at least: an agent that holds one (a long or busy run) never makes the next run wait for a
+  // cold thread start (a second or more under load)
+  const minThreads = config.pool.minThreads ?? 2;
+  const pool = createAgentPool({ minThreads, maxThreads: Math.max(minThreads, config.pool.maxThreads ?? 4) });
   const agents = new AgentDirectory(agentsOf(config));
   const bus: EventBus = config.store === 'redis' ? await createRedisBus({ url: config.redisUrl, prefix: config.redisPrefix }) : createLocalBus();
   const push = createPushRuntime({ store, clock, timers, log, settings: config.push, resolve: o.lookup });

@@ -2,6 +2,7 @@
 import type { Artifact, Message, Part, TaskStatus } from './model.js';
 import type { StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
+import { publicMetadata } from './internal-fields.js';
 
 export function encodePartA(p: Part) {
   const { kind, ...rest } = p;
@@ -36,7 +37,7 @@ export function encodeTaskA(v: TaskView) {
     status: encodeStatusA(t.status),
     artifacts: v.artifacts.map(encodeArtifactA),
     ...(v.history !== undefined && { history: v.history.map(encodeMessageA) }),
-    metadata: t.metadata,
+    metadata: publicMetadata(t.metadata),
   };
 }
 

@@ -2,6 +2,7 @@
 import type { Artifact, Message, Part, TaskStatus } from './model.js';
 import type { StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
+import { publicMetadata } from './internal-fields.js';
 
 export const encodePartB = (p: Part): Part => p;
 
@@ -40,7 +41,7 @@ export function encodeTaskB(v: TaskView) {
     status: encodeStatusB(t.status),
     artifacts: v.artifacts.map(encodeArtifactB),
     ...(v.history !== undefined && { history: v.history.map(encodeMessageB) }),
-    metadata: t.metadata,
+    metadata: publicMetadata(t.metadata),
   };
 }
 

@@ -13,7 +13,7 @@
 //   push-jobs       [queue, seq] -> {job, lease?}        (webhook deliveries waiting; see lmdb-push-jobs.ts)
 // Every multi-entry write (a record plus its index) is one LMDB transaction.
 //
-// Freshness: the CLI revokes keys while the server runs, so no lmdb-js object cache (`cache: false`)
+// Freshness: the CLI revokes keys while the server runs, so no lmdb-js object cache (`cache: false`, but for tasks)
 // and every read first drops lmdb-js's reused read snapshot. lmdb-js otherwise keeps one snapshot
 // until a zero-delay timer fires, so two requests handled in the same event-loop turn could both
 // miss another process's commit. The reset is a reader-slot release, cheap next to decoding.
@@ -50,7 +50,11 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
   const db = (name: string) => root.openDB<unknown, Key>({ name, cache: false });
   const keys = db(LMDB_DBS.keys);
   const keyHash = root.openDB<string, string>({ name: LMDB_DBS.keyHash, encoding: 'string', cache: false });
-  const tasks = db(LMDB_DBS.tasks);
+  // Only the server process writes tasks, so lmdb-js's object cache is safe here (and the CLI never reads them):
+  // a cached value is the same object until this process writes that task again, which lets a validated read
+  // be remembered instead of parsed on every tasks/get.
+  const tasks = root.openDB<unknown, Key>({ name: LMDB_DBS.tasks, cache: true });
+  const validTasks = new WeakMap<object, Task>();
   const taskState = root.openDB<string, string>({ name: LMDB_DBS.taskState, encoding: 'string', cache: false });
   const byState: Database<unknown, string> = root.openDB<unknown, string>({
     name: LMDB_DBS.tasksByState,
@@ -70,7 +74,12 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
   };
   const readTask = (id: string): Task | undefined => {
     const v = tasks.get(id);
-    return v === undefined ? undefined : checked({ schema: Task, value: v, record: 'task', id });
+    if (v === undefined) return undefined;
+    const known = typeof v === 'object' && v !== null ? validTasks.get(v) : undefined;
+    if (known) return known;
+    const task = checked({ schema: Task, value: v, record: 'task', id });
+    if (typeof v === 'object' && v !== null) validTasks.set(v, task);
+    return task;
   };
 
   let closing: Promise<void> | undefined;
