@@ -9,8 +9,11 @@ import { taskKey, type EventStore, type TaskStore } from '../runtime/store/types
 import { createTaskMachine, type RunAgentTurn, type TaskActor, type TaskMachineEvent } from './task-machine.js';
 import { withStatus } from './task-updates.js';
 
-/** Called after a change is stored, with the events it made (push delivery hangs here). */
-export type TaskListener = (task: Task, events: readonly TaskEvent[]) => void;
+/**
+ * Prepares writes that must enter the store with a group of changes of one task (push jobs): reads what it
+ * needs, then returns the function that issues the writes, which is called in the same tick as the task's own.
+ */
+export type SideWrites = (records: readonly Task[]) => Promise<(() => Promise<void>) | undefined>;
 
 interface Live {
   actor: TaskActor;
@@ -36,8 +39,8 @@ export interface TaskSupervisorOptions {
   timers: Timers;
   /** how long a cancel waits for the instance that runs the task */
   cancelTimeoutMs: number;
-  /** called after each persisted change of a task (streaming and push hang here) */
-  onPersisted?: TaskListener;
+  /** writes that go with each group of changes (push jobs) */
+  sideWrites?: SideWrites;
 }
 
 const keyOf = taskKey;
@@ -247,20 +250,20 @@ export class TaskSupervisor {
   }
 
   /**
-   * Hands every record and event of a group to the store in the same tick (lmdb-js batches them
-   * into one transaction, node-redis into one pipeline), then tells live subscribers and the listener, in order.
+   * Hands every record, event and side write of a group to the store in the same tick (lmdb-js batches them
+   * into one transaction, node-redis into one pipeline), then tells live subscribers, in order.
    */
   private async storeGroup(group: ReadonlyArray<{ record: Task; events: TaskEvent[] }>): Promise<void> {
+    const side = this.o.sideWrites ? await this.o.sideWrites(group.map((g) => g.record)) : undefined;
     const writes: Promise<void>[] = [];
     for (const { record, events } of group) {
       writes.push(this.o.store.put(record));
       if (events.length > 0) writes.push(this.o.events.append(keyOf(record.workspaceId, record.id), events, this.o.retainEvents));
     }
+    if (side) writes.push(side());
     await Promise.all(writes);
     for (const { record, events } of group) {
-      if (events.length === 0) continue;
-      this.o.bus.publish(keyOf(record.workspaceId, record.id), events);
-      this.o.onPersisted?.(record, events);
+      if (events.length > 0) this.o.bus.publish(keyOf(record.workspaceId, record.id), events);
     }
   }
 

@@ -1,7 +1,6 @@
-// The supervisor hook: turns each stored change of a task into push jobs, one per live config, without blocking the task.
+// The supervisor hook: turns each stored change of a task into push jobs, one per live config, in the task's own commit.
 import type { Task } from '../../protocol/model.js';
 import type { Clock } from '../clock.js';
-import type { Log } from '../log.js';
 import type { PushConfigStore, PushJobStore } from '../store/types.js';
 import { taskKey } from '../store/types.js';
 import { jobsFor } from './jobs.js';
@@ -10,41 +9,35 @@ export interface PushNotifierOptions {
   configs: PushConfigStore;
   jobs: PushJobStore;
   clock: Clock;
-  log: Log;
   /** told after jobs were stored (the worker wakes up) */
   onEnqueued: () => void;
 }
 
+/** Issues the prepared writes; called in the same tick as the task's own writes, so they share one commit. */
+export type SideWrite = () => Promise<void>;
+
 export interface PushNotifier {
-  /** the supervisor's `onPersisted`: returns at once; the work is chained per task so jobs enter in order */
-  onPersisted(task: Task): void;
-  /** resolves when every change handed in so far has its jobs stored */
-  settled(): Promise<void>;
+  /**
+   * Reads the task's live configs and prepares its jobs for `records` (one group of changes of one task, in
+   * order); undefined when nobody is to be notified. The jobs enter the store with the change itself: a crash
+   * can lose neither one without the other.
+   */
+  prepare(records: readonly Task[]): Promise<SideWrite | undefined>;
 }
 
 export function createPushNotifier(o: PushNotifierOptions): PushNotifier {
-  const chains = new Map<string, Promise<void>>();
-
-  async function enqueue(task: Task): Promise<void> {
-    const configs = (await o.configs.list(taskKey(task.workspaceId, task.id))).filter((c) => !c.disabled);
-    if (configs.length === 0) return;
-    await o.jobs.enqueue(jobsFor({ task, configs, now: o.clock.now() }));
-    o.onEnqueued();
-  }
-
   return {
-    onPersisted(task) {
-      const key = taskKey(task.workspaceId, task.id);
-      const next = (chains.get(key) ?? Promise.resolve())
-        .then(() => enqueue(task))
-        .catch((err: unknown) => o.log('push notification not queued', { task: key, seq: task.seq, error: err instanceof Error ? err.message : String(err) }));
-      chains.set(key, next);
-      void next.then(() => {
-        if (chains.get(key) === next) chains.delete(key);
-      });
-    },
-    async settled() {
-      while (chains.size > 0) await Promise.allSettled([...chains.values()]);
+    async prepare(records) {
+      const first = records[0];
+      if (!first) return undefined;
+      const configs = (await o.configs.list(taskKey(first.workspaceId, first.id))).filter((c) => !c.disabled);
+      if (configs.length === 0) return undefined;
+      const now = o.clock.now();
+      const jobs = records.flatMap((task) => jobsFor({ task, configs, now }));
+      return async () => {
+        await o.jobs.enqueue(jobs);
+        o.onEnqueued();
+      };
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Task } from '../../protocol/model.js';
 import type { Clock, Timers } from '../clock.js';
 import type { Log } from '../log.js';
 import type { Store } from '../store/types.js';
-import { createPushNotifier } from './notifier.js';
+import { createPushNotifier, type SideWrite } from './notifier.js';
 import { WebhookSecrets } from './secrets.js';
 import { checkPushUrl, parseAllowlist, systemResolve, type Resolve, type UrlVerdict } from './ssrf.js';
 import { PushWorker, type AttemptReport, type DeliveryPolicy } from './worker.js';
@@ -16,8 +16,8 @@ export interface PushSettings extends DeliveryPolicy {
 export interface PushRuntime {
   /** the registration check (set, or inline on send): refuses a URL before anything is stored */
   checkUrl(url: string): Promise<UrlVerdict>;
-  /** the supervisor's `onPersisted`: queues the change for every live config of the task; never waits */
-  onPersisted(task: Task): void;
+  /** the supervisor's side writes: jobs for every live config of the task, stored in the change's own commit */
+  prepare(records: readonly Task[]): Promise<SideWrite | undefined>;
   readonly secrets: WebhookSecrets;
   start(): void;
   /** resolves when queued changes are stored and no attempt is under way (tests wait on this between clock moves) */
@@ -50,22 +50,18 @@ export function createPushRuntime(o: {
     policy: o.settings,
     onAttempt: o.onAttempt,
   });
-  const notifier = createPushNotifier({ configs: o.store.pushConfigs, jobs: o.store.pushJobs, clock: o.clock, log: o.log, onEnqueued: () => worker.kick() });
+  const notifier = createPushNotifier({ configs: o.store.pushConfigs, jobs: o.store.pushJobs, clock: o.clock, onEnqueued: () => worker.kick() });
   let stopping: Promise<void> | undefined;
   return {
     checkUrl: (url) => checkPushUrl(url, { allowlist, resolve }),
-    onPersisted: (task) => notifier.onPersisted(task),
+    prepare: (records) => notifier.prepare(records),
     secrets,
     start: () => worker.start(),
     async idle() {
-      await notifier.settled();
       await worker.idle();
     },
     stop() {
-      stopping ??= (async () => {
-        await notifier.settled();
-        await worker.stop();
-      })();
+      stopping ??= worker.stop();
       return stopping;
     },
   };
