@@ -3,35 +3,21 @@ import { createActor } from 'xstate';
 import { RpcError } from '../protocol/errors.js';
 import { SETTLED_STATES, TERMINAL_STATES, type Message, type Task } from '../protocol/model.js';
 import type { Clock, Timers } from '../runtime/clock.js';
-import { diffTask, type TaskEvent } from '../protocol/events.js';
 import type { EventBus } from '../runtime/events/bus.js';
-import { taskKey, type EventStore, type TaskStore } from '../runtime/store/types.js';
+import { taskKey } from '../runtime/store/types.js';
+import { TaskWriter, type TaskWriteQueue, type TaskWriterOptions } from './task-writer.js';
 import { createTaskMachine, type RunAgentTurn, type TaskActor, type TaskMachineEvent } from './task-machine.js';
 import { withStatus } from './task-updates.js';
-
-/**
- * Prepares writes that must enter the store with a group of changes of one task (push jobs): reads what it
- * needs, then returns the function that issues the writes, which is called in the same tick as the task's own.
- */
-export type SideWrites = (records: readonly Task[]) => Promise<(() => Promise<void>) | undefined>;
 
 interface Live {
   actor: TaskActor;
   /** the last record handed to the store, with its seq */
   view: Task;
-  /** the chain of store writes, in transition order */
-  persisted: Promise<void>;
-  /** changes not yet handed to the store: they go in one group commit */
-  pending?: Array<{ record: Task; events: TaskEvent[] }>;
+  writes: TaskWriteQueue;
   settled: Promise<Task>;
 }
 
-export interface TaskSupervisorOptions {
-  store: TaskStore;
-  events: EventStore;
-  bus: EventBus;
-  /** events kept per task for replay */
-  retainEvents: number;
+export interface TaskSupervisorOptions extends TaskWriterOptions {
   clock: Clock;
   runTurn: RunAgentTurn;
   /** this process's name; start-up recovery fails only the running tasks this instance owned */
@@ -39,8 +25,6 @@ export interface TaskSupervisorOptions {
   timers: Timers;
   /** how long a cancel waits for the instance that runs the task */
   cancelTimeoutMs: number;
-  /** writes that go with each group of changes (push jobs) */
-  sideWrites?: SideWrites;
 }
 
 const keyOf = taskKey;
@@ -48,9 +32,11 @@ const keyOf = taskKey;
 export class TaskSupervisor {
   private readonly live = new Map<string, Live>();
   private readonly machine;
+  private readonly writer: TaskWriter;
 
   constructor(private readonly o: TaskSupervisorOptions) {
     this.machine = createTaskMachine({ clock: o.clock, runTurn: o.runTurn });
+    this.writer = new TaskWriter(o);
     // another instance asks for a cancel of a task that may run here
     o.bus.onCancelRequest((k) => {
       const l = this.live.get(k);
@@ -87,20 +73,20 @@ export class TaskSupervisor {
     if (running && !this.live.has(keyOf(task.workspaceId, task.id))) return this.cancelElsewhere(task);
     const l = await this.deliver(task, { type: 'CANCEL' }, () =>
       new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${task.id} is ${task.status.state} and cannot be canceled`, data: { state: task.status.state } }));
-    await l.persisted;
+    await l.writes.persisted;
     return l.view;
   }
 
   /** Resolves when the task reaches a terminal state or input-required, with its state persisted. */
   async settled(l: Live): Promise<Task> {
     await l.settled;
-    await l.persisted;
+    await l.writes.persisted;
     return l.view;
   }
 
   /** The task as it stands now, once what it went through so far is stored. */
   async current(l: Live): Promise<Task> {
-    await l.persisted;
+    await l.writes.persisted;
     return l.view;
   }
 
@@ -109,7 +95,7 @@ export class TaskSupervisor {
     const k = keyOf(task.workspaceId, task.id);
     if (task.owner === undefined || task.owner === this.o.instanceId) {
       const canceled = withStatus(task, { state: 'canceled', now: this.o.clock.now() });
-      return this.record(task, canceled);
+      return this.writer.record(task, canceled);
     }
     let timer = () => undefined as void;
     let sub: ReturnType<EventBus['subscribe']> | undefined;
@@ -149,7 +135,7 @@ export class TaskSupervisor {
         now: this.o.clock.now(),
         failure: { reason: 'gateway_restart', message: 'The gateway stopped while this task was running; it did not finish.' },
       });
-      await this.record(t, failed);
+      await this.writer.record(t, failed);
       n++;
     }
     return n;
@@ -160,7 +146,7 @@ export class TaskSupervisor {
     const all = [...this.live.values()];
     this.live.clear();
     for (const l of all) l.actor.stop();
-    await Promise.allSettled(all.map((l) => l.persisted));
+    await Promise.allSettled(all.map((l) => l.writes.persisted));
   }
 
   private async deliver(task: Task, event: TaskMachineEvent, refused: () => RpcError): Promise<Live> {
@@ -185,7 +171,7 @@ export class TaskSupervisor {
     const actor = fresh
       ? createActor(this.machine, { input: { task: owned } })
       : createActor(this.machine, { input: { task: owned }, snapshot: this.machine.resolveState({ value: state, context: { task: owned, pendingFinal: undefined } }) });
-    const l: Live = { actor, view: owned, persisted: Promise.resolve(), settled: Promise.resolve(owned) };
+    const l: Live = { actor, view: owned, writes: this.writer.queue(), settled: Promise.resolve(owned) };
     let last: Task | undefined = fresh ? undefined : owned;
     let prevView: Task | undefined = fresh ? undefined : owned;
     actor.subscribe({
@@ -194,13 +180,13 @@ export class TaskSupervisor {
         if (t === last) return;
         last = t;
         const from = prevView;
-        const { record, events } = this.sequence(from, t);
+        const { record, events } = this.writer.sequence(from, t);
         prevView = record;
         l.view = record;
-        this.enqueue(l, record, events);
+        l.writes.enqueue(record, events);
         if (SETTLED_STATES.has(t.status.state) && this.live.get(k) === l) {
           // a settled task needs no actor in memory: it is restored from the store if it moves again
-          void l.persisted.then(() => {
+          void l.writes.persisted.then(() => {
             if (this.live.get(k) === l && SETTLED_STATES.has(l.actor.getSnapshot().context.task.status.state)) {
               this.live.delete(k);
               l.actor.stop();
@@ -214,63 +200,6 @@ export class TaskSupervisor {
     actor.start();
     l.settled = this.whenSettled(actor);
     return l;
-  }
-
-  /**
-   * Queues a change for the store. Changes made while a write is in flight (or in the same tick)
-   * form the next group, written as one commit; within one state, progress (artifact chunks,
-   * working messages) merges into one record write, so a fast-streaming agent costs a bounded
-   * number of whole-record writes. Every state change keeps its own record and every event is kept.
-   */
-  private enqueue(l: Live, record: Task, events: TaskEvent[]): void {
-    const group = l.pending;
-    if (group) {
-      const tail = group[group.length - 1]!;
-      if (tail.record.status.state === record.status.state) {
-        tail.record = record;
-        tail.events.push(...events);
-      } else {
-        group.push({ record, events: [...events] });
-      }
-      return;
-    }
-    const mine = [{ record, events: [...events] }];
-    l.pending = mine;
-    l.persisted = l.persisted.then(() => {
-      if (l.pending === mine) l.pending = undefined;
-      return this.storeGroup(mine);
-    });
-  }
-
-  /** Numbers the events that lead from `prev` to `next`; the record carries the last seq. */
-  private sequence(prev: Task | undefined, next: Task): { record: Task; events: TaskEvent[] } {
-    let seq = prev?.seq ?? next.seq ?? 0;
-    const events = diffTask(prev, next).map((e) => ({ ...e, seq: ++seq }) as TaskEvent);
-    return { record: { ...next, seq }, events };
-  }
-
-  /**
-   * Hands every record, event and side write of a group to the store in the same tick (lmdb-js batches them
-   * into one transaction, node-redis into one pipeline), then tells live subscribers, in order.
-   */
-  private async storeGroup(group: ReadonlyArray<{ record: Task; events: TaskEvent[] }>): Promise<void> {
-    const side = this.o.sideWrites ? await this.o.sideWrites(group.map((g) => g.record)) : undefined;
-    const writes: Promise<void>[] = [];
-    for (const { record, events } of group) {
-      writes.push(this.o.store.put(record));
-      if (events.length > 0) writes.push(this.o.events.append(keyOf(record.workspaceId, record.id), events, this.o.retainEvents));
-    }
-    if (side) writes.push(side());
-    await Promise.all(writes);
-    for (const { record, events } of group) {
-      if (events.length > 0) this.o.bus.publish(keyOf(record.workspaceId, record.id), events);
-    }
-  }
-
-  private async record(prev: Task, next: Task): Promise<Task> {
-    const { record, events } = this.sequence(prev, next);
-    await this.storeGroup([{ record, events }]);
-    return record;
   }
 
   private whenSettled(actor: TaskActor): Promise<Task> {

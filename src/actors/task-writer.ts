@@ -1,0 +1,96 @@
+// How task changes reach the store: numbered events, group commits per task, side writes, then live fan-out.
+import { diffTask, type TaskEvent } from '../protocol/events.js';
+import type { Task } from '../protocol/model.js';
+import type { EventBus } from '../runtime/events/bus.js';
+import { taskKey, type EventStore, type TaskStore } from '../runtime/store/types.js';
+
+/**
+ * Prepares writes that must enter the store with a group of changes of one task (push jobs): reads what it
+ * needs, then returns the function that issues the writes, which is called in the same tick as the task's own.
+ */
+export type SideWrites = (records: readonly Task[]) => Promise<(() => Promise<void>) | undefined>;
+
+export interface TaskWriterOptions {
+  store: TaskStore;
+  events: EventStore;
+  bus: EventBus;
+  /** events kept per task for replay */
+  retainEvents: number;
+  sideWrites?: SideWrites;
+}
+
+type Change = { record: Task; events: TaskEvent[] };
+
+/** One task's queue of changes; `persisted` resolves when everything queued so far is stored. */
+export class TaskWriteQueue {
+  persisted: Promise<void> = Promise.resolve();
+  private pending: Change[] | undefined;
+
+  constructor(private readonly writer: TaskWriter) {}
+
+  /**
+   * Changes made while a write is in flight (or in the same tick) form the next group, written as one commit.
+   * Within one state, progress (artifact chunks, working messages) merges into one record write, so a
+   * fast-streaming agent costs a bounded number of whole-record writes. Every state change keeps its own
+   * record, and every event is kept.
+   */
+  enqueue(record: Task, events: TaskEvent[]): void {
+    const group = this.pending;
+    if (group) {
+      const tail = group[group.length - 1]!;
+      if (tail.record.status.state === record.status.state) {
+        tail.record = record;
+        tail.events.push(...events);
+      } else {
+        group.push({ record, events: [...events] });
+      }
+      return;
+    }
+    const mine: Change[] = [{ record, events: [...events] }];
+    this.pending = mine;
+    this.persisted = this.persisted.then(() => {
+      if (this.pending === mine) this.pending = undefined;
+      return this.writer.storeGroup(mine);
+    });
+  }
+}
+
+export class TaskWriter {
+  constructor(private readonly o: TaskWriterOptions) {}
+
+  queue(): TaskWriteQueue {
+    return new TaskWriteQueue(this);
+  }
+
+  /** Numbers the events that lead from `prev` to `next`; the record carries the last seq. */
+  sequence(prev: Task | undefined, next: Task): Change {
+    let seq = prev?.seq ?? next.seq ?? 0;
+    const events = diffTask(prev, next).map((e) => ({ ...e, seq: ++seq }) as TaskEvent);
+    return { record: { ...next, seq }, events };
+  }
+
+  /** Stores one change made outside an actor (recovery, a cancel of a run that died); returns the record. */
+  async record(prev: Task, next: Task): Promise<Task> {
+    const change = this.sequence(prev, next);
+    await this.storeGroup([change]);
+    return change.record;
+  }
+
+  /**
+   * Hands every record, event and side write of a group to the store in the same tick (lmdb-js batches them
+   * into one transaction, node-redis into one pipeline), then tells live subscribers, in order.
+   */
+  async storeGroup(group: readonly Change[]): Promise<void> {
+    const side = this.o.sideWrites ? await this.o.sideWrites(group.map((g) => g.record)) : undefined;
+    const writes: Promise<void>[] = [];
+    for (const { record, events } of group) {
+      writes.push(this.o.store.put(record));
+      if (events.length > 0) writes.push(this.o.events.append(taskKey(record.workspaceId, record.id), events, this.o.retainEvents));
+    }
+    if (side) writes.push(side());
+    await Promise.all(writes);
+    for (const { record, events } of group) {
+      if (events.length > 0) this.o.bus.publish(taskKey(record.workspaceId, record.id), events);
+    }
+  }
+}
