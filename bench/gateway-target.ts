@@ -21,7 +21,7 @@ function keyOf(text: string): string | undefined {
   return undefined;
 }
 
-async function createKey(root: string, dataDir: string): Promise<string> {
+export async function createKey(root: string, dataDir: string): Promise<string> {
   const args = [
     CLI, 'keys', 'create', '--data-dir', dataDir, '--workspace', 'bench', '--trust', 'admin',
     '--per-minute', '1000000000', '--per-hour', '1000000000', '--json',

@@ -31,13 +31,13 @@ function hookCleanup(): void {
   }
 }
 
-/** Spawns `cmd args` pinned to `core` with taskset, in `cwd`, in a new process group. */
-export function spawnPinned(core: number, cmd: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): ChildProcess {
+/** Spawns `cmd args` pinned to `core` with taskset, in `cwd`, in a new process group (stdin piped on request). */
+export function spawnPinned(core: number, cmd: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv, stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
   hookCleanup();
   const child = spawn('taskset', ['-c', String(core), cmd, ...args], {
     cwd,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin, 'pipe', 'pipe'],
     env: env ?? process.env,
   });
   live.add(child);

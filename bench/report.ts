@@ -66,8 +66,20 @@ function limiterTable(outcome: LimiterOutcome): string[] {
   return out;
 }
 
-export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome): string {
+export interface Extra {
+  /** sections that ran (BENCH_SECTIONS); absent: all */
+  sections?: ReadonlySet<string>;
+  /** the streams section's markdown (bench/streams.ts) */
+  streams?: string[];
+}
+
+export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome, extra: Extra = {}): string {
   const invalid = rows.filter((r) => !isValid(r));
+  const rpc = extra.sections === undefined || extra.sections.has('rpc');
+  const streams = extra.streams ?? [];
+  if (!rpc) {
+    return [`# Bench results — ${info.date}`, '', ...info.environment.map((e) => `- ${e}`), '', 'Throughput section not selected (BENCH_SECTIONS).', '', ...streams, '## Limiter (per check)', '', ...limiterTable(limiter), ''].join('\n');
+  }
   return [
     `# Bench results — ${info.date}`,
     '',
@@ -87,6 +99,7 @@ export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome): str
     ratio(rows, 'message/send', 'gateway', 'sdk', 'ours / SDK, message/send'),
     ratio(rows, 'tasks/get', 'gateway', 'bare', 'ours / bare uWS, tasks/get'),
     '',
+    ...streams,
     '## Limiter (per check)',
     '',
     ...limiterTable(limiter),

@@ -6,9 +6,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEND_BODY, getBody, oneShot } from './bodies.js';
+import type { LimiterOutcome } from './limiter-child.js';
 import { runLimiterSection } from './limiter-section.js';
 import { killAll } from './proc.js';
 import { isValid, render, type Method, type Row } from './report.js';
+import { renderStreams, runStreamsSection } from './streams.js';
 import { LOAD_CORE, ROOT, SERVER_CORE, selectedTargets, type Running, type Target } from './targets.js';
 import { runWrk, wrkInstalled } from './wrk.js';
 
@@ -24,6 +26,17 @@ const seconds = envInt('BENCH_SECONDS', 10);
 const connections = envInt('BENCH_CONNECTIONS', 64);
 const warmupSeconds = envInt('BENCH_WARMUP', 2);
 const log = (msg: string): void => void process.stderr.write(`[bench] ${msg}\n`);
+
+// BENCH_SECTIONS=rpc,streams,limiter (default all): which parts of the bench run
+const SECTION_NAMES = ['rpc', 'streams', 'limiter'] as const;
+function selectedSections(spec = process.env.BENCH_SECTIONS): Set<string> {
+  if (spec === undefined || spec.trim() === '') return new Set(SECTION_NAMES);
+  const names = spec.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const n of names) {
+    if (!(SECTION_NAMES as readonly string[]).includes(n)) throw new Error(`unknown section "${n}" in BENCH_SECTIONS (known: ${SECTION_NAMES.join(', ')})`);
+  }
+  return new Set(names);
+}
 
 interface Load {
   method: Method;
@@ -76,7 +89,7 @@ async function measureTarget(target: Target, workDir: string): Promise<Row[]> {
 const loadNow = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 function environment(loadAtStart: string): string[] {
-  const wrkVersion = spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout.split('\n')[0]?.replace(/\s*Copyright.*$/, '').trim() ?? '?';
+  const wrkVersion = (spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout ?? '').split('\n')[0]?.replace(/\s*Copyright.*$/, '').trim() ?? '?';
   const cpu = cpus();
   const busy = Number(loadAtStart.split(' ')[0]) > 1
     ? ['**WARNING**: the 1-min load average was above 1 at start: other work on this machine competes for the pinned cores, numbers are noisy.']
@@ -89,7 +102,8 @@ function environment(loadAtStart: string): string[] {
 }
 
 async function main(): Promise<number> {
-  if (!wrkInstalled()) {
+  const sections = selectedSections();
+  if (sections.has('rpc') && !wrkInstalled()) {
     console.error('wrk is not installed. Install it with:  apt-get update && apt-get install -y wrk');
     return 2;
   }
@@ -98,7 +112,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const loadAtStart = loadNow();
-  const targets = selectedTargets();
+  const targets = sections.has('rpc') ? selectedTargets() : [];
   const workDir = mkdtempSync(join(tmpdir(), 'a2a-bench-bodies-'));
   const removeWorkDir = (): void => rmSync(workDir, { recursive: true, force: true });
   process.on('exit', removeWorkDir);
@@ -108,17 +122,28 @@ async function main(): Promise<number> {
   } finally {
     removeWorkDir();
   }
-  log('limiter: running runLimiterBench');
-  const limiter = await runLimiterSection(SERVER_CORE, ROOT);
+  let streams: string[] | undefined;
+  let streamsOk = true;
+  if (sections.has('streams')) {
+    log('streams: idle streams and fan-out');
+    const outcome = await runStreamsSection();
+    streamsOk = outcome.error === undefined;
+    streams = renderStreams(outcome);
+  }
+  let limiter: LimiterOutcome = { status: 'unavailable', reason: 'not selected in BENCH_SECTIONS' };
+  if (sections.has('limiter')) {
+    log('limiter: running runLimiterBench');
+    limiter = await runLimiterSection(SERVER_CORE, ROOT);
+  }
   const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  const md = render({ date, seconds, warmupSeconds, connections, environment: environment(loadAtStart) }, rows, limiter);
+  const md = render({ date, seconds, warmupSeconds, connections, environment: environment(loadAtStart) }, rows, limiter, { sections, streams });
   process.stdout.write(md);
   const dir = join(ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${date.replace(/:/g, '-')}.md`), md);
   writeFileSync(join(dir, 'latest.md'), md);
   log(`written bench/results/${date.replace(/:/g, '-')}.md and bench/results/latest.md`);
-  return rows.every(isValid) && limiter.status !== 'failed' ? 0 : 1;
+  return rows.every(isValid) && limiter.status !== 'failed' && streamsOk ? 0 : 1;
 }
 
 main().then(

@@ -5,11 +5,13 @@ import type { Message, Task, TaskState } from '../protocol/model.js';
 import type { Clock } from '../runtime/clock.js';
 import { applyAgentEvent, withCost, withStatus } from './task-updates.js';
 
+/** How an agent's turn ended: its run returned, or failed (error, crash, timeout). */
+export type TurnEnd = { ok: true; workerMs: number } | { ok: false; error: { reason: string; message: string }; workerMs: number };
+
 export type TaskMachineEvent =
   | { type: 'START' }
-  | { type: 'AGENT_EVENT'; event: AgentEvent }
-  | { type: 'AGENT_DONE'; workerMs: number }
-  | { type: 'AGENT_FAILED'; error: { reason: string; message: string }; workerMs: number }
+  /** what the agent reported since the last batch, and the end of its turn when that came with it */
+  | { type: 'AGENT_EVENTS'; events: AgentEvent[]; end?: TurnEnd }
   | { type: 'CANCEL'; reason?: string }
   | { type: 'USER_MESSAGE'; message: Message };
 
@@ -33,6 +35,15 @@ const lastUserMessage = (t: Task): Message => {
   throw new Error(`task ${t.id} has no user message`);
 };
 
+const endOf = (event: TaskMachineEvent): TurnEnd | undefined => (event.type === 'AGENT_EVENTS' ? event.end : undefined);
+
+/** The state the agent asked to end its turn in, counting the batch at hand. */
+function closingState(context: TaskContext, event: TaskMachineEvent): TaskContext['pendingFinal'] {
+  let state = context.pendingFinal;
+  if (event.type === 'AGENT_EVENTS') for (const ev of event.events) if (ev.type === 'status' && ev.state !== 'working') state = ev.state;
+  return state;
+}
+
 export function createTaskMachine(deps: TaskMachineDeps) {
   const now = () => deps.clock.now();
   const to = (state: TaskState) => ({ type: 'setStatus' as const, params: { state } });
@@ -44,13 +55,35 @@ export function createTaskMachine(deps: TaskMachineDeps) {
         const ac = new AbortController();
         const started = performance.now();
         let finished = false;
-        void deps
-          .runTurn({ task: input.task, message: lastUserMessage(input.task), signal: ac.signal, onEvent: (event) => sendBack({ type: 'AGENT_EVENT', event }) })
-          .then((r) => {
-            finished = true;
-            const workerMs = Math.round((performance.now() - started) * 1000) / 1000;
-            sendBack(r.ok ? { type: 'AGENT_DONE', workerMs } : { type: 'AGENT_FAILED', error: r.error, workerMs });
-          });
+        // events that arrive together (an agent's burst, its last events with its end) go to the machine as one
+        // batch: one transition and one stored change instead of one each (a batch holds at most one status)
+        let batch: AgentEvent[] = [];
+        let flushing = false;
+        const flush = (end?: TurnEnd) => {
+          flushing = false;
+          if (batch.length === 0 && !end) return;
+          // one status per batch: a stored change shows one status, and every status the agent reports is an event
+          const segments: AgentEvent[][] = [[]];
+          for (const ev of batch) {
+            const seg = segments[segments.length - 1]!;
+            if (ev.type === 'status' && seg.some((e) => e.type === 'status')) segments.push([ev]);
+            else seg.push(ev);
+          }
+          batch = [];
+          segments.forEach((events, i) => sendBack({ type: 'AGENT_EVENTS', events, ...(end && i === segments.length - 1 && { end }) }));
+        };
+        const onEvent = (event: AgentEvent) => {
+          batch.push(event);
+          if (!flushing) {
+            flushing = true;
+            setImmediate(() => flushing && flush());
+          }
+        };
+        void deps.runTurn({ task: input.task, message: lastUserMessage(input.task), signal: ac.signal, onEvent }).then((r) => {
+          finished = true;
+          const workerMs = Math.round((performance.now() - started) * 1000) / 1000;
+          flush(r.ok ? { ok: true, workerMs } : { ok: false, error: r.error, workerMs });
+        });
         // leaving `working` before the run ended (cancel) aborts it; after a normal end there is nothing
         // to abort (and abort() would build a DOMException per task for nothing)
         return () => {
@@ -59,19 +92,32 @@ export function createTaskMachine(deps: TaskMachineDeps) {
       }),
     },
     actions: {
+      applyEvents: assign(({ context, event }) => {
+        if (event.type !== 'AGENT_EVENTS') return {};
+        let ctx: TaskContext = context;
+        for (const ev of event.events) ctx = { ...ctx, ...applyAgentEvent(ctx, ev, now()) };
+        return ctx;
+      }),
       endTurn: assign(({ context, event }, params: { state: TaskState }) => ({
-        task: withStatus(withCost(context.task, event), { state: params.state, message: context.pendingMessage, now: now() }),
+        task: withStatus(withCost(context.task, endOf(event)), { state: params.state, message: context.pendingMessage, now: now() }),
         pendingFinal: undefined,
         pendingMessage: undefined,
       })),
+      failTurn: assign(({ context, event }) => {
+        const end = endOf(event);
+        const error = end && !end.ok ? end.error : { reason: 'agent_error', message: 'The agent failed' };
+        return { task: withStatus(withCost(context.task, end), { state: 'failed', failure: error, now: now() }), pendingFinal: undefined };
+      }),
       setStatus: assign(({ context }, params: { state: TaskState }) => ({
         task: withStatus(context.task, { state: params.state, now: now() }),
         pendingFinal: undefined,
       })),
     },
     guards: {
-      askedForInput: ({ context }) => context.pendingFinal === 'input-required',
-      reportedFailure: ({ context }) => context.pendingFinal === 'failed',
+      runFailed: ({ event }) => endOf(event)?.ok === false,
+      endsAskingInput: ({ context, event }) => endOf(event)?.ok === true && closingState(context, event) === 'input-required',
+      endsReportingFailure: ({ context, event }) => endOf(event)?.ok === true && closingState(context, event) === 'failed',
+      ends: ({ event }) => endOf(event)?.ok === true,
     },
   }).createMachine({
     id: 'task',
@@ -87,21 +133,13 @@ export function createTaskMachine(deps: TaskMachineDeps) {
       working: {
         invoke: { src: 'runAgent', input: ({ context }) => ({ task: context.task }) },
         on: {
-          AGENT_EVENT: {
-            actions: assign(({ context, event }) => applyAgentEvent(context, event.event, now())),
-          },
-          AGENT_DONE: [
-            { guard: 'askedForInput', target: 'input-required', actions: { type: 'endTurn', params: { state: 'input-required' } } },
-            { guard: 'reportedFailure', target: 'failed', actions: { type: 'endTurn', params: { state: 'failed' } } },
-            { target: 'completed', actions: { type: 'endTurn', params: { state: 'completed' } } },
+          AGENT_EVENTS: [
+            { guard: 'runFailed', target: 'failed', actions: ['applyEvents', 'failTurn'] },
+            { guard: 'endsAskingInput', target: 'input-required', actions: ['applyEvents', { type: 'endTurn', params: { state: 'input-required' } }] },
+            { guard: 'endsReportingFailure', target: 'failed', actions: ['applyEvents', { type: 'endTurn', params: { state: 'failed' } }] },
+            { guard: 'ends', target: 'completed', actions: ['applyEvents', { type: 'endTurn', params: { state: 'completed' } }] },
+            { actions: 'applyEvents' },
           ],
-          AGENT_FAILED: {
-            target: 'failed',
-            actions: assign(({ context, event }) => ({
-              task: withStatus(withCost(context.task, event), { state: 'failed', failure: event.error, now: now() }),
-              pendingFinal: undefined,
-            })),
-          },
           CANCEL: { target: 'canceled', actions: to('canceled') },
         },
       },

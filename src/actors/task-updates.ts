@@ -32,8 +32,8 @@ export function withStatus(
 const CostBreakdown = z.object({ worker_ms: z.number(), turns: z.number() });
 
 /** Adds a turn's worker time to the internal `cost_breakdown` (the sanitizer keeps it from every caller). */
-export function withCost(task: Task, ev: { type: string; workerMs?: number }): Task {
-  if (ev.workerMs === undefined) return task;
+export function withCost(task: Task, ev: { workerMs: number } | undefined): Task {
+  if (ev === undefined) return task;
   const prev = CostBreakdown.safeParse(task.metadata.cost_breakdown);
   const before = prev.success ? prev.data : { worker_ms: 0, turns: 0 };
   return { ...task, metadata: { ...task.metadata, cost_breakdown: { worker_ms: before.worker_ms + ev.workerMs, turns: before.turns + 1 } } };
