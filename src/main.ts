@@ -9,7 +9,7 @@ import { AgentDirectory } from './gateway/agents.js';
 import { createGateway } from './gateway/gateway.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './runtime/clock.js';
 import { createLocalBus, createRedisBus, type EventBus } from './runtime/events/bus.js';
-import { loadSecret } from './runtime/keys.js';
+import { KeyHasher } from './runtime/keys.js';
 import { createMemoryLimiter } from './runtime/limiter/memory.js';
 import { createRedisLimiter } from './runtime/limiter/redis.js';
 import type { Limiter } from './runtime/limiter/types.js';
@@ -95,7 +95,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
       card: { name: config.card.name, description: config.card.description, streaming: true, pushNotifications: true },
     },
     limiter,
-    secret,
+    hasher: new KeyHasher({ secret }),
     defaultLimits: config.limits,
     log,
     maxBodyBytes: config.maxBodyBytes,

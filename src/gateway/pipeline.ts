@@ -3,7 +3,7 @@ import { RpcError, isRpcError } from '../protocol/errors.js';
 import type { RpcCall } from '../protocol/envelope.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../protocol/records.js';
 import { METHOD_SCOPES, effectiveScopes, isKnownMethod } from '../protocol/scopes.js';
-import { verifyKey } from '../runtime/keys.js';
+import { KeyHasher, verifyKey } from '../runtime/keys.js';
 import { rateLimitHeaders } from '../runtime/limiter/headers.js';
 import type { Limiter } from '../runtime/limiter/types.js';
 import type { CallContext, GatewayParts } from './context.js';
@@ -12,7 +12,7 @@ import { METHODS } from './methods/index.js';
 export interface PipelineDeps {
   parts: GatewayParts;
   limiter: Limiter;
-  secret: Buffer;
+  hasher: KeyHasher;
   defaultLimits?: RateLimits;
   log: (msg: string, fields?: Record<string, unknown>) => void;
 }
@@ -48,7 +48,7 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
   let headers: Record<string, string> = {};
   try {
     const { parts } = deps;
-    const check = await verifyKey({ secret: deps.secret, keys: parts.store.keys, clock: parts.clock, presented: bearer(input.authorization) });
+    const check = await verifyKey({ hasher: deps.hasher, keys: parts.store.keys, clock: parts.clock, presented: bearer(input.authorization) });
     if (!check.ok) {
       throw new RpcError('UNAUTHORIZED', { message: WHY_TEXT[check.why], headers: { 'WWW-Authenticate': 'Bearer' } });
     }

@@ -16,6 +16,25 @@ export function hashKey(secret: Buffer, key: string): string {
   return createHmac('sha256', secret).update(key).digest('base64url');
 }
 
+/**
+ * Remembers the HMAC of recently presented keys. This is not an authentication cache: the record is still
+ * looked up by hash on every request, so a revocation holds at once; it only spares recomputing a pure
+ * function of (secret, key). Bounded, oldest dropped first.
+ */
+export class KeyHasher {
+  private readonly memo = new Map<string, string>();
+  constructor(private readonly o: { secret: Buffer; max?: number }) {}
+
+  hash(key: string): string {
+    const known = this.memo.get(key);
+    if (known !== undefined) return known;
+    const h = hashKey(this.o.secret, key);
+    if (this.memo.size >= (this.o.max ?? 10_000)) this.memo.delete(this.memo.keys().next().value as string);
+    this.memo.set(key, h);
+    return h;
+  }
+}
+
 /** Well-formed means prefix plus base62 body; anything else is refused before any lookup. */
 export function isWellFormedKey(key: string): boolean {
   return key.startsWith(KEY_PREFIX) && KEY_BODY.test(key.slice(KEY_PREFIX.length));
@@ -24,11 +43,11 @@ export function isWellFormedKey(key: string): boolean {
 export type KeyCheck = { ok: true; key: KeyRecord } | { ok: false; why: 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' };
 
 /** Looks the key up by hash on every call: no positive cache, so a revocation holds on the very next request. */
-export async function verifyKey(opts: { secret: Buffer; keys: KeyStore; clock: Clock; presented: string | undefined }): Promise<KeyCheck> {
+export async function verifyKey(opts: { hasher: KeyHasher; keys: KeyStore; clock: Clock; presented: string | undefined }): Promise<KeyCheck> {
   const { presented } = opts;
   if (!presented) return { ok: false, why: 'missing' };
   if (!isWellFormedKey(presented)) return { ok: false, why: 'malformed' };
-  const hash = hashKey(opts.secret, presented);
+  const hash = opts.hasher.hash(presented);
   const rec = await opts.keys.getByHash(hash);
   if (!rec) return { ok: false, why: 'unknown' };
   const a = Buffer.from(rec.hash);

@@ -47,13 +47,16 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
   await mkdir(opts.path, { recursive: true });
   // noSubdir false: lmdb-js would otherwise treat a path with a dot in it as a file name.
   const root: RootDatabase = open({ path: opts.path, noSubdir: false, maxDbs: 16, cache: false });
-  const db = (name: string) => root.openDB<unknown, Key>({ name, cache: false });
+  // plain msgpack: with no shared structures, msgpackr's records would carry and re-define their shape in every
+  // value. lmdb-js passes `useRecords` on to msgpackr; its typings do not list it, hence the untyped spread.
+  const plain: Record<string, unknown> = { useRecords: false };
+  const db = (name: string) => root.openDB<unknown, Key>({ name, cache: false, ...plain });
   const keys = db(LMDB_DBS.keys);
   const keyHash = root.openDB<string, string>({ name: LMDB_DBS.keyHash, encoding: 'string', cache: false });
   // Only the server process writes tasks, so lmdb-js's object cache is safe here (and the CLI never reads them):
   // a cached value is the same object until this process writes that task again, which lets a validated read
   // be remembered instead of parsed on every tasks/get.
-  const tasks = root.openDB<unknown, Key>({ name: LMDB_DBS.tasks, cache: true });
+  const tasks = root.openDB<unknown, Key>({ name: LMDB_DBS.tasks, cache: true, ...plain });
   const validTasks = new WeakMap<object, Task>();
   const taskState = root.openDB<string, string>({ name: LMDB_DBS.taskState, encoding: 'string', cache: false });
   const byState: Database<unknown, string> = root.openDB<unknown, string>({
