@@ -21,6 +21,16 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
+/** A path segment, percent-decoded; a malformed escape (`%zz`) names no agent rather than throwing in a uWS handler. */
+function segment(req: HttpRequest, index: number): string {
+  const raw = req.getParameter(index) ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return `\u0000${raw}`;
+  }
+}
+
 function baseUrlOf(req: HttpRequest): string {
   const host = req.getHeader('host') || 'localhost';
   const proto = req.getHeader('x-forwarded-proto') === 'https' ? 'https' : 'http';
@@ -67,7 +77,7 @@ function rpcRoute({ gateway, log, sse }: HttpServerOptions) {
 function cardRoute(gateway: GatewayApi, fromParam: boolean) {
   return (res: HttpResponse, req: HttpRequest) => {
     const state = trackAbort(res);
-    const agentId = fromParam ? decodeURIComponent(req.getParameter(0) ?? '') : undefined;
+    const agentId = fromParam ? segment(req, 0) : undefined;
     const card = gateway.card({ agentId, baseUrl: baseUrlOf(req) });
     if (!card) return sendJson(res, state, 404, { error: 'not_found', message: `No listed agent '${agentId}'` });
     sendJson(res, state, 200, card, { 'Cache-Control': 'public, max-age=60' });
@@ -79,7 +89,7 @@ function buildApp(o: HttpServerOptions): TemplatedApp {
   const rpc = rpcRoute(o);
   const app = uWS.App();
   app.post('/api/a2a', (res, req) => rpc(res, req, undefined));
-  app.post('/api/a2a/agents/:agentId', (res, req) => rpc(res, req, decodeURIComponent(req.getParameter(0) ?? '')));
+  app.post('/api/a2a/agents/:agentId', (res, req) => rpc(res, req, segment(req, 0)));
   for (const path of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {
     app.get(path, cardRoute(gateway, false));
     app.get(`/api/a2a/agents/:agentId${path}`, cardRoute(gateway, true));

@@ -61,3 +61,14 @@ t.test('agents/list needs agents.list and shows the reachable agents; agents/get
   const hidden = await gw.rpc({ key: echoOnly, method: 'agents/get', params: { id: 'converse' } });
   t.equal(hidden.json.error.code, -32005, 'an agent the key may not reach is not found');
 });
+
+t.test('a malformed percent-escape in an agent path is not found, and the server keeps serving', async (t) => {
+  const gw = await startTestGateway();
+  t.teardown(() => gw.close());
+  const { key } = await gw.key();
+  const card = await fetch(`${gw.url}/api/a2a/agents/%zz/.well-known/agent-card.json`);
+  t.equal(card.status, 404);
+  const rpc = await gw.rpc({ key, path: '/api/a2a/agents/%E0%A4%A', method: 'message/send', params: { message: { role: 'user', parts: [{ kind: 'text', text: 'x' }] } } });
+  t.equal(rpc.json.error.code, -32005);
+  t.equal((await fetch(`${gw.url}/healthz`)).status, 200, 'still up');
+});
