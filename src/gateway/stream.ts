@@ -1,6 +1,6 @@
 // One task's event stream for one SSE client: replay from the store after Last-Event-ID (or the current task), then live.
 import { codecs } from '../protocol/codec.js';
-import { errorResponse, resultResponse } from '../protocol/envelope.js';
+import { errorResponse } from '../protocol/envelope.js';
 import { RpcError } from '../protocol/errors.js';
 import type { TaskEvent } from '../protocol/events.js';
 import { SETTLED_STATES, type Dialect, type Task } from '../protocol/model.js';
@@ -26,9 +26,23 @@ export interface StreamSpec {
 
 const isFinal = (ev: TaskEvent) => ev.kind === 'status' && ev.final;
 
+/**
+ * A live event reaches every local subscriber as the same object: subscribers that see it alike (dialect and
+ * result gates) share one serialization instead of each building and sanitizing its own.
+ */
+const serialized = new WeakMap<TaskEvent, Map<string, string>>();
+function encodedOnce(ev: TaskEvent, view: string, encode: () => string): string {
+  let byView = serialized.get(ev);
+  if (!byView) serialized.set(ev, (byView = new Map()));
+  let json = byView.get(view);
+  if (json === undefined) byView.set(view, (json = encode()));
+  return json;
+}
+
 export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   const { parts, ctx } = spec;
   const key = taskKey(spec.workspaceId, spec.taskId);
+  const viewKey = `${spec.dialect}:${spec.view.results ? 1 : 0}${spec.view.files ? 1 : 0}`;
   let last = Number.POSITIVE_INFINITY; // nothing live goes out before the starting point is known
   let buffered: TaskEvent[] | undefined = [];
   let closed = false;
@@ -54,9 +68,12 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     sink.end({ data: toSanitizedJson(errorResponse(ctx.rpcId, e)) });
     close();
   };
-  const send = (id: number, result: unknown, final: boolean) => {
+  // the response envelope around an already serialized, sanitized result (the id is the request's own)
+  const rpcId = JSON.stringify(ctx.rpcId);
+  const envelope = (resultJson: string) => `{"jsonrpc":"2.0","id":${rpcId},"result":${resultJson}}`;
+  const send = (id: number, resultJson: string, final: boolean) => {
     if (closed) return;
-    const ok = sink.event({ id: String(id), data: toSanitizedJson(resultResponse(ctx.rpcId, result)) });
+    const ok = sink.event({ id: String(id), data: envelope(resultJson) });
     if (!ok) {
       fail(new RpcError('INTERNAL_ERROR', { message: 'Stream closed: the client fell too far behind; resubscribe with Last-Event-ID', data: { detail: 'backpressure', lastEventId: id } }));
       return;
@@ -70,7 +87,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   const deliver = (ev: TaskEvent) => {
     if (ev.seq <= last) return;
     last = ev.seq;
-    send(ev.seq, encodeEvent(spec.dialect, task, gate(ev)), isFinal(ev));
+    send(ev.seq, encodedOnce(ev, viewKey, () => toSanitizedJson(encodeEvent(spec.dialect, task, gate(ev)))), isFinal(ev));
   };
   // results.read / results.files apply to streamed artifacts and status messages as they do to tasks/get
   const gate = (ev: TaskEvent): TaskEvent =>
@@ -107,7 +124,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
       const first = spec.dialect === 'B'
         ? codecs.B.task(taskView(current, spec.view))
         : encodeEvent('A', current, gate({ seq: last, kind: 'status', status: current.status, final: SETTLED_STATES.has(current.status.state) }));
-      send(last, first, SETTLED_STATES.has(current.status.state));
+      send(last, toSanitizedJson(first), SETTLED_STATES.has(current.status.state));
     }
     const pending = buffered ?? [];
     buffered = undefined;
