@@ -1,5 +1,5 @@
 // The task state machine (XState v5): the only authority on which state may follow which. Effects are injected.
-import { assign, fromCallback, setup, type ActorRefFrom } from 'xstate';
+import { assign, setup, type ActorRefFrom } from 'xstate';
 import type { AgentEvent, AgentRunResult } from '../protocol/agent-events.js';
 import type { Message, Task, TaskState } from '../protocol/model.js';
 import type { Clock } from '../runtime/clock.js';
@@ -44,54 +44,83 @@ function closingState(context: TaskContext, event: TaskMachineEvent): TaskContex
   return state;
 }
 
+/** Ends a run: aborts it unless it already returned; the run sends nothing after. */
+type EndRun = () => void;
+
+/** Each actor's agent run while it is in `working` (keyed by the actor). */
+const runs = new WeakMap<object, EndRun>();
+
+const endRunOf = (actor: object): void => {
+  const end = runs.get(actor);
+  if (!end) return;
+  runs.delete(actor);
+  end();
+};
+
+/** Stops a task actor and aborts its run if it has one: stopping an actor runs no exit actions. */
+export function stopTaskActor(actor: TaskActor): void {
+  actor.stop();
+  endRunOf(actor);
+}
+
+/** Starts an agent turn for the task; what the agent reports reaches the machine through `send`. */
+function startRun(deps: TaskMachineDeps, task: Task, send: (e: TaskMachineEvent) => void): EndRun {
+  const ac = new AbortController();
+  const started = performance.now();
+  let finished = false;
+  let ended = false;
+  // events that arrive together (an agent's burst, its last events with its end) go to the machine as one
+  // batch: one transition and one stored change instead of one each (a batch holds at most one status)
+  let batch: AgentEvent[] = [];
+  let flushing = false;
+  const flush = (end?: TurnEnd) => {
+    flushing = false;
+    if (ended || (batch.length === 0 && !end)) return;
+    // one status per batch: a stored change shows one status, and every status the agent reports is an event
+    const segments: AgentEvent[][] = [[]];
+    for (const ev of batch) {
+      const seg = segments[segments.length - 1]!;
+      if (ev.type === 'status' && seg.some((e) => e.type === 'status')) segments.push([ev]);
+      else seg.push(ev);
+    }
+    batch = [];
+    for (let i = 0; i < segments.length && !ended; i++) {
+      send({ type: 'AGENT_EVENTS', events: segments[i]!, ...(end && i === segments.length - 1 && { end }) });
+    }
+  };
+  const onEvent = (event: AgentEvent) => {
+    batch.push(event);
+    if (!flushing) {
+      flushing = true;
+      setImmediate(() => flushing && flush());
+    }
+  };
+  void deps.runTurn({ task, message: lastUserMessage(task), signal: ac.signal, onEvent }).then((r) => {
+    finished = true;
+    const workerMs = Math.round((performance.now() - started) * 1000) / 1000;
+    flush(r.ok ? { ok: true, workerMs } : { ok: false, error: r.error, workerMs });
+  });
+  // leaving `working` before the run ended (cancel) aborts it; after a normal end there is nothing
+  // to abort (and abort() would build a DOMException per task for nothing)
+  return () => {
+    ended = true;
+    if (!finished) ac.abort();
+  };
+}
+
 export function createTaskMachine(deps: TaskMachineDeps) {
   const now = () => deps.clock.now();
   const to = (state: TaskState) => ({ type: 'setStatus' as const, params: { state } });
 
   return setup({
     types: {} as { context: TaskContext; events: TaskMachineEvent; input: { task: Task } },
-    actors: {
-      runAgent: fromCallback<TaskMachineEvent, { task: Task }>(({ input, sendBack }) => {
-        const ac = new AbortController();
-        const started = performance.now();
-        let finished = false;
-        // events that arrive together (an agent's burst, its last events with its end) go to the machine as one
-        // batch: one transition and one stored change instead of one each (a batch holds at most one status)
-        let batch: AgentEvent[] = [];
-        let flushing = false;
-        const flush = (end?: TurnEnd) => {
-          flushing = false;
-          if (batch.length === 0 && !end) return;
-          // one status per batch: a stored change shows one status, and every status the agent reports is an event
-          const segments: AgentEvent[][] = [[]];
-          for (const ev of batch) {
-            const seg = segments[segments.length - 1]!;
-            if (ev.type === 'status' && seg.some((e) => e.type === 'status')) segments.push([ev]);
-            else seg.push(ev);
-          }
-          batch = [];
-          segments.forEach((events, i) => sendBack({ type: 'AGENT_EVENTS', events, ...(end && i === segments.length - 1 && { end }) }));
-        };
-        const onEvent = (event: AgentEvent) => {
-          batch.push(event);
-          if (!flushing) {
-            flushing = true;
-            setImmediate(() => flushing && flush());
-          }
-        };
-        void deps.runTurn({ task: input.task, message: lastUserMessage(input.task), signal: ac.signal, onEvent }).then((r) => {
-          finished = true;
-          const workerMs = Math.round((performance.now() - started) * 1000) / 1000;
-          flush(r.ok ? { ok: true, workerMs } : { ok: false, error: r.error, workerMs });
-        });
-        // leaving `working` before the run ended (cancel) aborts it; after a normal end there is nothing
-        // to abort (and abort() would build a DOMException per task for nothing)
-        return () => {
-          if (!finished) ac.abort();
-        };
-      }),
-    },
     actions: {
+      // the run is an effect of being in `working`, not a child actor: a child costs an actor, its registration and
+      // its stop per turn, a sizeable share of a short task's CPU
+      startRun: ({ context, self }) => {
+        runs.set(self, startRun(deps, context.task, (e) => self.send(e)));
+      },
+      endRun: ({ self }) => endRunOf(self),
       applyEvents: assign(({ context, event }) => {
         if (event.type !== 'AGENT_EVENTS') return {};
         let ctx: TaskContext = context;
@@ -131,7 +160,8 @@ export function createTaskMachine(deps: TaskMachineDeps) {
         },
       },
       working: {
-        invoke: { src: 'runAgent', input: ({ context }) => ({ task: context.task }) },
+        entry: 'startRun',
+        exit: 'endRun',
         on: {
           AGENT_EVENTS: [
             { guard: 'runFailed', target: 'failed', actions: ['applyEvents', 'failTurn'] },

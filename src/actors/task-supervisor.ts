@@ -6,7 +6,7 @@ import type { Clock, Timers } from '../runtime/clock.js';
 import type { EventBus } from '../runtime/events/bus.js';
 import { taskKey } from '../runtime/store/types.js';
 import { TaskWriter, type TaskWriteQueue, type TaskWriterOptions } from './task-writer.js';
-import { createTaskMachine, type RunAgentTurn, type TaskActor, type TaskMachineEvent } from './task-machine.js';
+import { createTaskMachine, stopTaskActor, type RunAgentTurn, type TaskActor, type TaskMachineEvent } from './task-machine.js';
 import { withStatus } from './task-updates.js';
 
 interface Live {
@@ -14,7 +14,9 @@ interface Live {
   /** the last record handed to the store, with its seq */
   view: Task;
   writes: TaskWriteQueue;
-  settled: Promise<Task>;
+  settled: Promise<void>;
+  /** resolves `settled`: called by the actor's one observer when the task reaches a settled state */
+  onSettled: (() => void) | undefined;
 }
 
 export interface TaskSupervisorOptions extends TaskWriterOptions {
@@ -145,7 +147,7 @@ export class TaskSupervisor {
   async stop(): Promise<void> {
     const all = [...this.live.values()];
     this.live.clear();
-    for (const l of all) l.actor.stop();
+    for (const l of all) stopTaskActor(l.actor);
     await Promise.allSettled(all.map((l) => l.writes.persisted));
   }
 
@@ -158,7 +160,7 @@ export class TaskSupervisor {
       l = this.live.get(k) ?? this.spawn(task, task.status.state);
     }
     if (!l.actor.getSnapshot().can(event)) throw refused();
-    l.settled = this.whenSettled(l.actor);
+    this.waitSettled(l);
     l.actor.send(event);
     return l;
   }
@@ -171,7 +173,7 @@ export class TaskSupervisor {
     const actor = fresh
       ? createActor(this.machine, { input: { task: owned } })
       : createActor(this.machine, { input: { task: owned }, snapshot: this.machine.resolveState({ value: state, context: { task: owned, pendingFinal: undefined } }) });
-    const l: Live = { actor, view: owned, writes: this.writer.queue(), settled: Promise.resolve(owned) };
+    const l: Live = { actor, view: owned, writes: this.writer.queue(), settled: Promise.resolve(), onSettled: undefined };
     let last: Task | undefined = fresh ? undefined : owned;
     let prevView: Task | undefined = fresh ? undefined : owned;
     actor.subscribe({
@@ -184,12 +186,16 @@ export class TaskSupervisor {
         prevView = record;
         l.view = record;
         l.writes.enqueue(record, events);
-        if (SETTLED_STATES.has(t.status.state) && this.live.get(k) === l) {
+        if (!SETTLED_STATES.has(t.status.state)) return;
+        const settled = l.onSettled;
+        l.onSettled = undefined;
+        settled?.();
+        if (this.live.get(k) === l) {
           // a settled task needs no actor in memory: it is restored from the store if it moves again
           void l.writes.persisted.then(() => {
             if (this.live.get(k) === l && SETTLED_STATES.has(l.actor.getSnapshot().context.task.status.state)) {
               this.live.delete(k);
-              l.actor.stop();
+              stopTaskActor(l.actor);
             }
           });
         }
@@ -198,19 +204,18 @@ export class TaskSupervisor {
     });
     this.live.set(k, l);
     actor.start();
-    l.settled = this.whenSettled(actor);
+    this.waitSettled(l);
     return l;
   }
 
-  private whenSettled(actor: TaskActor): Promise<Task> {
-    return new Promise((resolve) => {
-      const sub = actor.subscribe((snap) => {
-        const t = snap.context.task;
-        if (SETTLED_STATES.has(t.status.state)) {
-          sub.unsubscribe();
-          resolve(t);
-        }
-      });
+  /**
+   * The next settled state resolves `l.settled` (one observer per actor serves this and the writes). A wait already
+   * pending (a cancel while a send waits) is kept: it ends at the same next settled state, and its waiters hold it.
+   */
+  private waitSettled(l: Live): void {
+    if (l.onSettled) return;
+    l.settled = new Promise<void>((resolve) => {
+      l.onSettled = resolve;
     });
   }
 }

@@ -1,6 +1,5 @@
 // Pure updates of a task record: status changes and folding agent events (artifact chunks, messages) into it.
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import type { AgentEvent } from '../protocol/agent-events.js';
 import type { Artifact, Message, Task, TaskState } from '../protocol/model.js';
 import type { TaskContext } from './task-machine.js';
@@ -14,6 +13,17 @@ const agentMessage = (task: Task, parts: Message['parts'], metadata?: Message['m
   ...(metadata !== undefined && { metadata }),
 });
 
+// tasks changing state in the same millisecond (most of them, under load) share one formatted timestamp
+let lastMs = Number.NaN;
+let lastIso = '';
+const isoTime = (ms: number): string => {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+};
+
 export function withStatus(
   task: Task,
   o: { state: TaskState; now: number; message?: Message; failure?: { reason: string; message: string } },
@@ -24,18 +34,25 @@ export function withStatus(
   }
   return {
     ...task,
-    status: { state: o.state, ...(message && { message }), timestamp: new Date(o.now).toISOString() },
+    status: { state: o.state, ...(message && { message }), timestamp: isoTime(o.now) },
     updatedAt: o.now,
   };
 }
 
-const CostBreakdown = z.object({ worker_ms: z.number(), turns: z.number() });
+const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** The stored breakdown, or none when absent or malformed (a plain check: this runs at the end of every turn). */
+function costOf(v: unknown): { worker_ms: number; turns: number } {
+  if (typeof v === 'object' && v !== null && 'worker_ms' in v && 'turns' in v && finite(v.worker_ms) && finite(v.turns)) {
+    return { worker_ms: v.worker_ms, turns: v.turns };
+  }
+  return { worker_ms: 0, turns: 0 };
+}
 
 /** Adds a turn's worker time to the internal `cost_breakdown` (the sanitizer keeps it from every caller). */
 export function withCost(task: Task, ev: { workerMs: number } | undefined): Task {
   if (ev === undefined) return task;
-  const prev = CostBreakdown.safeParse(task.metadata.cost_breakdown);
-  const before = prev.success ? prev.data : { worker_ms: 0, turns: 0 };
+  const before = costOf(task.metadata.cost_breakdown);
   return { ...task, metadata: { ...task.metadata, cost_breakdown: { worker_ms: before.worker_ms + ev.workerMs, turns: before.turns + 1 } } };
 }
 

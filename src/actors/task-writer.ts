@@ -32,7 +32,7 @@ export class TaskWriteQueue {
    * Changes made while a write is in flight (or in the same tick) form the next group, written as one commit.
    * Within one state, progress (artifact chunks, working messages) merges into one record write, so a
    * fast-streaming agent costs a bounded number of whole-record writes. Every state change keeps its own
-   * record, and every event is kept.
+   * record, and every event is kept. The queue takes ownership of `events` (a fresh array from `sequence`).
    */
   enqueue(record: Task, events: TaskEvent[]): void {
     const group = this.pending;
@@ -42,11 +42,11 @@ export class TaskWriteQueue {
         tail.record = record;
         tail.events.push(...events);
       } else {
-        group.push({ record, events: [...events] });
+        group.push({ record, events });
       }
       return;
     }
-    const mine: Change[] = [{ record, events: [...events] }];
+    const mine: Change[] = [{ record, events }];
     this.pending = mine;
     this.persisted = this.persisted.then(() => {
       if (this.pending === mine) this.pending = undefined;
@@ -77,20 +77,22 @@ export class TaskWriter {
   }
 
   /**
-   * Hands every record, event and side write of a group to the store in the same tick (lmdb-js batches them
-   * into one transaction, node-redis into one pipeline), then tells live subscribers, in order.
+   * Hands a group's writes to the store in the same tick (lmdb-js batches them into one transaction, node-redis
+   * into one pipeline), then tells live subscribers, in order. A group is one task's and one commit, so only its
+   * newest record is written: the earlier ones would be overwritten inside the same commit, where no reader could
+   * ever see them. Side writes (push notifications) still get every state change's record, and every event is
+   * appended, in one call.
    */
   async storeGroup(group: readonly Change[]): Promise<void> {
-    const side = this.o.sideWrites ? await this.o.sideWrites(group.map((g) => g.record)) : undefined;
-    const writes: Promise<void>[] = [];
-    for (const { record, events } of group) {
-      writes.push(this.o.store.put(record));
-      if (events.length > 0) writes.push(this.o.events.append(taskKey(record.workspaceId, record.id), events, this.o.retainEvents));
-    }
+    const records = group.map((g) => g.record);
+    const side = this.o.sideWrites ? await this.o.sideWrites(records) : undefined;
+    const newest = records[records.length - 1]!;
+    const key = taskKey(newest.workspaceId, newest.id);
+    const events = group.length === 1 ? group[0]!.events : group.flatMap((g) => g.events);
+    const writes: Promise<void>[] = [this.o.store.put(newest)];
+    if (events.length > 0) writes.push(this.o.events.append(key, events, this.o.retainEvents));
     if (side) writes.push(side());
     await Promise.all(writes);
-    for (const { record, events } of group) {
-      if (events.length > 0) this.o.bus.publish(taskKey(record.workspaceId, record.id), events);
-    }
+    if (events.length > 0) this.o.bus.publish(key, events);
   }
 }

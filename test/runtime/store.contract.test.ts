@@ -244,6 +244,13 @@ function storeContract(engine: Engine) {
 
       await s.events.append('ws-a/t2', [1, 2, 3, 4, 5, 6].map((n) => chunk(n)), 3);
       t.strictSame((await s.events.after('ws-a/t2', 0)).map((e) => e.seq), [4, 5, 6], 'only the last 3 are retained');
+      // an engine may keep one append's events together: the cut and a replay may fall inside such a group
+      await s.events.append('ws-a/t3', [1, 2, 3, 4].map((n) => chunk(n)), 5);
+      await s.events.append('ws-a/t3', [5, 6, 7].map((n) => chunk(n)), 5);
+      t.strictSame((await s.events.after('ws-a/t3', 0)).map((e) => e.seq), [3, 4, 5, 6, 7], 'the cut may split an earlier append');
+      t.strictSame((await s.events.after('ws-a/t3', 5)).map((e) => e.seq), [6, 7], 'a replay may start inside an append');
+      await s.events.append('ws-a/t3', [chunk(8)], 5);
+      t.strictSame((await s.events.after('ws-a/t3', 0)).map((e) => e.seq), [4, 5, 6, 7, 8], 'a later cut trims the rest of a split append');
       const again = await loc.open();
       t.strictSame((await again.events.after('ws-a/t1', 3)).map((e) => e.seq), [4], 'events survive a reopen');
     });

@@ -9,7 +9,8 @@
 //   tasks-by-state  state -> task ids                  (dupSort index; listByState reads it, no scan)
 //   push-configs    [taskId, configId] -> StoredPushConfig
 //   meta            key -> any value
-//   events          [taskKey, seq] -> TaskEvent         (range reads replay after a seq; trimmed per task)
+//   events          [taskKey, firstSeq] -> TaskEvent or TaskEvent[]  (one value per append, its events in seq
+//                                                       order; range reads replay after a seq; trimmed per task)
 //   push-jobs       [queue, seq] -> {job, lease?}        (webhook deliveries waiting; see lmdb-push-jobs.ts)
 // Every multi-entry write (a record plus its index) is one LMDB transaction.
 //
@@ -182,18 +183,26 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
     events: {
       async append(key, list, retain) {
         if (list.length === 0) return;
+        const first = list[0]!.seq;
         const last = list[list.length - 1]!.seq;
         await root.transaction(() => {
-          for (const ev of list) events.put([key, ev.seq], ev);
+          // one value per append (a group commit's events): one B-tree write instead of one per event
+          events.put([key, first], list.length === 1 ? list[0] : list);
           const cut = last - retain;
-          if (cut > 0) for (const old of events.getKeys({ start: [key, 0], end: [key, cut + 1] })) events.remove(old);
+          if (cut > 0) trimEvents(events, key, cut);
         });
       },
       async after(key, after) {
         fresh();
         const out: TaskEvent[] = [];
-        for (const { value } of events.getRange({ start: [key, after + 1], end: [key, Number.MAX_SAFE_INTEGER] })) {
-          out.push(checked({ schema: TaskEvent, value, record: 'event', id: key }));
+        // the value holding seq after+1 may start before it: begin at the last value whose first seq is <= after+1
+        let start: Key = [key, after + 1];
+        for (const k of events.getKeys({ start: [key, after + 1], end: [key, 0], reverse: true, limit: 1 })) start = k;
+        for (const { value } of events.getRange({ start, end: [key, Number.MAX_SAFE_INTEGER] })) {
+          for (const v of eventsIn(value)) {
+            const ev = checked({ schema: TaskEvent, value: v, record: 'event', id: key });
+            if (ev.seq > after) out.push(ev);
+          }
         }
         return out;
       },
@@ -213,6 +222,20 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
     },
   };
 }
+
+/** A stored events value: one event, or the events of one append in seq order. */
+const eventsIn = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : [value]);
+
+/** Inside a write transaction: drops a task's events with seq <= cut; a value that straddles the cut keeps its newer events. */
+function trimEvents(events: Database<unknown, Key>, key: string, cut: number): void {
+  for (const { key: k, value } of events.getRange({ start: [key, 0], end: [key, cut + 1] })) {
+    events.remove(k);
+    const kept = eventsIn(value).filter((v) => seqOf(v) > cut);
+    if (kept.length > 0) events.put([key, seqOf(kept[0])], kept.length === 1 ? kept[0] : kept);
+  }
+}
+
+const seqOf = (v: unknown): number => (typeof v === 'object' && v !== null && 'seq' in v && typeof v.seq === 'number' ? v.seq : 0);
 
 function hashOf(v: unknown): string | undefined {
   return typeof v === 'object' && v !== null && 'hash' in v && typeof v.hash === 'string' ? v.hash : undefined;
