@@ -72,9 +72,24 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
   const pushJobs = db(LMDB_DBS.pushJobs);
 
   const fresh = () => root.resetReadTxn();
+  // Key records are read on every request and may be changed by another process (a CLI revoke), so they are
+  // never cached as objects. The stored bytes are read every time instead (cheap, no decoding); when they equal
+  // the bytes last decoded for that key, the record decoded then is still exactly what is stored.
+  const keyMemo = new Map<string, { bytes: Buffer; rec: KeyRecord }>();
   const readKey = (id: string): KeyRecord | undefined => {
+    const raw = keys.getBinary(id);
+    if (raw === undefined) {
+      keyMemo.delete(id);
+      return undefined;
+    }
+    const hit = keyMemo.get(id);
+    if (hit && hit.bytes.equals(raw)) return hit.rec;
     const v = keys.get(id);
-    return v === undefined ? undefined : checked({ schema: KeyRecord, value: v, record: 'key', id });
+    if (v === undefined) return undefined;
+    const rec = checked({ schema: KeyRecord, value: v, record: 'key', id });
+    if (keyMemo.size >= 10_000) keyMemo.delete(keyMemo.keys().next().value as string);
+    keyMemo.set(id, { bytes: raw, rec });
+    return rec;
   };
   const readTask = (id: string): Task | undefined => {
     const v = tasks.get(id);
