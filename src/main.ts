@@ -10,6 +10,7 @@ import { createGateway } from './gateway/gateway.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './runtime/clock.js';
 import { createLocalBus, createRedisBus, type EventBus } from './runtime/events/bus.js';
 import { KeyHasher } from './runtime/keys.js';
+import { Presence } from './runtime/presence.js';
 import { createMemoryLimiter } from './runtime/limiter/memory.js';
 import { createRedisLimiter } from './runtime/limiter/redis.js';
 import type { Limiter } from './runtime/limiter/types.js';
@@ -80,6 +81,14 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const supervisor = new TaskSupervisor({ store: store.tasks, events: store.events, bus, retainEvents: config.streaming.eventRetention, clock, timers, cancelTimeoutMs: 10_000, runTurn, instanceId, sideWrites: (records) => push.prepare(records) });
   const recovered = await supervisor.recover();
   if (recovered > 0) log('recovered tasks left running by a previous process', { failed: recovered });
+  // instances share work only on Redis: there each beats, and fails what a dead one left running
+  const presence = config.store === 'redis'
+    ? new Presence({ meta: store.meta, clock, timers, instanceId, beatMs: config.instances.heartbeatMs, deadAfterMs: config.instances.deadAfterMs, onError: (e) => log('instance heartbeat failed', { error: e instanceof Error ? e.message : String(e) }) })
+    : undefined;
+  presence?.start(async () => {
+    const lost = await supervisor.reclaim((owner) => presence.isDead(owner));
+    if (lost > 0) log('failed tasks of a gateway instance that stopped answering', { failed: lost });
+  });
   push.start();
 
   const gateway = createGateway({
@@ -114,6 +123,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     push,
     close() {
       closing ??= (async () => {
+        presence?.stop();
         await http.close();
         await supervisor.stop();
         await push.stop();

@@ -128,16 +128,32 @@ export class TaskSupervisor {
 
   /** Start-up: a task this instance left submitted or working died with the previous process. */
   async recover(): Promise<number> {
+    return this.failStuck({
+      mine: true,
+      failure: { reason: 'gateway_restart', message: 'The gateway stopped while this task was running; it did not finish.' },
+    });
+  }
+
+  /**
+   * Scale-out: a task left submitted or working by another instance that is presumed dead (it stopped beating)
+   * would otherwise stay `working` for good. Two instances may both fail one such task; the outcome is the same.
+   */
+  async reclaim(isDead: (owner: string) => Promise<boolean>): Promise<number> {
+    return this.failStuck({
+      mine: false,
+      isDead,
+      failure: { reason: 'instance_lost', message: 'The gateway instance running this task stopped answering; the task did not finish.' },
+    });
+  }
+
+  private async failStuck(o: { mine: boolean; isDead?: (owner: string) => Promise<boolean>; failure: { reason: string; message: string } }): Promise<number> {
     const stuck = await this.o.store.listByState(['submitted', 'working']);
     let n = 0;
     for (const t of stuck) {
-      if (t.owner !== undefined && t.owner !== this.o.instanceId) continue;
-      const failed = withStatus(t, {
-        state: 'failed',
-        now: this.o.clock.now(),
-        failure: { reason: 'gateway_restart', message: 'The gateway stopped while this task was running; it did not finish.' },
-      });
-      await this.writer.record(t, failed);
+      const ours = t.owner === undefined || t.owner === this.o.instanceId;
+      if (ours !== o.mine || this.live.has(keyOf(t.workspaceId, t.id))) continue;
+      if (!ours && !(await o.isDead!(t.owner!))) continue;
+      await this.writer.record(t, withStatus(t, { state: 'failed', now: this.o.clock.now(), failure: o.failure }));
       n++;
     }
     return n;

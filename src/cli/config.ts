@@ -59,6 +59,14 @@ export const Config = z
       })
       .strict()
       .default({ allowlist: [], timeoutMs: 10_000, maxAttempts: 12, backoffBaseMs: 2_000, backoffMaxMs: 15 * 60_000 }),
+    /** scale-out on Redis: each instance stamps a beat; work of an instance silent past deadAfterMs is failed */
+    instances: z
+      .object({
+        heartbeatMs: z.number().int().positive().default(5_000),
+        deadAfterMs: z.number().int().positive().default(20_000),
+      })
+      .strict()
+      .default({ heartbeatMs: 5_000, deadAfterMs: 20_000 }),
     streaming: z
       .object({
         /** a `: ping` comment after this much silence on a stream */

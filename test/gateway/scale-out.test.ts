@@ -1,5 +1,6 @@
 // Two gateway instances sharing one Redis: tasks, keys, limits, live events and cancels cross between them.
 import t, { type Test } from 'tap';
+import { ManualClock } from '../../src/runtime/clock.js';
 import { startTestGateway, msgB, type TestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { openSse } from '../support/sse.js';
@@ -65,4 +66,37 @@ t.test('keys and rate limits are shared: a revoke on one holds on the other, one
   await a.gw.store.keys.put({ ...rec!, revokedAt: Date.now() });
   const r = await b.rpc({ key, method: 'tasks/get', params: { id: 'x' } });
   t.equal(r.status, 401, 'revoked through A, refused by B on the next request');
+});
+
+t.test('a task left running by an instance that stopped beating is failed by another (injected clock)', async (t) => {
+  const prefix = testPrefix('scale-dead');
+  const clock = new ManualClock(Date.now());
+  const config = (id: string) => ({ store: 'redis' as const, redisUrl: REDIS_URL, redisPrefix: prefix, instanceId: id, instances: { heartbeatMs: 5_000, deadAfterMs: 20_000 } });
+  const a = await startTestGateway({ config: config('gw-dead'), clock, timers: clock });
+  const b = await startTestGateway({ config: config('gw-alive'), clock, timers: clock });
+  t.teardown(async () => {
+    await b.close();
+    await cleanupPrefix(REDIS_URL, prefix);
+  });
+  const { key } = await a.key();
+  const running = await a.rpc({ key, method: 'message/send', params: slow(60_000, 2) });
+  t.equal(running.json.result.status.state, 'working');
+  const id = running.json.result.id;
+
+  clock.advance(10_000); // both beat; A is alive, so B leaves its task alone
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal((await b.rpc({ key, method: 'tasks/get', params: { id } })).json.result.status.state, 'working', 'a live instance keeps its task');
+
+  await a.gw.close(); // A goes away: its task stays stored as working, and A beats no more
+  clock.advance(25_000);
+  let state = '';
+  let task;
+  for (let i = 0; i < 100 && state !== 'failed'; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    task = (await b.rpc({ key, method: 'tasks/get', params: { id } })).json.result;
+    state = task.status.state;
+    if (state !== 'failed') clock.advance(5_000);
+  }
+  t.equal(state, 'failed', 'B failed the task of the silent instance');
+  t.equal(task.status.message.metadata.reason, 'instance_lost');
 });
