@@ -3,9 +3,10 @@
 // section; print the markdown report and write it to bench/results/<date>.md and latest.md.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEND_BODY, getBody, oneShot } from './bodies.js';
+import { envInt, loadNow } from './env.js';
 import type { LimiterOutcome } from './limiter-child.js';
 import { runLimiterSection } from './limiter-section.js';
 import { killAll } from './proc.js';
@@ -14,13 +15,6 @@ import { renderStreams, runStreamsSection } from './streams.js';
 import { LOAD_CORE, ROOT, SERVER_CORE, selectedTargets, type Running, type Target } from './targets.js';
 import { runWrk, wrkInstalled } from './wrk.js';
 
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return n;
-}
 
 const seconds = envInt('BENCH_SECONDS', 10);
 const connections = envInt('BENCH_CONNECTIONS', 64);
@@ -86,7 +80,6 @@ async function measureTarget(target: Target, workDir: string): Promise<Row[]> {
   }
 }
 
-const loadNow = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 function environment(loadAtStart: string): string[] {
   const wrkVersion = (spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout ?? '').split('\n')[0]?.replace(/\s*Copyright.*$/, '').trim() ?? '?';

@@ -6,10 +6,11 @@
 //   node --import tsx bench/streams.ts
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { envInt, loadNow } from './env.js';
 import { createKey } from './gateway-target.js';
 import { killAll, spawnPinned, stop, waitListening } from './proc.js';
 import type { FanoutResult, FanoutSpec, IdleResult, IdleSpec, OpenSummary } from './stream-client.js';
@@ -67,16 +68,8 @@ const WANT_NOFILE = 65536;
 // raise the open-files limit for the exec'd process; fall back to the hard limit when not allowed
 const NOFILE_WRAP = `ulimit -n ${WANT_NOFILE} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$@"`;
 const log = (msg: string): void => void process.stderr.write(`[bench streams] ${msg}\n`);
-const loadNow = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return n;
-}
 
 export function streamsOptions(env = process.env): StreamsOptions {
   const targetSpec = env.BENCH_TARGETS ?? '';
@@ -270,14 +263,35 @@ function startClient(spec: IdleSpec | FanoutSpec): Client {
 
 // ---------------------------------------------------------------- rows
 
+/** What one row starts: each is stopped, and the server's peak memory and exit read, however the row ends. */
+interface RowParts {
+  server?: Server;
+  client?: Client;
+  sampler?: ReturnType<typeof rssSampler>;
+}
+
+async function measureRow<R extends { failure?: string; peakRssKiB?: number }>(row: R, body: (h: RowParts) => Promise<void>): Promise<R> {
+  const h: RowParts = {};
+  try {
+    await body(h);
+    const exit = h.server?.exited();
+    if (exit !== undefined) row.failure = `server ${exit}`;
+  } catch (err) {
+    row.failure = h.server?.exited() !== undefined ? `server ${h.server.exited()} (${errText(err)})` : errText(err);
+  } finally {
+    h.sampler?.stop();
+    row.peakRssKiB = h.sampler?.peak();
+    await h.client?.done();
+    await h.server?.shutdown();
+  }
+  return row;
+}
+
 async function idleRow(target: StreamTarget, o: StreamsOptions, workDir: string, nofile: StreamsOutcome['nofile']): Promise<IdleRow> {
   const row: IdleRow = { target, label: LABELS[target], asked: o.streams };
-  let server: Server | undefined;
-  let client: Client | undefined;
-  let sampler: ReturnType<typeof rssSampler> | undefined;
-  try {
+  return measureRow(row, async (h) => {
     log(`${target} idle: starting server`);
-    server = await startServer(target, workDir);
+    const server = (h.server = await startServer(target, workDir));
     nofile.server = nofileOf(server.pid);
     const taskIds: string[] = [];
     for (let i = 0; i < o.idleTasks; i++) taskIds.push(await startTask(server, 'slow', { ms: 3_600_000, steps: 1 }));
@@ -291,9 +305,9 @@ async function idleRow(target: StreamTarget, o: StreamsOptions, workDir: string,
     await warm.done();
     await sleep(3000);
     row.rssBeforeKiB = rssKiB(server.pid);
-    sampler = rssSampler(server.pid);
+    h.sampler = rssSampler(server.pid);
     log(`${target} idle: opening ${o.streams} streams`);
-    client = startClient({ ...base, n: o.streams, holdMaxMs: o.openTimeoutMs + o.holdSeconds * 1000 + 120_000 });
+    const client = (h.client = startClient({ ...base, n: o.streams, holdMaxMs: o.openTimeoutMs + o.holdSeconds * 1000 + 120_000 }));
     nofile.client = nofileOf(client.pid);
     const opened = await client.next<OpenSummary>('OPENED', o.openTimeoutMs + 60_000);
     log(`${target} idle: ${opened.opened} open, ${opened.failures} failed in ${opened.openMs} ms; holding ${o.holdSeconds}s`);
@@ -301,48 +315,25 @@ async function idleRow(target: StreamTarget, o: StreamsOptions, workDir: string,
     row.rssHeldKiB = rssKiB(server.pid);
     client.send('close');
     row.result = await client.next<IdleResult>('RESULT', 60_000);
-    const exit = server.exited();
-    if (exit !== undefined) row.failure = `server ${exit}`;
-  } catch (err) {
-    row.failure = server?.exited() !== undefined ? `server ${server.exited()} (${errText(err)})` : errText(err);
-  } finally {
-    sampler?.stop();
-    row.peakRssKiB = sampler?.peak();
-    await client?.done();
-    await server?.shutdown();
-  }
-  return row;
+  });
 }
 
 async function fanoutRow(target: StreamTarget, subs: number, o: StreamsOptions, workDir: string): Promise<FanoutRow> {
   const row: FanoutRow = { target, label: LABELS[target], subs, events: o.fanoutEvents };
-  let server: Server | undefined;
-  let client: Client | undefined;
-  let sampler: ReturnType<typeof rssSampler> | undefined;
-  try {
+  return measureRow(row, async (h) => {
     log(`${target} fan-out ${subs}×${o.fanoutEvents}: starting server`);
-    server = await startServer(target, workDir);
+    const server = (h.server = await startServer(target, workDir));
     const gatePath = join(workDir, `gate-${target}-${subs}-${Date.now()}`);
     const taskId = await startTask(server, 'ticker', { events: o.fanoutEvents, gate: gatePath, gateTimeoutMs: o.openTimeoutMs + 60_000 });
-    sampler = rssSampler(server.pid);
-    client = startClient({
+    h.sampler = rssSampler(server.pid);
+    const client = (h.client = startClient({
       mode: 'fanout', port: server.port, authorization: server.authorization, taskId, subs, events: o.fanoutEvents, gatePath,
       concurrency: o.concurrency, openTimeoutMs: o.openTimeoutMs, runTimeoutMs: o.runTimeoutMs,
-    });
+    }));
     row.result = await client.next<FanoutResult>('RESULT', o.openTimeoutMs + o.runTimeoutMs + 60_000);
     const r = row.result;
     log(`${target} fan-out ${subs}×${o.fanoutEvents}: ${r.delivered}/${r.expected} delivered in ${Math.round(r.spanMs)} ms, ${r.missing} missing`);
-    const exit = server.exited();
-    if (exit !== undefined) row.failure = `server ${exit}`;
-  } catch (err) {
-    row.failure = server?.exited() !== undefined ? `server ${server.exited()} (${errText(err)})` : errText(err);
-  } finally {
-    sampler?.stop();
-    row.peakRssKiB = sampler?.peak();
-    await client?.done();
-    await server?.shutdown();
-  }
-  return row;
+  });
 }
 
 export async function runStreamsSection(o: StreamsOptions = streamsOptions()): Promise<StreamsOutcome> {
