@@ -171,9 +171,9 @@ export class TaskSupervisor {
     const k = keyOf(task.workspaceId, task.id);
     let l = this.live.get(k);
     if (!l) {
-      if (!SETTLED_STATES.has(task.status.state)) throw refused();
-      if (TERMINAL_STATES.has(task.status.state)) throw refused();
-      l = this.live.get(k) ?? this.spawn(task, task.status.state);
+      // only a task waiting for input is restored from the store; the machine then judges the event
+      if (task.status.state !== 'input-required') throw refused();
+      l = this.spawn(task, task.status.state);
     }
     if (!l.actor.getSnapshot().can(event)) throw refused();
     this.waitSettled(l);

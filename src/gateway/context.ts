@@ -51,7 +51,11 @@ export type MethodHandler = (params: unknown, ctx: CallContext, parts: GatewayPa
 
 /** A task the caller may see: its workspace's, of an agent its key reaches. Anything else is "not found", never a leak. */
 export async function visibleTask(parts: GatewayParts, ctx: CallContext, id: string): Promise<Task> {
-  const t = await parts.supervisor.get(ctx.key.workspaceId, id);
+  return ensureVisible(parts, ctx, id, await parts.supervisor.get(ctx.key.workspaceId, id));
+}
+
+/** The same check for a task already read (`undefined`: there is none). */
+export function ensureVisible(parts: GatewayParts, ctx: CallContext, id: string, t: Task | undefined): Task {
   const reachable = t !== undefined && parts.agents.canReach(ctx.key, t.agentId) && (ctx.urlAgentId === undefined || ctx.urlAgentId === t.agentId);
   if (!reachable) throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${id}`, data: { id } });
   return t;

@@ -1,5 +1,5 @@
-// Time and ids, injected so that windows, expiry and backoff are tested without sleeps.
-import { randomBytes, randomUUID } from 'node:crypto';
+// Time, timers and random ids, with time injected so that windows, expiry and backoff are tested without sleeps.
+import { randomBytes } from 'node:crypto';
 
 export interface Clock {
   /** milliseconds since the epoch */
@@ -56,8 +56,6 @@ export class ManualClock implements Clock, Timers {
     return this.timers.length;
   }
 }
-
-export const newId = (): string => randomUUID();
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

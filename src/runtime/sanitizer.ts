@@ -1,8 +1,6 @@
 // The one exit filter: removes the spec's internal fields at any depth from every response, event and webhook body.
 import { INTERNAL_FIELDS } from '../protocol/internal-fields.js';
 
-export { INTERNAL_FIELDS };
-
 // A JSON.stringify replacer strips during serialization, so the exit costs no extra walk over the body.
 function replacer(key: string, value: unknown): unknown {
   return INTERNAL_FIELDS.has(key) ? undefined : value;
@@ -21,9 +19,4 @@ export function toSanitizedJson(value: unknown): string {
   const fast = JSON.stringify(value);
   if (fast === undefined || !INTERNAL_KEY.test(fast)) return fast;
   return JSON.stringify(value, replacer);
-}
-
-/** A deep copy of `value` without any internal field (for objects handed on rather than serialized). */
-export function sanitize<T>(value: T): T {
-  return JSON.parse(toSanitizedJson(value)) as T;
 }

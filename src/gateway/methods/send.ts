@@ -7,7 +7,7 @@ import type { Dialect, Message, Task } from '../../protocol/model.js';
 import { parseParams, SendParams, type MessageIn } from '../../protocol/params.js';
 import { taskView } from '../../protocol/views.js';
 import type { CallContext, GatewayParts } from '../context.js';
-import { viewOptions, visibleTask } from '../context.js';
+import { ensureVisible, viewOptions } from '../context.js';
 import { assertPushUrl, storePushConfig } from './push.js';
 
 type Live = Awaited<ReturnType<TaskSupervisor['start']>>;
@@ -46,7 +46,7 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
   }
 
   if (existing) {
-    const task = await visibleTask(parts, ctx, existing.id);
+    const task = ensureVisible(parts, ctx, existing.id, existing);
     const message = toMessage(p.message, task);
     return {
       task,

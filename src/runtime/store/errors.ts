@@ -20,4 +20,3 @@ export class StoreCorruptError extends Error {
   }
 }
 
-export const isStoreCorruptError = (e: unknown): e is StoreCorruptError => e instanceof StoreCorruptError;
