@@ -1,17 +1,13 @@
 // Bench reference: the official @a2a-js/sdk 0.3 server (DefaultRequestHandler + InMemoryTaskStore +
 // A2AExpressApp on express) mounted at /api/a2a, with a trivial echo AgentExecutor that publishes
 // one completed Task carrying an artifact that echoes the user's text.
-import type { AddressInfo } from 'node:net';
-import express from 'express';
 import type { AgentCard, Task } from '@a2a-js/sdk';
 import {
-  DefaultRequestHandler,
-  InMemoryTaskStore,
   type AgentExecutor,
   type ExecutionEventBus,
   type RequestContext,
 } from '@a2a-js/sdk/server';
-import { A2AExpressApp } from '@a2a-js/sdk/server/express';
+import { serveSdk } from './sdk-serve.js';
 
 const card: AgentCard = {
   name: 'echo',
@@ -44,10 +40,4 @@ class EchoExecutor implements AgentExecutor {
   async cancelTask(): Promise<void> {}
 }
 
-const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor());
-const app = new A2AExpressApp(handler).setupRoutes(express(), '/api/a2a');
-
-const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const { port } = server.address() as AddressInfo;
-  console.log(`sdk-server listening on http://127.0.0.1:${port}`);
-});
+serveSdk({ name: 'sdk-server', card, executor: new EchoExecutor() });

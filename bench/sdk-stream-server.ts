@@ -6,18 +6,14 @@
 //                     gate file exists, then publishes `events` status updates "tick 1".."tick N" in a
 //                     tight loop and a final `completed` — the same events bench/agents/ticker.js yields.
 import { access } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import express from 'express';
 import type { AgentCard, Message, Task, TaskState, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import {
-  DefaultRequestHandler,
-  InMemoryTaskStore,
   type AgentExecutor,
   type ExecutionEventBus,
   type RequestContext,
 } from '@a2a-js/sdk/server';
-import { A2AExpressApp } from '@a2a-js/sdk/server/express';
+import { serveSdk } from './sdk-serve.js';
 
 const card: AgentCard = {
   name: 'bench-streams',
@@ -105,10 +101,4 @@ class StreamsExecutor implements AgentExecutor {
   }
 }
 
-const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new StreamsExecutor());
-const app = new A2AExpressApp(handler).setupRoutes(express(), '/api/a2a');
-
-const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const { port } = server.address() as AddressInfo;
-  console.log(`sdk-stream-server listening on http://127.0.0.1:${port}`);
-});
+serveSdk({ name: 'sdk-stream-server', card, executor: new StreamsExecutor() });
