@@ -14,12 +14,13 @@ import { Presence } from './runtime/presence.js';
 import { createMemoryLimiter } from './runtime/limiter/memory.js';
 import { createRedisLimiter } from './runtime/limiter/redis.js';
 import type { Limiter } from './runtime/limiter/types.js';
-import { silentLog, type Log } from './runtime/log.js';
+import { errorText, silentLog, type Log } from './runtime/log.js';
 import { createAgentPool } from './runtime/pool.js';
 import { createPushRuntime, type PushRuntime } from './runtime/push/push.js';
 import type { Resolve } from './runtime/push/ssrf.js';
 import { openLmdbStore } from './runtime/store/lmdb.js';
 import { openRedisStore } from './runtime/store/redis.js';
+import { redactPaths } from './runtime/redact.js';
 import type { Store } from './runtime/store/types.js';
 import { startHttpServer } from './transport/app.js';
 import { openSecret, openStore } from './cli/open-store.js';
@@ -71,14 +72,20 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const runTurn: RunAgentTurn = async ({ task, message, signal, onEvent }) => {
     const agent = agents.get(task.agentId);
     if (!agent) return { ok: false, error: { reason: 'agent_not_found', message: `Agent ${task.agentId} is no longer configured` } };
-    return pool.run(
+    const r = await pool.run(
       { agent, task: { id: task.id, contextId: task.contextId, history: task.history, artifacts: task.artifacts, metadata: task.metadata }, message },
       { signal, onEvent, timeoutMs: agent.timeoutMs },
     );
+    if (r.ok || r.error.reason === 'canceled') return r;
+    // the whole message (paths, stack) goes to the log; the task's status, which callers read, gets it redacted
+    log('agent run failed', { agent: agent.id, task: task.id, reason: r.error.reason, error: r.error.message });
+    return { ok: false, error: { reason: r.error.reason, message: redactPaths(r.error.message) } };
   };
   // stable across restarts so a restarted instance recovers its own tasks; port 0 has no stable name
   const instanceId = config.instanceId ?? (config.store === 'lmdb' ? 'embedded' : `${hostname()}:${config.port === 0 ? `pid${process.pid}` : config.port}`);
-  const supervisor = new TaskSupervisor({ store: store.tasks, events: store.events, bus, retainEvents: config.streaming.eventRetention, clock, timers, cancelTimeoutMs: 10_000, runTurn, instanceId, sideWrites: (records) => push.prepare(records) });
+  const supervisor = new TaskSupervisor({ store: store.tasks, events: store.events, bus, retainEvents: config.streaming.eventRetention, clock, timers, cancelTimeoutMs: 10_000, runTurn, instanceId, sideWrites: (records) => push.prepare(records),
+    onWriteFailure: (e, t) => log('task change not stored', { task: t.id, workspace: t.workspaceId, error: errorText(e) }),
+  });
   const recovered = await supervisor.recover();
   if (recovered > 0) log('recovered tasks left running by a previous process', { failed: recovered });
   // instances share work only on Redis: there each beats, and fails what a dead one left running

@@ -27,7 +27,13 @@ export interface TaskSupervisorOptions extends TaskWriterOptions {
   timers: Timers;
   /** how long a cancel waits for the instance that runs the task */
   cancelTimeoutMs: number;
+  /** a task change the store refused to write (logged by the caller; the call that caused it fails) */
+  onWriteFailure?: (e: unknown, task: Pick<Task, 'workspaceId' | 'id'>) => void;
 }
+
+/** The error a call gets when the task change it caused could not be stored: nothing of it was kept. */
+const writeFailed = (task: Pick<Task, 'id'>) =>
+  new RpcError('INTERNAL_ERROR', { message: `Task ${task.id} could not be stored; this call's change was not kept`, data: { detail: 'store_write_failed' } });
 
 const keyOf = taskKey;
 
@@ -75,20 +81,23 @@ export class TaskSupervisor {
     if (running && !this.live.has(keyOf(task.workspaceId, task.id))) return this.cancelElsewhere(task);
     const l = await this.deliver(task, { type: 'CANCEL' }, () =>
       new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${task.id} is ${task.status.state} and cannot be canceled`, data: { state: task.status.state } }));
-    await l.writes.persisted;
-    return l.view;
+    return this.persistedView(l);
   }
 
   /** Resolves when the task reaches a terminal state or input-required, with its state persisted. */
   async settled(l: Live): Promise<Task> {
     await l.settled;
-    await l.writes.persisted;
-    return l.view;
+    return this.persistedView(l);
   }
 
   /** The task as it stands now, once what it went through so far is stored. */
   async current(l: Live): Promise<Task> {
+    return this.persistedView(l);
+  }
+
+  private async persistedView(l: Live): Promise<Task> {
     await l.writes.persisted;
+    if (l.writes.failure !== undefined) throw writeFailed(l.view);
     return l.view;
   }
 
@@ -189,7 +198,7 @@ export class TaskSupervisor {
     const actor = fresh
       ? createActor(this.machine, { input: { task: owned } })
       : createActor(this.machine, { input: { task: owned }, snapshot: this.machine.resolveState({ value: state, context: { task: owned, pendingFinal: undefined } }) });
-    const l: Live = { actor, view: owned, writes: this.writer.queue(), settled: Promise.resolve(), onSettled: undefined };
+    const l: Live = { actor, view: owned, writes: this.writer.queue((e) => this.dropFailed(k, l, e)), settled: Promise.resolve(), onSettled: undefined };
     let last: Task | undefined = fresh ? undefined : owned;
     let prevView: Task | undefined = fresh ? undefined : owned;
     actor.subscribe({
@@ -222,6 +231,19 @@ export class TaskSupervisor {
     actor.start();
     this.waitSettled(l);
     return l;
+  }
+
+  /**
+   * A change of this task could not be stored: its actor goes (the store keeps the last change it accepted, and the
+   * task is restored from there if it moves again), and whoever waits on it is told at once.
+   */
+  private dropFailed(k: string, l: Live, e: unknown): void {
+    this.o.onWriteFailure?.(e, l.view);
+    if (this.live.get(k) === l) this.live.delete(k);
+    stopTaskActor(l.actor);
+    const settled = l.onSettled;
+    l.onSettled = undefined;
+    settled?.();
   }
 
   /**

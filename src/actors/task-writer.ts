@@ -21,12 +21,21 @@ export interface TaskWriterOptions {
 
 type Change = { record: Task; events: TaskEvent[] };
 
-/** One task's queue of changes; `persisted` resolves when everything queued so far is stored. */
+/**
+ * One task's queue of changes; `persisted` resolves when everything queued so far is stored or a write failed.
+ * It never rejects: a failed write is kept in `failure` (the caller turns it into that one call's error), the
+ * queue stores nothing after it, and `onFailure` tells the task's owner, which drops the task from memory.
+ */
 export class TaskWriteQueue {
   persisted: Promise<void> = Promise.resolve();
+  /** the first write that failed; nothing queued after it is written */
+  failure: unknown = undefined;
   private pending: Change[] | undefined;
 
-  constructor(private readonly writer: TaskWriter) {}
+  constructor(
+    private readonly writer: TaskWriter,
+    private readonly onFailure: (e: unknown) => void = () => undefined,
+  ) {}
 
   /**
    * Changes made while a write is in flight (or in the same tick) form the next group, written as one commit.
@@ -48,9 +57,15 @@ export class TaskWriteQueue {
     }
     const mine: Change[] = [{ record, events }];
     this.pending = mine;
-    this.persisted = this.persisted.then(() => {
+    this.persisted = this.persisted.then(async () => {
       if (this.pending === mine) this.pending = undefined;
-      return this.writer.storeGroup(mine);
+      if (this.failure !== undefined) return;
+      try {
+        await this.writer.storeGroup(mine);
+      } catch (e) {
+        this.failure = e;
+        this.onFailure(e);
+      }
     });
   }
 }
@@ -58,8 +73,8 @@ export class TaskWriteQueue {
 export class TaskWriter {
   constructor(private readonly o: TaskWriterOptions) {}
 
-  queue(): TaskWriteQueue {
-    return new TaskWriteQueue(this);
+  queue(onFailure?: (e: unknown) => void): TaskWriteQueue {
+    return new TaskWriteQueue(this, onFailure);
   }
 
   /** Numbers the events that lead from `prev` to `next`; the record carries the last seq. */

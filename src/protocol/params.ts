@@ -1,6 +1,7 @@
 // Method params as callers send them (read leniently: parts by `type` or `kind`), parsed with zod; errors name the field.
 import { z } from 'zod';
 import { RpcError } from './errors.js';
+import { MAX_JSON_DEPTH, tooDeepAt } from './json-depth.js';
 import { Metadata, Part, Role } from './model.js';
 import { PushConfig } from './records.js';
 
@@ -95,6 +96,13 @@ export function parseParams<S extends z.ZodType>(schema: S, params: unknown): z.
   }
   if (Object.prototype.hasOwnProperty.call(params, '')) {
     throw new RpcError('INVALID_PARAMS', { message: 'Invalid params: params has an empty key', data: { path: 'params.""' } });
+  }
+  const deep = tooDeepAt(params, { limit: MAX_JSON_DEPTH, root: 'params' });
+  if (deep !== undefined) {
+    throw new RpcError('INVALID_PARAMS', {
+      message: `Invalid params: ${deep} nests deeper than ${MAX_JSON_DEPTH} levels, the limit of accepted JSON`,
+      data: { path: deep, limit: MAX_JSON_DEPTH },
+    });
   }
   const r = schema.safeParse(params);
   if (r.success) return r.data;

@@ -1,5 +1,6 @@
 // Time, timers and random ids, with time injected so that windows, expiry and backoff are tested without sleeps.
 import { randomBytes } from 'node:crypto';
+import { setLongTimeout } from '../protocol/long-timeout.js';
 
 export interface Clock {
   /** milliseconds since the epoch */
@@ -15,11 +16,7 @@ export interface Timers {
 }
 
 export const systemTimers: Timers = {
-  after(ms, fn) {
-    const h = setTimeout(fn, ms);
-    h.unref?.();
-    return () => clearTimeout(h);
-  },
+  after: (ms, fn) => setLongTimeout(fn, ms, { unref: true }),
 };
 
 /** A clock (and timers) tests move by hand: `advance` fires every timer that falls due, in time order. */

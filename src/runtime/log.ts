@@ -8,3 +8,16 @@ export function createLog(o: { level: 'debug' | 'info' | 'silent'; write?: (line
 }
 
 export const silentLog: Log = () => undefined;
+
+/**
+ * An error in words for a log line. Some clients throw errors with an empty message (node-redis's socket errors):
+ * the name, code and cause then say what happened.
+ */
+export function errorText(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const code = (e as { code?: unknown }).code;
+  const parts = [e.message || e.name, typeof code === 'string' && !e.message.includes(code) ? `(${code})` : ''];
+  const cause = (e as { cause?: unknown }).cause;
+  if (cause !== undefined && cause !== e) parts.push(`caused by: ${errorText(cause)}`);
+  return parts.filter(Boolean).join(' ');
+}

@@ -1,6 +1,7 @@
 // The agent worker pool: runs agent turns on Piscina threads, streams their events back, never rejects.
 import { Piscina } from 'piscina';
 import type { AgentRunInput, AgentRunResult, AgentSpec } from '../protocol/agent-events.js';
+import { setLongTimeout } from '../protocol/long-timeout.js';
 import { RunAbort } from './pool-abort.js';
 import { RunBatcher, type BatchEntry } from './pool-batcher.js';
 import { failure, PoolRun, type RunFailureReason } from './pool-run.js';
@@ -120,7 +121,7 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
         abort?.fire('canceled');
         pending.fail('canceled', `run of agent ${agentId} was canceled`);
       };
-      const timer = setTimeout(() => {
+      const clearTimer = setLongTimeout(() => {
         abort?.fire('timeout');
         pending.fail('timeout', `agent ${agentId} ran past its ${timeoutMs} ms deadline`);
       }, timeoutMs);
@@ -129,7 +130,7 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
         onSubscriberError: countSubscriberError,
         resolve,
         onSettle: (reason) => {
-          clearTimeout(timer);
+          clearTimer();
           userSignal?.removeEventListener('abort', onUserAbort);
           runs.delete(runId);
           if (reason) failed[reason]++;

@@ -25,10 +25,10 @@ async function loadModule(entry: string): Promise<LoadResult> {
   try {
     mod = await import(pathToFileURL(path).href);
   } catch (err) {
-    return { ok: false, message: `agent module ${entry} failed to load: ${errorText(err)}` };
+    return { ok: false, message: `the agent's module failed to load: ${errorText(err)}` };
   }
   const fn = isAgentFn(mod.default) ? mod.default : mod.run;
-  if (!isAgentFn(fn)) return { ok: false, message: `agent module ${entry} exports no default function and no run()` };
+  if (!isAgentFn(fn)) return { ok: false, message: `the agent's module exports no default function and no run()` };
   modules.set(path, fn);
   return { ok: true, fn };
 }

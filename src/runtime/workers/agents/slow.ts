@@ -1,6 +1,6 @@
 // The slow demo agent: works for a requested time, reporting progress and streaming its artifact in chunks.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentEvent } from '../../../protocol/agent-events.js';
+import { sleep } from '../../../protocol/long-timeout.js';
 import type { Message } from '../../../protocol/model.js';
 import type { AgentContext } from '../agent-contract.js';
 
@@ -44,7 +44,7 @@ export async function* slow({ message, signal }: AgentContext): AsyncGenerator<A
   const artifactId = `slow-${message.messageId}`;
   for (let i = 1; i <= steps; i++) {
     if (mode === 'cpu') spin(stepMs);
-    else await sleep(stepMs, undefined, { signal });
+    else await sleep(stepMs, signal);
     yield {
       type: 'status',
       state: 'working',
