@@ -15,7 +15,7 @@ export interface JsonReply {
   kind: 'json';
   status: number;
   headers: Record<string, string>;
-  /** already serialized and sanitized; empty for a notification-only request (status 204) */
+  /** already serialized and sanitized */
   body: string;
 }
 

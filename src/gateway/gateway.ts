@@ -6,6 +6,7 @@ import { toSanitizedJson } from '../runtime/sanitizer.js';
 import type { GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRequest } from './api.js';
 import { agentCard, isPublic, serviceCard } from './card.js';
 import { runCall, type PipelineDeps } from './pipeline.js';
+import { isKnownMethod, isStreamingMethod } from '../protocol/scopes.js';
 
 export interface GatewayOptions extends PipelineDeps {
   maxBodyBytes: number;
@@ -16,19 +17,31 @@ export interface GatewayOptions extends PipelineDeps {
 
 interface Answer {
   stream?: StreamResult;
-  response: RpcResponse | undefined;
+  response: RpcResponse;
   status: number;
   headers: Record<string, string>;
+  /** the call named a streaming method: its errors past authentication, scope and limit travel as an SSE event */
+  streaming?: boolean;
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' };
 
+/** Strict: a body that is not valid UTF-8 is a parse error, never silently repaired with U+FFFD. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 export function createGateway(o: GatewayOptions): GatewayApi {
   async function answer(entry: DecodedEntry, req: RpcHttpRequest, baseUrl: string): Promise<Answer> {
     if (!entry.ok) return { response: errorResponse(entry.id, entry.error), status: entry.error.httpStatus, headers: {} };
+    const { call } = entry;
+    const streaming = isKnownMethod(call.method) && isStreamingMethod(call.method);
+    if (streaming && !call.hasId) {
+      // a stream's events carry the request's id: without one there is nothing to tie them to (nothing runs)
+      const err = new RpcError('INVALID_REQUEST', { message: `Invalid request: ${call.method} is a streaming method and needs an id`, data: { field: 'id' } });
+      return { response: errorResponse(null, err), status: err.httpStatus, headers: {} };
+    }
     const out = await runCall(o, {
-      call: entry.call,
+      call,
       authorization: req.authorization,
       a2aVersion: req.a2aVersion,
       urlAgentId: req.agentId,
@@ -36,10 +49,10 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       baseUrl,
     });
     if (out.ok && out.result instanceof StreamResult) {
-      return { stream: out.result, response: undefined, status: 200, headers: out.headers };
+      return { stream: out.result, response: resultResponse(call.id, null), status: 200, headers: out.headers };
     }
-    const response = !entry.call.answer ? undefined : out.ok ? resultResponse(entry.call.id, out.result) : errorResponse(entry.call.id, out.error);
-    return { response, status: out.ok ? 200 : out.error.httpStatus, headers: out.headers };
+    const response = out.ok ? resultResponse(call.id, out.result) : errorResponse(call.id, out.error);
+    return { response, status: out.ok ? 200 : out.error.httpStatus, headers: out.headers, streaming };
   }
 
   const noBatchStreams = (entry: DecodedEntry, a: Answer): Answer => {
@@ -61,7 +74,14 @@ export function createGateway(o: GatewayOptions): GatewayApi {
 
     async rpc(req: RpcHttpRequest): Promise<HttpReply> {
       const baseUrl = o.publicUrl ?? req.baseUrl;
-      const decoded = decodeBody(req.body.toString('utf8'));
+      let text: string;
+      try {
+        text = utf8.decode(req.body);
+      } catch {
+        const err = new RpcError('PARSE_ERROR', { message: 'Parse error: request body is not valid UTF-8' });
+        return reply(err.httpStatus, {}, errorResponse(null, err));
+      }
+      const decoded = decodeBody(text);
       if (decoded.kind === 'invalid') {
         return reply(ERRORS[decoded.error.reason].http, {}, errorResponse(decoded.id, decoded.error));
       }
@@ -71,15 +91,17 @@ export function createGateway(o: GatewayOptions): GatewayApi {
           const stream = a.stream;
           return { kind: 'stream', headers: { ...SSE_HEADERS, ...a.headers }, start: (sink) => stream.start(sink) };
         }
-        if (!a.response) return { kind: 'json', status: 204, headers: a.headers, body: '' };
+        // clients of a streaming method read text/event-stream: past authentication, scope and the limit (which keep
+        // their HTTP statuses), its error is one event, and the stream ends
+        if (a.streaming && a.status === 200) {
+          const data = toSanitizedJson(a.response);
+          return { kind: 'stream', headers: { ...SSE_HEADERS, ...a.headers }, start: (sink) => (sink.end({ data }), () => undefined) };
+        }
         return reply(a.status, a.headers, a.response);
       }
       // a batch: each element runs the whole pipeline (and counts against the limit); HTTP says 200
       const answers = await Promise.all(decoded.entries.map(async (e) => noBatchStreams(e, await answer(e, req, baseUrl))));
-      const responses = answers.flatMap((a) => (a.response ? [a.response] : []));
-      const last = answers[answers.length - 1]!;
-      if (responses.length === 0) return { kind: 'json', status: 204, headers: last.headers, body: '' };
-      return reply(200, last.headers, responses);
+      return reply(200, answers[answers.length - 1]!.headers, answers.map((a) => a.response));
     },
 
     card(req: CardRequest) {

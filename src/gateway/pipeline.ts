@@ -30,10 +30,11 @@ export type CallOutcome =
   | { ok: true; result: unknown; headers: Record<string, string> }
   | { ok: false; error: RpcError; headers: Record<string, string> };
 
+/** The presented key; a header that is there but not `Bearer <one token>` (`Bearer a b`, `Basic …`) is an invalid key, not a missing one. */
 const bearer = (h: string | undefined): string | undefined => {
   if (!h) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1] : undefined;
+  return m ? m[1] : h;
 };
 
 const WHY_TEXT = {

@@ -3,10 +3,14 @@ import { RpcError, type JsonRpcErrorObject } from './errors.js';
 
 export type RpcId = string | number | null;
 
+/**
+ * One call. A2A defines no notifications, and its clients and conformance suite expect an error for a bad call sent
+ * without `id`: every call is answered, one without `id` with `id: null`.
+ */
 export interface RpcCall {
   id: RpcId;
-  /** false for a JSON-RPC notification (no `id` member): executed, never answered */
-  answer: boolean;
+  /** false when the request had no `id` member (a streaming method needs one) */
+  hasId: boolean;
   method: string;
   params: unknown;
 }
@@ -46,7 +50,7 @@ export function decodeEntry(raw: unknown): DecodedEntry {
   }
   if (typeof raw.method !== 'string' || raw.method.length === 0) return invalid('method', 'must be a non-empty string');
   // params that are not an object (a string, null, an array) are the method's to refuse: -32602, as a2a-js answers
-  return { ok: true, call: { id, answer: 'id' in raw, method: raw.method, params: raw.params } };
+  return { ok: true, call: { id, hasId: 'id' in raw && raw.id !== null, method: raw.method, params: raw.params } };
 }
 
 /** Decodes a request body. Never throws. */

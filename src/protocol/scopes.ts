@@ -64,3 +64,6 @@ export const METHOD_SCOPES = {
 
 export type MethodName = keyof typeof METHOD_SCOPES;
 export const isKnownMethod = (m: string): m is MethodName => Object.prototype.hasOwnProperty.call(METHOD_SCOPES, m);
+
+/** Methods that answer with an SSE stream (all need tasks.stream). */
+export const isStreamingMethod = (m: MethodName): boolean => METHOD_SCOPES[m] === 'tasks.stream';

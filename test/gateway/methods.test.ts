@@ -447,20 +447,26 @@ t.test('batches', async (t) => {
     for (const e of r.json) t.equal(e.jsonrpc, '2.0');
   });
 
-  t.test('notifications run but are not answered', async (t) => {
+  t.test('item 15: a request without id is answered too (A2A has no notifications): id null, HTTP 200', async (t) => {
     const body = JSON.stringify([
       { jsonrpc: '2.0', method: 'tasks/send', params: msgA('quiet', { id: 'a-notified' }) },
       { jsonrpc: '2.0', id: 'n2', method: 'tasks/get', params: { id: 'no-such-task' } },
     ]);
     const r = await gw.rpc({ body, key });
-    t.equal(r.json.length, 1, 'only the call with an id is answered');
-    t.equal(r.json[0].id, 'n2');
-    const g = await gw.rpc({ method: 'tasks/get', key, params: { id: 'a-notified' } });
-    t.equal(g.json.result.status.state, 'completed', 'the notification ran');
+    t.equal(r.json.length, 2, 'both calls are answered');
+    t.equal(r.json[0].id, null);
+    t.equal(r.json[0].result?.status?.state, 'completed', 'the call without id ran');
+    t.equal(r.json[1].id, 'n2');
 
     const only = await gw.rpc({ body: JSON.stringify({ jsonrpc: '2.0', method: 'tasks/send', params: msgA('q', { id: 'a-notified-2' }) }), key });
-    t.equal(only.status, 204, 'a lone notification gets no body');
-    t.equal(only.json, undefined);
-    t.equal((await gw.rpc({ method: 'tasks/get', key, params: { id: 'a-notified-2' } })).json.result.status.state, 'completed');
+    t.equal(only.status, 200);
+    t.equal(only.json.id, null);
+    t.equal(only.json.result?.status?.state, 'completed');
+    const unknown = await gw.rpc({ body: JSON.stringify({ jsonrpc: '2.0', method: 'no/such/method', params: {} }), key });
+    t.equal(unknown.status, 200);
+    t.same(unknown.json, { jsonrpc: '2.0', id: null, error: { code: -32601, message: 'Method not found: no/such/method', data: { reason: 'METHOD_NOT_FOUND', method: 'no/such/method' } } });
+    const bad = await gw.rpc({ body: JSON.stringify({ jsonrpc: '2.0', method: 'tasks/get', params: { id: 7 } }), key });
+    t.equal(bad.json.id, null);
+    t.equal(bad.json.error?.code, -32602, 'bad params without id: -32602');
   });
 });

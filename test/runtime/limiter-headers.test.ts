@@ -5,12 +5,13 @@ import { rateLimitHeaders } from '../../src/runtime/limiter/headers.js';
 import { createMemoryLimiter } from '../../src/runtime/limiter/memory.js';
 import { T0 } from './limiter-support.js';
 
-t.test('allowed: the deciding window, no Retry-After', async (t) => {
+t.test('allowed: the deciding window, no Retry-After; item 10: Reset is never 0 while quota remains', async (t) => {
   t.same(rateLimitHeaders({ allowed: true, window: 'minute', limit: 60, remaining: 59, resetMs: 0 }), {
     'RateLimit-Limit': '60',
     'RateLimit-Remaining': '59',
-    'RateLimit-Reset': '0',
+    'RateLimit-Reset': '60',
   });
+  t.same(rateLimitHeaders({ allowed: true, window: 'hour', limit: 60, remaining: 59, resetMs: 0 })['RateLimit-Reset'], '3600');
   t.same(rateLimitHeaders({ allowed: true, window: 'hour', limit: 5, remaining: 0, resetMs: 1 })['RateLimit-Reset'], '1', 'rounded up');
 });
 

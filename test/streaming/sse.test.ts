@@ -95,7 +95,7 @@ t.test('a stream ends at input-required (final) and a follow-up stream continues
   t.ok(second.some((x) => x.kind === 'artifact-update'), 'the summary artifact is streamed');
 });
 
-t.test('errors before the stream starts are plain JSON-RPC errors', async (t) => {
+t.test('item 16: 401/403 keep their HTTP statuses; later errors of a streaming method are one SSE event, then the end', async (t) => {
   const gw = await startTestGateway();
   t.teardown(() => gw.close());
   const { key } = await gw.key();
@@ -106,10 +106,22 @@ t.test('errors before the stream starts are plain JSON-RPC errors', async (t) =>
   const noScope = await openSse({ url: gw.url, key: execKey, method: 'message/stream', params: msgB('x') });
   t.equal(noScope.status, 403);
   t.equal(noScope.json.error.code, -32006);
-  const badParams = await openSse({ url: gw.url, key, method: 'message/stream', params: { message: { role: 'user', parts: [] } } });
-  t.equal(badParams.json.error.code, -32602);
-  const unknown = await openSse({ url: gw.url, key, method: 'tasks/resubscribe', params: { id: 'nope' } });
-  t.equal(unknown.json.error.code, -32001);
+  const sseError = async (method: string, params: unknown, code: number, why: string) => {
+    const s = await openSse({ url: gw.url, key, method, params, id: 'e-1' });
+    t.equal(s.status, 200, `${why}: HTTP 200`);
+    t.match(s.headers.get('content-type'), /^text\/event-stream/, `${why}: text/event-stream`);
+    const frames = await s.all();
+    t.equal(frames.length, 1, `${why}: one event, then the stream ends`);
+    t.same(frames[0]?.data?.id, 'e-1', `${why}: the request's id`);
+    t.equal(frames[0]?.data?.error?.code, code, `${why}: ${code}`);
+  };
+  await sseError('message/stream', { message: { role: 'user', parts: [] } }, -32602, 'bad params');
+  await sseError('tasks/resubscribe', { id: 'nope' }, -32001, 'resubscribe to a task that does not exist');
+  await sseError('tasks/sendSubscribe', { id: 'a-1', message: { role: 'user', parts: [{ type: 'text', text: 'x' }], metadata: { agentId: 'nobody' } } }, -32005, 'no such agent (rev A)');
+  await sseError('message/sendStream', { message: { kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'x' }], messageId: 'm', taskId: 'missing' } }, -32001, 'follow-up to a missing task');
+  const noId = await gw.rpc({ key, body: JSON.stringify({ jsonrpc: '2.0', method: 'message/stream', params: msgB('x') }) });
+  t.equal(noId.json.error?.code, -32600, 'item 10: a streaming method without id is refused like other streaming misuse');
+  t.equal(noId.json.error?.data?.field, 'id');
   const batch = await gw.rpc({ key, body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'message/stream', params: msgB('x') }]) });
   t.equal(batch.json[0].error.code, -32600, 'a stream cannot be batched');
 });
@@ -154,7 +166,8 @@ t.test('replay survives a server restart', async (t) => {
   t.strictSame(seqs(rest), seqs(frames.slice(2)), 'the events after Last-Event-ID come from the store after the restart');
   t.strictSame(results(rest), results(frames.slice(2)), 'with the same content');
   const bad = await openSse({ url: second.url, key, method: 'tasks/resubscribe', params: { id: taskId }, headers: { 'Last-Event-ID': 'abc' } });
-  t.equal(bad.json.error.code, -32602, 'a Last-Event-ID that is not a sequence number is refused');
+  const [err] = await bad.all();
+  t.equal(err?.data?.error?.code, -32602, 'a Last-Event-ID that is not a sequence number is refused (as an SSE error event)');
 });
 
 t.test('keep-alive pings on an idle stream (injected clock)', async (t) => {
