@@ -7,6 +7,7 @@ import type { RunAgentTurn } from './actors/task-machine.js';
 import { agentsOf, type Config } from './cli/config.js';
 import { AgentDirectory } from './gateway/agents.js';
 import { createGateway } from './gateway/gateway.js';
+import { KeyWatch } from './gateway/key-watch.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './runtime/clock.js';
 import { createLocalBus, createRedisBus, type EventBus } from './runtime/events/bus.js';
 import { KeyHasher } from './runtime/keys.js';
@@ -98,6 +99,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   });
   push.start();
 
+  const keyWatch = new KeyWatch({ keys: store.keys, clock, timers, everyMs: config.streaming.keyCheckMs, onError: (e) => log('key check failed', { error: errorText(e) }) });
   const gateway = createGateway({
     parts: {
       store,
@@ -108,6 +110,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
       bus,
       push,
       streaming: { pingIntervalMs: config.streaming.pingIntervalMs },
+      keyWatch,
       card: { name: config.card.name, description: config.card.description, streaming: true, pushNotifications: true },
     },
     limiter,
@@ -131,6 +134,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     close() {
       closing ??= (async () => {
         presence?.stop();
+        keyWatch.stop();
         await http.close();
         await supervisor.stop();
         await push.stop();

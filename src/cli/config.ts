@@ -75,9 +75,11 @@ export const Config = z
         eventRetention: z.number().int().positive().default(1000),
         /** bytes a slow reader may leave unsent before its stream is closed */
         maxBufferedBytes: z.number().int().positive().default(1024 * 1024),
+        /** how often the keys holding open streams are read again: a revoked key's streams end within this */
+        keyCheckMs: z.number().int().positive().default(1_000),
       })
       .strict()
-      .default({ pingIntervalMs: 15_000, eventRetention: 1000, maxBufferedBytes: 1024 * 1024 }),
+      .default({ pingIntervalMs: 15_000, eventRetention: 1000, maxBufferedBytes: 1024 * 1024, keyCheckMs: 1_000 }),
   })
   .strict();
 export type Config = z.infer<typeof Config>;

@@ -12,6 +12,7 @@ import type { Store } from '../runtime/store/types.js';
 import type { PushRuntime } from '../runtime/push/push.js';
 import type { AgentDirectory } from './agents.js';
 import type { CardSettings } from './card.js';
+import type { KeyWatch } from './key-watch.js';
 
 export interface GatewayParts {
   store: Store;
@@ -22,6 +23,8 @@ export interface GatewayParts {
   bus: EventBus;
   timers: Timers;
   streaming: StreamingSettings;
+  /** ends a key's open streams once it is revoked or expires */
+  keyWatch: KeyWatch;
   /** the webhook URL check (SSRF guard) every push config passes before it is stored */
   push: Pick<PushRuntime, 'checkUrl'>;
 }

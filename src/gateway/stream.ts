@@ -53,6 +53,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     if (closed) return;
     closed = true;
     sub.unsubscribe();
+    unwatch();
     cancelPing();
   };
   const armPing = () => {
@@ -93,6 +94,10 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   const gate = (ev: TaskEvent): TaskEvent =>
     ev.kind === 'status' ? { ...ev, status: gateStatus(ev.status, spec.view) } : { ...ev, artifact: gateArtifact(ev.artifact, spec.view) };
 
+  // a key revoked (or expired) while its stream is open ends the stream, as its next request would be refused
+  const unwatch = parts.keyWatch.watch(ctx.key.id, (why) =>
+    fail(new RpcError('UNAUTHORIZED', { message: why === 'revoked' ? 'Unauthorized: API key revoked' : 'Unauthorized: API key expired' })),
+  );
   const sub = parts.bus.subscribe(key, (ev) => {
     if (buffered) buffered.push(ev);
     else deliver(ev);

@@ -2,7 +2,7 @@
 import type { Artifact, Message, Part, TaskStatus } from './model.js';
 import type { StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
-import { publicMetadata } from './internal-fields.js';
+import { maskedPushSecrets, publicMetadata } from './internal-fields.js';
 
 export function encodePartA(p: Part) {
   const { kind, ...rest } = p;
@@ -46,8 +46,7 @@ export function encodePushConfigA(c: StoredPushConfig, taskId: string) {
     id: taskId,
     pushNotificationConfig: {
       url: c.url,
-      ...(c.token !== undefined && { token: c.token }),
-      ...(c.authentication !== undefined && { authentication: c.authentication }),
+      ...maskedPushSecrets(c),
     },
   };
 }

@@ -2,7 +2,7 @@
 import type { Artifact, Message, Part, TaskStatus } from './model.js';
 import type { StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
-import { publicMetadata } from './internal-fields.js';
+import { maskedPushSecrets, publicMetadata } from './internal-fields.js';
 
 export const encodePartB = (p: Part): Part => p;
 
@@ -51,8 +51,7 @@ export function encodePushConfigB(c: StoredPushConfig, taskId: string) {
     pushNotificationConfig: {
       id: c.id,
       url: c.url,
-      ...(c.token !== undefined && { token: c.token }),
-      ...(c.authentication !== undefined && { authentication: c.authentication }),
+      ...maskedPushSecrets(c),
     },
   };
 }

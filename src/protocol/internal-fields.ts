@@ -22,3 +22,18 @@ export function publicMetadata(m: Record<string, unknown>): Record<string, unkno
   }
   return out ?? m;
 }
+
+/**
+ * What a push config's secrets (its `token`, its `authentication.credentials`) read as: they are write-only, so any
+ * key that may read the config learns that they are set, never their value.
+ */
+export const WRITE_ONLY_MASK = '********';
+
+export function maskedPushSecrets(c: { token?: string; authentication?: { schemes: string[]; credentials?: string } }) {
+  return {
+    ...(c.token !== undefined && { token: WRITE_ONLY_MASK }),
+    ...(c.authentication !== undefined && {
+      authentication: { schemes: c.authentication.schemes, ...(c.authentication.credentials !== undefined && { credentials: WRITE_ONLY_MASK }) },
+    }),
+  };
+}

@@ -62,6 +62,8 @@ export type PushConfig = z.infer<typeof PushConfig>;
 export const StoredPushConfig = PushConfig.extend({
   id: z.string().min(1),
   taskId: z.string(),
+  /** the key that registered it: deliveries carry what that key may read, and stop when it is revoked */
+  keyId: z.string().optional(),
   createdAt: z.number(),
   disabled: z.boolean().default(false),
 });

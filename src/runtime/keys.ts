@@ -43,6 +43,13 @@ export function isWellFormedKey(key: string): boolean {
 export type KeyCheck = { ok: true; key: KeyRecord } | { ok: false; why: 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' };
 
 /** Looks the key up by hash on every call: no positive cache, so a revocation holds on the very next request. */
+/** Why a stored key may no longer act (revoked, past expires_at), or undefined while it may. */
+export function keyLapsed(rec: KeyRecord, now: number): 'revoked' | 'expired' | undefined {
+  if (rec.revokedAt !== null) return 'revoked';
+  if (rec.expiresAt !== null && now >= rec.expiresAt) return 'expired';
+  return undefined;
+}
+
 export async function verifyKey(opts: { hasher: KeyHasher; keys: KeyStore; clock: Clock; presented: string | undefined }): Promise<KeyCheck> {
   const { presented } = opts;
   if (!presented) return { ok: false, why: 'missing' };
@@ -53,8 +60,8 @@ export async function verifyKey(opts: { hasher: KeyHasher; keys: KeyStore; clock
   const a = Buffer.from(rec.hash);
   const b = Buffer.from(hash);
   if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, why: 'unknown' };
-  if (rec.revokedAt !== null) return { ok: false, why: 'revoked' };
-  if (rec.expiresAt !== null && opts.clock.now() >= rec.expiresAt) return { ok: false, why: 'expired' };
+  const lapsed = keyLapsed(rec, opts.clock.now());
+  if (lapsed) return { ok: false, why: lapsed };
   return { ok: true, key: rec };
 }
 

@@ -293,9 +293,9 @@ t.test('push notification configs', async (t) => {
     await gw.rpc({ method: 'tasks/send', key, params: msgA('x', { id: 'a-push' }) });
     const s = await gw.rpc({ method: 'tasks/pushNotification/set', key, params: { id: 'a-push', pushNotificationConfig: { url: hook('a'), token: 'tok-a' } } });
     t.equal(s.status, 200);
-    t.same(s.json.result, { id: 'a-push', pushNotificationConfig: { url: hook('a'), token: 'tok-a' } });
+    t.same(s.json.result, { id: 'a-push', pushNotificationConfig: { url: hook('a'), token: '********' } });
     const g = await gw.rpc({ method: 'tasks/pushNotification/get', key, params: { id: 'a-push' } });
-    t.same(g.json.result, { id: 'a-push', pushNotificationConfig: { url: hook('a'), token: 'tok-a' } });
+    t.same(g.json.result, { id: 'a-push', pushNotificationConfig: { url: hook('a'), token: '********' } });
     const stored = await gw.gw.store.pushConfigs.list('ws1/a-push');
     t.equal(stored.length, 1, 'one config in the store');
     t.equal(stored[0]!.url, hook('a'));
@@ -308,13 +308,13 @@ t.test('push notification configs', async (t) => {
     t.equal(s1.json.result.taskId, taskId);
     const id1 = s1.json.result.pushNotificationConfig.id;
     t.type(id1, 'string', 'the server names a config given without id');
-    t.same(s1.json.result.pushNotificationConfig, { id: id1, url: hook('1'), token: 't1' });
+    t.same(s1.json.result.pushNotificationConfig, { id: id1, url: hook('1'), token: '********' });
     const s2 = await gw.rpc({
       method: 'tasks/pushNotificationConfig/set',
       key,
       params: { taskId, pushNotificationConfig: { id: 'mine', url: hook('2'), authentication: { schemes: ['Bearer'], credentials: 'c' } } },
     });
-    t.same(s2.json.result, { taskId, pushNotificationConfig: { id: 'mine', url: hook('2'), authentication: { schemes: ['Bearer'], credentials: 'c' } } });
+    t.same(s2.json.result, { taskId, pushNotificationConfig: { id: 'mine', url: hook('2'), authentication: { schemes: ['Bearer'], credentials: '********' } } });
 
     const list = await gw.rpc({ method: 'tasks/pushNotificationConfig/list', key, params: { id: taskId } });
     t.same(list.json.result.map((c: { pushNotificationConfig: { id: string } }) => c.pushNotificationConfig.id).sort(), [id1, 'mine'].sort(), 'both listed');
@@ -344,7 +344,7 @@ t.test('push notification configs', async (t) => {
     const list = await gw.rpc({ method: 'tasks/pushNotificationConfig/list', key, params: { taskId: b.json.result.id } });
     t.equal(list.json.result.length, 1);
     t.equal(list.json.result[0].pushNotificationConfig.url, hook('inline'));
-    t.equal(list.json.result[0].pushNotificationConfig.token, 'ti');
+    t.equal(list.json.result[0].pushNotificationConfig.token, '********', 'write-only: set, never shown');
   });
 
   t.test('a set without url is refused and stores nothing', async (t) => {

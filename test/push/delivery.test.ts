@@ -101,7 +101,7 @@ t.test('several configs per task; rev A bodies; a config set later gets the upda
   const a = await tg.rpc({ method: 'tasks/send', key, params: msgA('hello', { id: 'a-multi', metadata: { agentId: 'converse' }, pushNotification: { url: r1.url, token: 'one' } }) });
   t.equal(a.json.result.status.state, 'input-required');
   const set = await tg.rpc({ method: 'tasks/pushNotification/set', key, params: { id: 'a-multi', pushNotificationConfig: { url: r2url, authentication: { schemes: ['Bearer'], credentials: 'cred-2' } } } });
-  t.same(set.json.result, { id: 'a-multi', pushNotificationConfig: { url: r2url, authentication: { schemes: ['Bearer'], credentials: 'cred-2' } } });
+  t.same(set.json.result, { id: 'a-multi', pushNotificationConfig: { url: r2url, authentication: { schemes: ['Bearer'], credentials: '********' } } });
   const list = await tg.rpc({ method: 'tasks/pushNotificationConfig/list', key, params: { id: 'a-multi' } });
   t.equal(list.json.result.length, 2, 'two configs on one task');
   await tg.rpc({ method: 'tasks/send', key, params: msgA('done', { id: 'a-multi' }) });

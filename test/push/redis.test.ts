@@ -73,8 +73,8 @@ t.test('a job claimed by an instance that died is delivered by another once the 
   await live.pushConfigs.put(cfg);
   // the other instance queued two updates, claimed the first, and died without finishing it
   await dead.pushJobs.enqueue([
-    ...jobsFor({ task, configs: [cfg], now: clock.now() }),
-    ...jobsFor({ task: { ...task, status: { ...task.status, state: 'completed' }, seq: 4 }, configs: [cfg], now: clock.now() }),
+    ...jobsFor({ task, configs: [{ config: cfg, view: { results: true, files: true } }], now: clock.now() }),
+    ...jobsFor({ task: { ...task, status: { ...task.status, state: 'completed' }, seq: 4 }, configs: [{ config: cfg, view: { results: true, files: true } }], now: clock.now() }),
   ]);
   const [stolen, ...more] = await dead.pushJobs.claim({ now: clock.now(), leaseMs: 60_000, limit: 10 });
   t.ok(stolen, 'the dead instance holds the lease of the first job');

@@ -18,7 +18,7 @@ export async function assertPushUrl(parts: GatewayParts, o: { url: string; path:
 }
 
 export async function storePushConfig(parts: GatewayParts, o: { task: Task; config: PushConfig; ctx: CallContext }): Promise<StoredPushConfig> {
-  const rec: StoredPushConfig = { ...o.config, id: o.config.id ?? randomUUID(), taskId: pushKey(o.task), createdAt: parts.clock.now(), disabled: false };
+  const rec: StoredPushConfig = { ...o.config, id: o.config.id ?? randomUUID(), taskId: pushKey(o.task), keyId: o.ctx.key.id, createdAt: parts.clock.now(), disabled: false };
   await parts.store.pushConfigs.put(rec);
   return rec;
 }

@@ -2,7 +2,7 @@
 import { codecs } from '../../protocol/codec.js';
 import type { Task } from '../../protocol/model.js';
 import type { PushJob, StoredPushConfig } from '../../protocol/records.js';
-import { taskView } from '../../protocol/views.js';
+import { taskView, type TaskViewOptions } from '../../protocol/views.js';
 import { randomBase62 } from '../clock.js';
 import { toSanitizedJson } from '../sanitizer.js';
 import { taskKey } from '../store/types.js';
@@ -10,24 +10,33 @@ import { taskKey } from '../store/types.js';
 /** One queue per task and config; JSON keeps any characters of either id from making two names meet. */
 export const queueOf = (taskKeyValue: string, configId: string): string => JSON.stringify([taskKeyValue, configId]);
 
-/** The webhook body: the whole Task in the task's own dialect, through the exit sanitizer. */
-export function notificationBody(task: Task): string {
-  return toSanitizedJson(codecs[task.dialect].task(taskView(task, { results: true, files: true })));
+/** What a receiver may be sent: what the key that registered its config may read (results.read, results.files). */
+export type PushView = Pick<TaskViewOptions, 'results' | 'files'>;
+
+/** The webhook body: the whole Task in the task's own dialect, gated like tasks/get, through the exit sanitizer. */
+export function notificationBody(task: Task, view: PushView): string {
+  return toSanitizedJson(codecs[task.dialect].task(taskView(task, view)));
 }
 
-/** A job per config for one stored change of `task` (its seq orders the queue). */
-export function jobsFor(o: { task: Task; configs: readonly StoredPushConfig[]; now: number }): PushJob[] {
+/** A job per config for one stored change of `task` (its seq orders the queue); each config's view gates its body. */
+export function jobsFor(o: { task: Task; configs: ReadonlyArray<{ config: StoredPushConfig; view: PushView }>; now: number }): PushJob[] {
   const key = taskKey(o.task.workspaceId, o.task.id);
-  const body = notificationBody(o.task);
+  const bodies = new Map<string, string>();
+  const bodyFor = (v: PushView) => {
+    const k = `${v.results ? 1 : 0}${v.files ? 1 : 0}`;
+    let body = bodies.get(k);
+    if (body === undefined) bodies.set(k, (body = notificationBody(o.task, v)));
+    return body;
+  };
   const seq = o.task.seq ?? 0;
-  return o.configs.map((c) => ({
+  return o.configs.map(({ config: c, view }) => ({
     id: `msg_${randomBase62(18)}`,
     queue: queueOf(key, c.id),
     seq,
     taskKey: key,
     configId: c.id,
     workspaceId: o.task.workspaceId,
-    body,
+    body: bodyFor(view),
     attempts: 0,
     dueAt: o.now,
     createdAt: o.now,

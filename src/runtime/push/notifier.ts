@@ -1,13 +1,16 @@
 // The supervisor hook: turns each stored change of a task into push jobs, one per live config, in the task's own commit.
 import type { Task } from '../../protocol/model.js';
 import type { Clock } from '../clock.js';
-import type { PushConfigStore, PushJobStore } from '../store/types.js';
+import type { KeyStore, PushConfigStore, PushJobStore } from '../store/types.js';
 import { taskKey } from '../store/types.js';
-import { jobsFor } from './jobs.js';
+import { jobsFor, type PushView } from './jobs.js';
+import type { StoredPushConfig } from '../../protocol/records.js';
+import { pushViewOf } from './key-view.js';
 
 export interface PushNotifierOptions {
   configs: PushConfigStore;
   jobs: PushJobStore;
+  keys: KeyStore;
   clock: Clock;
   /** told after jobs were stored (the worker wakes up) */
   onEnqueued: () => void;
@@ -30,9 +33,16 @@ export function createPushNotifier(o: PushNotifierOptions): PushNotifier {
     async prepare(records) {
       const first = records[0];
       if (!first) return undefined;
-      const configs = (await o.configs.list(taskKey(first.workspaceId, first.id))).filter((c) => !c.disabled);
-      if (configs.length === 0) return undefined;
+      const live = (await o.configs.list(taskKey(first.workspaceId, first.id))).filter((c) => !c.disabled);
+      if (live.length === 0) return undefined;
       const now = o.clock.now();
+      // each config's body is what its registering key may read now; a revoked or expired key's configs get nothing
+      const configs: Array<{ config: StoredPushConfig; view: PushView }> = [];
+      for (const config of live) {
+        const view = await pushViewOf({ keys: o.keys, keyId: config.keyId, now });
+        if (view) configs.push({ config, view });
+      }
+      if (configs.length === 0) return undefined;
       const jobs = records.flatMap((task) => jobsFor({ task, configs, now }));
       return async () => {
         await o.jobs.enqueue(jobs);

@@ -41,6 +41,7 @@ export function createPushRuntime(o: {
   const worker = new PushWorker({
     jobs: o.store.pushJobs,
     configs: o.store.pushConfigs,
+    keys: o.store.keys,
     secrets,
     clock: o.clock,
     timers: o.timers,
@@ -50,7 +51,7 @@ export function createPushRuntime(o: {
     policy: o.settings,
     onAttempt: o.onAttempt,
   });
-  const notifier = createPushNotifier({ configs: o.store.pushConfigs, jobs: o.store.pushJobs, clock: o.clock, onEnqueued: () => worker.kick() });
+  const notifier = createPushNotifier({ configs: o.store.pushConfigs, jobs: o.store.pushJobs, keys: o.store.keys, clock: o.clock, onEnqueued: () => worker.kick() });
   let stopping: Promise<void> | undefined;
   return {
     checkUrl: (url) => checkPushUrl(url, { allowlist, resolve }),

@@ -6,7 +6,8 @@
 import type { PushJob, StoredPushConfig } from '../../protocol/records.js';
 import type { Clock, Timers } from '../clock.js';
 import type { Log } from '../log.js';
-import type { ClaimedPushJob, PushConfigStore, PushJobStore } from '../store/types.js';
+import type { ClaimedPushJob, KeyStore, PushConfigStore, PushJobStore } from '../store/types.js';
+import { pushViewOf } from './key-view.js';
 import { backoffDelay } from './backoff.js';
 import { deliverOnce, type DeliveryOutcome } from './deliver.js';
 import type { WebhookSecrets } from './secrets.js';
@@ -25,6 +26,7 @@ export interface DeliveryPolicy {
 export interface PushWorkerOptions {
   jobs: PushJobStore;
   configs: PushConfigStore;
+  keys: KeyStore;
   secrets: WebhookSecrets;
   clock: Clock;
   timers: Timers;
@@ -148,6 +150,12 @@ export class PushWorker {
       // deleted, or disabled by an earlier 410: the update has nowhere to go
       await this.o.jobs.complete(c);
       this.o.log('push job dropped', { job: job.id, task: job.taskKey, config: job.configId, why: cfg ? 'config disabled' : 'config deleted' });
+      return;
+    }
+    if (!(await pushViewOf({ keys: this.o.keys, keyId: cfg.keyId, now: this.o.clock.now() }))) {
+      // the key that registered the config was revoked (or expired) after the update was queued: its webhooks stop
+      await this.o.jobs.complete(c);
+      this.o.log('push job dropped', { job: job.id, task: job.taskKey, config: job.configId, why: 'the registering key was revoked or expired' });
       return;
     }
     const outcome = await this.send(job, cfg, signal);
