@@ -5,7 +5,7 @@ import { SETTLED_STATES, TERMINAL_STATES, type Message, type Task } from '../pro
 import type { Clock, Timers } from '../runtime/clock.js';
 import type { EventBus } from '../runtime/events/bus.js';
 import { taskKey } from '../runtime/store/types.js';
-import { TaskWriter, type TaskWriteQueue, type TaskWriterOptions } from './task-writer.js';
+import { TaskIdTakenError, TaskSettledElsewhereError, TaskWriter, type TaskWriteQueue, type TaskWriterOptions } from './task-writer.js';
 import { createTaskMachine, stopTaskActor, type RunAgentTurn, type TaskActor, type TaskMachineEvent } from './task-machine.js';
 import { withStatus } from './task-updates.js';
 
@@ -60,9 +60,17 @@ export class TaskSupervisor {
   }
 
   /** Starts a new task: `submitted`, then at once its first turn (both stored in one group commit). */
+  /**
+   * Starts a new task: `submitted`, then at once its first turn (both stored in one group commit, which is an
+   * insert-if-absent). Resolves once that commit is stored; a task already under the id (live here, or stored by
+   * another send first) rejects with TaskIdTakenError and nothing of this one is kept.
+   */
   async start(task: Task): Promise<Live> {
+    if (this.live.has(keyOf(task.workspaceId, task.id))) throw new TaskIdTakenError(task.id);
     const l = this.spawn(task, 'submitted');
     l.actor.send({ type: 'START' });
+    await l.writes.persisted;
+    if (l.writes.failure instanceof TaskIdTakenError) throw l.writes.failure;
     return l;
   }
 
@@ -97,8 +105,14 @@ export class TaskSupervisor {
 
   private async persistedView(l: Live): Promise<Task> {
     await l.writes.persisted;
-    if (l.writes.failure !== undefined) throw writeFailed(l.view);
-    return l.view;
+    const failure = l.writes.failure;
+    if (failure === undefined) return l.view;
+    // finished by another writer meanwhile (an instance that presumed this one dead): the stored end stands
+    if (failure instanceof TaskSettledElsewhereError) {
+      const stored = await this.o.store.get(l.view.workspaceId, l.view.id);
+      if (stored) return stored;
+    }
+    throw writeFailed(l.view);
   }
 
   /** A running task that is not live here: another instance runs it, or its run died with an earlier process of ours. */
@@ -106,7 +120,13 @@ export class TaskSupervisor {
     const k = keyOf(task.workspaceId, task.id);
     if (task.owner === undefined || task.owner === this.o.instanceId) {
       const canceled = withStatus(task, { state: 'canceled', now: this.o.clock.now() });
-      return this.writer.record(task, canceled);
+      try {
+        return await this.writer.record(task, canceled);
+      } catch (e) {
+        if (!(e instanceof TaskSettledElsewhereError)) throw e;
+        const stored = await this.o.store.get(task.workspaceId, task.id);
+        throw new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${task.id} is ${stored?.status.state ?? 'finished'} and cannot be canceled`, data: { state: stored?.status.state } });
+      }
     }
     let timer = () => undefined as void;
     let sub: ReturnType<EventBus['subscribe']> | undefined;
@@ -162,8 +182,13 @@ export class TaskSupervisor {
       const ours = t.owner === undefined || t.owner === this.o.instanceId;
       if (ours !== o.mine || this.live.has(keyOf(t.workspaceId, t.id))) continue;
       if (!ours && !(await o.isDead!(t.owner!))) continue;
-      await this.writer.record(t, withStatus(t, { state: 'failed', now: this.o.clock.now(), failure: o.failure }));
-      n++;
+      try {
+        await this.writer.record(t, withStatus(t, { state: 'failed', now: this.o.clock.now(), failure: o.failure }));
+        n++;
+      } catch (e) {
+        // its owner (or another instance) finished it meanwhile: the store kept that end
+        if (!(e instanceof TaskSettledElsewhereError)) throw e;
+      }
     }
     return n;
   }
@@ -198,7 +223,7 @@ export class TaskSupervisor {
     const actor = fresh
       ? createActor(this.machine, { input: { task: owned } })
       : createActor(this.machine, { input: { task: owned }, snapshot: this.machine.resolveState({ value: state, context: { task: owned, pendingFinal: undefined } }) });
-    const l: Live = { actor, view: owned, writes: this.writer.queue((e) => this.dropFailed(k, l, e)), settled: Promise.resolve(), onSettled: undefined };
+    const l: Live = { actor, view: owned, writes: this.writer.queue({ fresh, onFailure: (e) => this.dropFailed(k, l, e) }), settled: Promise.resolve(), onSettled: undefined };
     let last: Task | undefined = fresh ? undefined : owned;
     let prevView: Task | undefined = fresh ? undefined : owned;
     actor.subscribe({
@@ -238,7 +263,7 @@ export class TaskSupervisor {
    * task is restored from there if it moves again), and whoever waits on it is told at once.
    */
   private dropFailed(k: string, l: Live, e: unknown): void {
-    this.o.onWriteFailure?.(e, l.view);
+    if (!(e instanceof TaskIdTakenError || e instanceof TaskSettledElsewhereError)) this.o.onWriteFailure?.(e, l.view);
     if (this.live.get(k) === l) this.live.delete(k);
     stopTaskActor(l.actor);
     const settled = l.onSettled;

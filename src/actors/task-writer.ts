@@ -21,6 +21,24 @@ export interface TaskWriterOptions {
 
 type Change = { record: Task; events: TaskEvent[] };
 
+/** A new task's first write found a task stored under its id (another send made it first, here or elsewhere). */
+export class TaskIdTakenError extends Error {
+  readonly code = 'ERR_TASK_ID_TAKEN';
+  constructor(readonly taskId: string) {
+    super(`a task with id ${taskId} already exists`);
+    this.name = 'TaskIdTakenError';
+  }
+}
+
+/** The store refused a change: the stored task is already terminal (finished by another writer), so it stays so. */
+export class TaskSettledElsewhereError extends Error {
+  readonly code = 'ERR_TASK_SETTLED';
+  constructor(readonly taskId: string) {
+    super(`task ${taskId} is already finished in the store`);
+    this.name = 'TaskSettledElsewhereError';
+  }
+}
+
 /**
  * One task's queue of changes; `persisted` resolves when everything queued so far is stored or a write failed.
  * It never rejects: a failed write is kept in `failure` (the caller turns it into that one call's error), the
@@ -32,10 +50,18 @@ export class TaskWriteQueue {
   failure: unknown = undefined;
   private pending: Change[] | undefined;
 
+  /** a new task's queue: its first group is a create (insert-if-absent), not a put */
+  private creating: boolean;
+
   constructor(
     private readonly writer: TaskWriter,
-    private readonly onFailure: (e: unknown) => void = () => undefined,
-  ) {}
+    o: { fresh: boolean; onFailure?: (e: unknown) => void },
+  ) {
+    this.creating = o.fresh;
+    this.onFailure = o.onFailure ?? (() => undefined);
+  }
+
+  private readonly onFailure: (e: unknown) => void;
 
   /**
    * Changes made while a write is in flight (or in the same tick) form the next group, written as one commit.
@@ -60,8 +86,10 @@ export class TaskWriteQueue {
     this.persisted = this.persisted.then(async () => {
       if (this.pending === mine) this.pending = undefined;
       if (this.failure !== undefined) return;
+      const create = this.creating;
+      this.creating = false;
       try {
-        await this.writer.storeGroup(mine);
+        await this.writer.storeGroup(mine, { create });
       } catch (e) {
         this.failure = e;
         this.onFailure(e);
@@ -73,8 +101,8 @@ export class TaskWriteQueue {
 export class TaskWriter {
   constructor(private readonly o: TaskWriterOptions) {}
 
-  queue(onFailure?: (e: unknown) => void): TaskWriteQueue {
-    return new TaskWriteQueue(this, onFailure);
+  queue(o: { fresh: boolean; onFailure?: (e: unknown) => void }): TaskWriteQueue {
+    return new TaskWriteQueue(this, o);
   }
 
   /** Numbers the events that lead from `prev` to `next`; the record carries the last seq. */
@@ -87,7 +115,7 @@ export class TaskWriter {
   /** Stores one change made outside an actor (recovery, a cancel of a run that died); returns the record. */
   async record(prev: Task, next: Task): Promise<Task> {
     const change = this.sequence(prev, next);
-    await this.storeGroup([change]);
+    await this.storeGroup([change], { create: false });
     return change.record;
   }
 
@@ -98,13 +126,17 @@ export class TaskWriter {
    * ever see them. Side writes (push notifications) still get every state change's record, and every event is
    * appended, in one call.
    */
-  async storeGroup(group: readonly Change[]): Promise<void> {
+  async storeGroup(group: readonly Change[], o: { create: boolean }): Promise<void> {
     const records = group.map((g) => g.record);
-    const side = this.o.sideWrites ? await this.o.sideWrites(records) : undefined;
     const newest = records[records.length - 1]!;
+    // the record first, on its own: its write is the check (a new id still free, a stored task not yet finished
+    // elsewhere), and the group's events and notifications go out only for a change the store took
+    const written = o.create ? await this.o.store.create(newest) : await this.o.store.put(newest);
+    if (!written) throw o.create ? new TaskIdTakenError(newest.id) : new TaskSettledElsewhereError(newest.id);
+    const side = this.o.sideWrites ? await this.o.sideWrites(records) : undefined;
     const key = taskKey(newest.workspaceId, newest.id);
     const events = group.length === 1 ? group[0]!.events : group.flatMap((g) => g.events);
-    const writes: Promise<void>[] = [this.o.store.put(newest)];
+    const writes: Promise<void>[] = [];
     if (events.length > 0) writes.push(this.o.events.append(key, events, this.o.retainEvents));
     if (side) writes.push(side());
     await Promise.all(writes);

@@ -190,6 +190,35 @@ function storeContract(engine: Engine) {
       t.strictSame(await s.tasks.listByState([]), []);
     });
 
+    t.test('tasks (item 3): create is insert-if-absent, also when racing from two store instances', async (t) => {
+      const loc = await fresh('create');
+      const [a, b] = [await loc.open(), await loc.open()];
+      const mine = { ...sampleTask({ id: 'c1', state: 'submitted' }), contextId: 'ctx-a' };
+      const theirs = { ...sampleTask({ id: 'c1', state: 'working' }), contextId: 'ctx-b' };
+      const won = await Promise.all([a.tasks.create(mine), b.tasks.create(theirs), a.tasks.create(theirs)]);
+      t.equal(won.filter(Boolean).length, 1, 'exactly one create wins');
+      const stored = await a.tasks.get('ws-a', 'c1');
+      t.equal(stored?.contextId, won[1] ? 'ctx-b' : 'ctx-a', 'the stored task is the winner');
+      t.strictSame(ids(await a.tasks.listByState(['submitted', 'working'])), ['c1'], 'indexed once');
+      t.equal(await b.tasks.create(sampleTask({ id: 'c1' })), false, 'a later create is refused');
+      t.equal(await b.tasks.create({ ...sampleTask({ id: 'c1' }), workspaceId: 'ws-b' }), true, 'the same id in another workspace is free');
+    });
+
+    t.test('tasks (item 4): a terminal task never changes again: put refuses it and leaves it as it is', async (t) => {
+      const s = await (await fresh('terminal')).open();
+      for (const end of ['failed', 'completed', 'canceled'] as const) {
+        const id = `t-${end}`;
+        t.equal(await s.tasks.put(sampleTask({ id, state: 'working' })), true);
+        t.equal(await s.tasks.put(sampleTask({ id, state: end })), true, `working -> ${end} is written`);
+        for (const next of ['completed', 'working', 'failed'] as const) {
+          t.equal(await s.tasks.put(sampleTask({ id, state: next })), false, `${end} -> ${next} is refused`);
+        }
+        t.equal((await s.tasks.get('ws-a', id))?.status.state, end, `still ${end}`);
+        t.strictSame(ids(await s.tasks.listByState([end])).includes(id), true, 'and indexed so');
+      }
+      t.strictSame(ids(await s.tasks.listByState(['working'])), [], 'nothing went back to working');
+    });
+
     t.test('tasks: a corrupt stored value is refused, not returned', async (t) => {
       const loc = await fresh('corrupt');
       const s = await loc.open();

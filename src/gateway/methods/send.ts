@@ -1,6 +1,7 @@
 // tasks/send (rev A) and message/send (rev B): create a task or continue one, wait unless non-blocking.
 import { randomUUID } from 'node:crypto';
 import type { TaskSupervisor } from '../../actors/task-supervisor.js';
+import { TaskIdTakenError } from '../../actors/task-writer.js';
 import { codecs } from '../../protocol/codec.js';
 import { RpcError } from '../../protocol/errors.js';
 import type { Dialect, Message, Task } from '../../protocol/model.js';
@@ -92,8 +93,17 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
     params: p,
     go: async () => {
       // the config (checked above) is stored before the task runs, so its first update is delivered
-      if (inlinePush) await storePushConfig(parts, { task, config: inlinePush, ctx });
-      return parts.supervisor.start(task);
+      const cfg = inlinePush ? await storePushConfig(parts, { task, config: inlinePush, ctx }) : undefined;
+      try {
+        return await parts.supervisor.start(task);
+      } catch (e) {
+        if (!(e instanceof TaskIdTakenError)) throw e;
+        // another send made a task with this id first (a batch, a concurrent call, another instance): this message
+        // is then a follow-up to that task, judged as any follow-up is (and refused unless it waits for input)
+        if (cfg) await parts.store.pushConfigs.delete(cfg.taskId, cfg.id);
+        const winner = ensureVisible(parts, ctx, id, await parts.supervisor.get(ctx.key.workspaceId, id));
+        return parts.supervisor.followUp(winner, toMessage(p.message, winner));
+      }
     },
   };
 }

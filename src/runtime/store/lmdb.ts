@@ -21,7 +21,7 @@
 import { mkdir } from 'node:fs/promises';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import { TaskEvent } from '../../protocol/events.js';
-import { Task } from '../../protocol/model.js';
+import { TERMINAL_STATES, Task, type TaskState } from '../../protocol/model.js';
 import { KeyRecord, StoredPushConfig } from '../../protocol/records.js';
 import { checked } from './validate.js';
 import { lmdbPushJobs } from './lmdb-push-jobs.js';
@@ -101,6 +101,23 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
     return task;
   };
 
+  /** One transaction: the check (absent for a create, not terminal for a put), the record and its state index. */
+  const writeTask = (task: Task, mode: 'put' | 'create'): Promise<boolean> => {
+    const state = task.status.state;
+    const key = taskKey(task.workspaceId, task.id);
+    return root.transaction(() => {
+      const prev = taskState.get(key);
+      if (mode === 'create' ? prev !== undefined : prev !== undefined && TERMINAL_STATES.has(prev as TaskState)) return false;
+      if (prev !== undefined && prev !== state) byState.remove(prev, key);
+      tasks.put(key, task);
+      if (prev !== state) {
+        taskState.put(key, state);
+        byState.put(state, key);
+      }
+      return true;
+    });
+  };
+
   let closing: Promise<void> | undefined;
 
   return {
@@ -137,19 +154,8 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
       },
     },
     tasks: {
-      async put(task) {
-        const state = task.status.state;
-        const key = taskKey(task.workspaceId, task.id);
-        await root.transaction(() => {
-          const prev = taskState.get(key);
-          if (prev !== undefined && prev !== state) byState.remove(prev, key);
-          tasks.put(key, task);
-          if (prev !== state) {
-            taskState.put(key, state);
-            byState.put(state, key);
-          }
-        });
-      },
+      put: (task) => writeTask(task, 'put'),
+      create: (task) => writeTask(task, 'create'),
       async get(workspaceId, id) {
         fresh();
         return readTask(taskKey(workspaceId, id));

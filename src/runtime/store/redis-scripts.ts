@@ -39,3 +39,28 @@ if not id then return false end
 return redis.call('HGET', KEYS[2], id)
 `,
 });
+
+/**
+ * KEYS: the task, then the six state index sets in TaskState order. ARGV: mode ('put' | 'create'), the packed task,
+ * its index member (the task key), its state's position (1-based, among the sets), then the terminal states' positions.
+ * create: nothing when the task exists. put: nothing when the stored task's state is terminal (read from the index,
+ * so the record is not decoded). Returns 1 when written, 0 when refused.
+ */
+export const writeTask7 = script({
+  numberOfKeys: 7,
+  lua: `
+local exists = redis.call('EXISTS', KEYS[1]) == 1
+if ARGV[1] == 'create' and exists then return 0 end
+if ARGV[1] == 'put' and exists then
+  for i = 5, #ARGV do
+    if redis.call('SISMEMBER', KEYS[1 + tonumber(ARGV[i])], ARGV[3]) == 1 then return 0 end
+  end
+end
+redis.call('SET', KEYS[1], ARGV[2])
+local own = 1 + tonumber(ARGV[4])
+for i = 2, 7 do
+  if i == own then redis.call('SADD', KEYS[i], ARGV[3]) else redis.call('SREM', KEYS[i], ARGV[3]) end
+end
+return 1
+`,
+});

@@ -7,12 +7,12 @@
 import { createClient, RESP_TYPES } from 'redis';
 import { Packr } from 'msgpackr';
 import type { z } from 'zod';
-import { TaskState, Task } from '../../protocol/model.js';
+import { TERMINAL_STATES, TaskState, Task } from '../../protocol/model.js';
 import { KeyRecord, StoredPushConfig } from '../../protocol/records.js';
 import { StoreCorruptError, type RecordKind } from './errors.js';
 import { redisKeys } from './redis-keys.js';
 import { redisPushJobs } from './redis-push-jobs.js';
-import { keyByHash2, putKey3, type LuaScript } from './redis-scripts.js';
+import { keyByHash2, putKey3, writeTask7, type LuaScript } from './redis-scripts.js';
 import { checked } from './validate.js';
 import type { Store } from './types.js';
 import { taskKey } from './types.js';
@@ -67,6 +67,19 @@ export async function openRedisStore(opts: {
   const decodePush = (bytes: Buffer, id: string) =>
     decode({ schema: StoredPushConfig, bytes, record: 'push-config', id });
 
+  const stateSets = TaskState.options.map((st) => k.tasksInState(st));
+  const terminalPositions = TaskState.options.flatMap((st, i) => (TERMINAL_STATES.has(st) ? [String(i + 1)] : []));
+  /**
+   * One script: the check (absent for a create, not terminal for a put), the record, and its state index (the id
+   * leaves every other state's set, so two writers racing on one task leave value and index alike).
+   */
+  async function writeTask(task: Task, mode: 'put' | 'create'): Promise<boolean> {
+    const key = taskKey(task.workspaceId, task.id);
+    const own = String(TaskState.options.indexOf(task.status.state) + 1);
+    const reply = await run({ script: writeTask7, keys: [k.task(key), ...stateSets], args: [mode, packr.pack(task), key, own, ...terminalPositions] });
+    return reply === 1;
+  }
+
   let closing: Promise<void> | undefined;
 
   return {
@@ -100,15 +113,8 @@ export async function openRedisStore(opts: {
       },
     },
     tasks: {
-      async put(task) {
-        const state = task.status.state;
-        // Removing the id from every other state, not just the previous one, keeps the index right
-        // even when two instances race on one task: the last MULTI wins for value and index alike.
-        const key = taskKey(task.workspaceId, task.id);
-        const m = client.multi().set(k.task(key), packr.pack(task));
-        for (const s of TaskState.options) if (s !== state) m.sRem(k.tasksInState(s), key);
-        await m.sAdd(k.tasksInState(state), key).exec();
-      },
+      put: (task) => writeTask(task, 'put'),
+      create: (task) => writeTask(task, 'create'),
       async get(workspaceId, id) {
         const key = taskKey(workspaceId, id);
         const bytes = await bin.get(k.task(key));

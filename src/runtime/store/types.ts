@@ -17,8 +17,13 @@ export interface KeyStore {
 export const taskKey = (workspaceId: string, id: string): string => `${workspaceId}/${id}`;
 
 export interface TaskStore {
-  /** Writes the whole record under taskKey(workspaceId, id) (the actor owns it; last writer wins). */
-  put(task: Task): Promise<void>;
+  /**
+   * Writes the whole record under taskKey(workspaceId, id). A terminal task never changes again: false (and nothing
+   * written) when the stored record is completed, canceled or failed, whoever finished it.
+   */
+  put(task: Task): Promise<boolean>;
+  /** Writes a new task only if none is stored under its key (atomic insert-if-absent); false when one is. */
+  create(task: Task): Promise<boolean>;
   get(workspaceId: string, id: string): Promise<Task | undefined>;
   /** Tasks whose stored state is one of `states` (start-up recovery). */
   listByState(states: readonly TaskState[]): Promise<Task[]>;
