@@ -24,6 +24,7 @@ import { openRedisStore } from './runtime/store/redis.js';
 import { redactPaths } from './runtime/redact.js';
 import type { Store } from './runtime/store/types.js';
 import { startHttpServer } from './transport/app.js';
+import { readiness } from './runtime/readiness.js';
 import { openSecret, openStore } from './cli/open-store.js';
 
 export interface GatewayInstance {
@@ -58,16 +59,26 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const timers = o.timers ?? systemTimers;
   const log = o.log ?? silentLog;
   const secret = await openSecret(config, o.secret);
-  const store = await openStore(config);
+  // a Redis connection that drops says so once per reason, not once per retry
+  let lastRedisError = '';
+  const onRedisError = (e: Error) => {
+    const text = errorText(e);
+    if (text !== lastRedisError) log('redis connection error', { error: text });
+    lastRedisError = text;
+  };
+  const store = await openStore(config, { onError: onRedisError });
+  const commandTimeoutMs = config.redis.commandTimeoutMs;
   const limiter: Limiter = config.store === 'redis'
-    ? await createRedisLimiter({ url: config.redisUrl, prefix: `${config.redisPrefix}limit:`, clock })
+    ? await createRedisLimiter({ url: config.redisUrl, prefix: `${config.redisPrefix}limit:`, clock, commandTimeoutMs, onError: onRedisError })
     : createMemoryLimiter({ clock });
   // two warm threads at least: an agent that holds one (a long or busy run) never makes the next run wait for a
   // cold thread start (a second or more under load)
   const minThreads = config.pool.minThreads ?? 2;
   const pool = createAgentPool({ minThreads, maxThreads: Math.max(minThreads, config.pool.maxThreads ?? 4) });
   const agents = new AgentDirectory(agentsOf(config));
-  const bus: EventBus = config.store === 'redis' ? await createRedisBus({ url: config.redisUrl, prefix: config.redisPrefix }) : createLocalBus();
+  const bus: EventBus = config.store === 'redis'
+    ? await createRedisBus({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs, onError: onRedisError })
+    : createLocalBus();
   const push = createPushRuntime({ store, clock, timers, log, settings: config.push, resolve: o.lookup });
 
   const runTurn: RunAgentTurn = async ({ task, message, signal, onEvent }) => {
@@ -119,7 +130,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     log,
     maxBodyBytes: config.maxBodyBytes,
     publicUrl: config.publicUrl,
-    ready: async () => ({ ok: true }),
+    ready: () => readiness({ store, bus }),
   });
   const http = await startHttpServer({ gateway, host: config.host, port: config.port, log, sse: { maxBufferedBytes: config.streaming.maxBufferedBytes } });
 

@@ -4,6 +4,7 @@ import { RpcError } from '../protocol/errors.js';
 import { SETTLED_STATES, TERMINAL_STATES, type Message, type Task } from '../protocol/model.js';
 import type { Clock, Timers } from '../runtime/clock.js';
 import type { EventBus } from '../runtime/events/bus.js';
+import { isStoreUnavailable } from '../runtime/store/errors.js';
 import { taskKey } from '../runtime/store/types.js';
 import { TaskIdTakenError, TaskSettledElsewhereError, TaskWriter, type TaskWriteQueue, type TaskWriterOptions } from './task-writer.js';
 import { createTaskMachine, stopTaskActor, type RunAgentTurn, type TaskActor, type TaskMachineEvent } from './task-machine.js';
@@ -112,7 +113,9 @@ export class TaskSupervisor {
       const stored = await this.o.store.get(l.view.workspaceId, l.view.id);
       if (stored) return stored;
     }
-    throw writeFailed(l.view);
+    throw isStoreUnavailable(failure)
+      ? new RpcError('STORE_UNAVAILABLE', { message: `Task ${l.view.id} could not be stored: the store cannot be reached; retry shortly`, data: { detail: 'store_unavailable' }, headers: { 'Retry-After': '1' } })
+      : writeFailed(l.view);
   }
 
   /** A running task that is not live here: another instance runs it, or its run died with an earlier process of ours. */

@@ -59,6 +59,13 @@ export const Config = z
       })
       .strict()
       .default({ allowlist: [], timeoutMs: 10_000, maxAttempts: 12, backoffBaseMs: 2_000, backoffMaxMs: 15 * 60_000 }),
+    redis: z
+      .object({
+        /** a Redis command unanswered this long fails: calls during an outage get a 503 instead of hanging */
+        commandTimeoutMs: z.number().int().positive().default(2_000),
+      })
+      .strict()
+      .default({ commandTimeoutMs: 2_000 }),
     /** scale-out on Redis: each instance stamps a beat; work of an instance silent past deadAfterMs is failed */
     instances: z
       .object({

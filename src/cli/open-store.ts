@@ -5,10 +5,10 @@ import { loadSecret } from '../runtime/keys.js';
 import type { Store } from '../runtime/store/types.js';
 import type { Config } from './config.js';
 
-export async function openStore(config: Config): Promise<Store> {
+export async function openStore(config: Config, o: { onError?: (e: Error) => void } = {}): Promise<Store> {
   if (config.store === 'redis') {
     const { openRedisStore } = await import('../runtime/store/redis.js');
-    return openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix });
+    return openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs: config.redis.commandTimeoutMs, onError: o.onError });
   }
   await mkdir(config.dataDir, { recursive: true });
   const { openLmdbStore } = await import('../runtime/store/lmdb.js');

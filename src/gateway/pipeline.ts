@@ -6,6 +6,9 @@ import { METHOD_SCOPES, effectiveScopes, isKnownMethod } from '../protocol/scope
 import { KeyHasher, verifyKey } from '../runtime/keys.js';
 import { rateLimitHeaders } from '../runtime/limiter/headers.js';
 import type { Limiter } from '../runtime/limiter/types.js';
+import { errorText } from '../runtime/log.js';
+import { isStoreUnavailable } from '../runtime/store/errors.js';
+import { storeUnavailable } from './errors.js';
 import type { CallContext, GatewayParts } from './context.js';
 import { METHODS } from './methods/index.js';
 
@@ -80,7 +83,11 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
     return { ok: true, result, headers };
   } catch (e) {
     if (isRpcError(e)) return { ok: false, error: e, headers: { ...headers, ...e.headers } };
-    deps.log('internal error', { method: input.call.method, error: e instanceof Error ? e.message : String(e) });
+    if (isStoreUnavailable(e)) {
+      deps.log('store unavailable', { method: input.call.method, error: errorText(e) });
+      return { ok: false, error: storeUnavailable(), headers: { ...headers, 'Retry-After': '1' } };
+    }
+    deps.log('internal error', { method: input.call.method, error: errorText(e) });
     return { ok: false, error: new RpcError('INTERNAL_ERROR', { message: 'Internal error while executing the request' }), headers };
   }
 }

@@ -12,6 +12,8 @@ export const ERRORS = {
   RATE_LIMITED: { code: -32004, http: 429, message: 'Rate limit exceeded; back off exponentially' },
   AGENT_NOT_FOUND: { code: -32005, http: 200, message: 'Agent not found' },
   SCOPE_INSUFFICIENT: { code: -32006, http: 403, message: 'Scope insufficient' },
+  /** A server-side failure of a kind the caller may retry: the shared store (Redis) cannot be reached now. HTTP 503. */
+  STORE_UNAVAILABLE: { code: -32603, http: 503, message: 'Service unavailable: the store cannot be reached; retry shortly' },
   /** Not a JSON-RPC condition of the spec: the body exceeded the size limit. Travels as -32600 with HTTP 413. */
   PAYLOAD_TOO_LARGE: { code: -32600, http: 413, message: 'Request body too large' },
 } as const;

@@ -19,17 +19,32 @@ const keyOf = (id: string) => `instance-beat:${id}`;
 export class Presence {
   private cancel: (() => void) | undefined;
   private stopped = false;
+  /** when this instance's last beat was stored */
+  private lastBeat: number | undefined;
+  /** since when its beats have been stored without a gap (undefined: it was cut off from the store) */
+  private steadySince: number | undefined;
 
   constructor(private readonly o: PresenceOptions) {}
 
-  /** Beats now and then every `beatMs`; after each beat, `afterBeat` runs (a sweep for orphaned work). */
+  /**
+   * Beats now and then every `beatMs`; after each beat, `afterBeat` runs (a sweep for orphaned work), but only once
+   * this instance has itself beaten without a gap for `deadAfterMs`. An instance that could not reach the store
+   * (a Redis stall) saw nobody beat meanwhile, and neither could the others: judging them at once would fail the
+   * tasks of live instances. After `deadAfterMs` of steady beats, every live instance has beaten again.
+   */
   start(afterBeat: () => Promise<void>): void {
     const tick = async () => {
       if (this.stopped) return;
       try {
-        await this.o.meta.put(keyOf(this.o.instanceId), this.o.clock.now());
-        await afterBeat();
+        const now = this.o.clock.now();
+        await this.o.meta.put(keyOf(this.o.instanceId), now);
+        // a gap: a beat that failed, or a stall that held this one past two periods
+        const steady = this.lastBeat !== undefined && now - this.lastBeat <= 2 * this.o.beatMs && this.steadySince !== undefined;
+        if (!steady) this.steadySince = now;
+        this.lastBeat = now;
+        if (now - this.steadySince! >= this.o.deadAfterMs) await afterBeat();
       } catch (e) {
+        this.steadySince = undefined;
         // a store hiccup costs one beat, never the process; the next beat tries again
         this.o.onError?.(e);
       } finally {

@@ -2,6 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { Packr } from 'msgpackr';
 import { createClient } from 'redis';
+import { redisOptions } from '../redis-connect.js';
+import { withDeadline } from '../deadline.js';
 import { TaskEvent } from '../../protocol/events.js';
 
 export type EventListener = (ev: TaskEvent) => void;
@@ -18,6 +20,8 @@ export interface EventBus {
   /** asks whichever instance runs the task to cancel it */
   requestCancel(taskKey: string): void;
   onCancelRequest(fn: (taskKey: string) => void): void;
+  /** resolves when events cross between instances now (readiness); rejects with the reason when they do not */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,6 +62,7 @@ export function createLocalBus(): EventBus {
       const h = fan.add(k, fn);
       return { ready: Promise.resolve(), unsubscribe: () => void h.remove() };
     },
+    ping: async () => undefined,
     close: async () => undefined,
   };
 }
@@ -70,14 +75,25 @@ const Envelope = (v: unknown) => {
 };
 
 /** Local subscribers hear local events at once; other instances hear them through one Redis channel per task. */
-export async function createRedisBus(o: { url: string; prefix: string }): Promise<EventBus> {
+export async function createRedisBus(o: { url: string; prefix: string; commandTimeoutMs?: number; onError?: (e: Error) => void }): Promise<EventBus> {
   const origin = randomUUID();
   const fan = new LocalFanout();
-  const pub = createClient({ url: o.url });
-  const sub = pub.duplicate();
-  pub.on('error', () => undefined);
-  sub.on('error', () => undefined);
-  await Promise.all([pub.connect(), sub.connect()]);
+  const state = { connectedOnce: false };
+  const settings = { url: o.url, commandTimeoutMs: o.commandTimeoutMs ?? 2_000 };
+  const pub = createClient(redisOptions({ ...settings, name: 'a2a-gateway:bus-pub' }, state));
+  // the subscriber keeps what is asked while it reconnects: node-redis re-subscribes its channels on reconnection
+  const sub = createClient(redisOptions({ ...settings, name: 'a2a-gateway:bus-sub', offlineQueue: true }, state));
+  pub.on('error', (e: Error) => o.onError?.(e));
+  sub.on('error', (e: Error) => o.onError?.(e));
+  try {
+    await Promise.all([pub.connect(), sub.connect()]);
+  } catch (e) {
+    pub.destroy();
+    sub.destroy();
+    throw e;
+  }
+  state.connectedOnce = true;
+  const deadline = { ms: settings.commandTimeoutMs, what: 'redis bus.subscribe' };
   const channel = (k: string) => `${o.prefix}events:${k}`;
   let closed = false;
   const active = new Map<string, Promise<void>>();
@@ -97,7 +113,7 @@ export async function createRedisBus(o: { url: string; prefix: string }): Promis
       const h = fan.add(k, fn);
       let ready = active.get(k) ?? Promise.resolve();
       if (h.first) {
-        ready = sub.subscribe(channel(k), (msg: Buffer) => {
+        const subscribed = sub.subscribe(channel(k), (msg: Buffer) => {
           let env;
           try {
             env = Envelope(packr.unpack(msg));
@@ -105,7 +121,9 @@ export async function createRedisBus(o: { url: string; prefix: string }): Promis
             return;
           }
           if (env && env.origin !== origin) fan.deliver(k, env.events);
-        }, true).catch(() => undefined);
+        }, true);
+        // during an outage the stream goes on with this instance's events; node-redis re-subscribes on reconnection
+        ready = withDeadline(subscribed, deadline).catch(() => undefined);
         active.set(k, ready);
       }
       return {
@@ -117,6 +135,10 @@ export async function createRedisBus(o: { url: string; prefix: string }): Promis
           }
         },
       };
+    },
+    async ping() {
+      if (!sub.isReady) throw new Error('the event subscriber connection is down');
+      await withDeadline(pub.ping(), { ...deadline, what: 'redis bus.ping' });
     },
     async close() {
       if (closed) return;

@@ -1,5 +1,7 @@
 // The shared limiter: one checkLimit-2 round trip per check, so several gateway instances share each key's budget.
 import { createClient } from 'redis';
+import { redisOptions } from '../redis-connect.js';
+import { withDeadline } from '../deadline.js';
 import type { Clock } from '../clock.js';
 import type { LimitDecision, Limiter } from './types.js';
 import { checkLimit } from './check-limit.js';
@@ -10,7 +12,7 @@ import { LimiterClosedError, LimiterReplyError } from './errors.js';
 
 export type RedisLimiterOptions = { prefix: string; clock: Clock } & (
   /** `clientName` shows in CLIENT LIST, so an operator can tell the limiter's connection apart */
-  | { url: string; clientName?: string; onError?: (err: Error) => void }
+  | { url: string; clientName?: string; commandTimeoutMs?: number; onError?: (err: Error) => void }
   /** a client the caller owns: connected, and left open by close() */
   | { client: LuaClient }
 );
@@ -34,19 +36,10 @@ export async function createRedisLimiter(opts: RedisLimiterOptions): Promise<Lim
   if ('client' in opts) {
     client = opts.client;
   } else {
-    let connectedOnce = false;
-    const own = createClient({
-      url: opts.url,
-      name: opts.clientName ?? 'a2a-gateway:limiter',
-      // no offline queue: while Redis is away a check fails at once and the gateway's policy decides,
-      // where a queued check would hold its request until reconnection
-      disableOfflineQueue: true,
-      socket: {
-        // node-redis retries a first connect forever, so a wrong URL would hang start-up: give up on
-        // the first failure, and only retry (with capped backoff) a connection that once worked
-        reconnectStrategy: (retries, cause) => (connectedOnce ? Math.min(50 * 2 ** retries, 2000) : cause),
-      },
-    });
+    // no offline queue: while Redis is away a check fails at once and the gateway's policy decides,
+    // where a queued check would hold its request until reconnection
+    const state = { connectedOnce: false };
+    const own = createClient(redisOptions({ url: opts.url, name: opts.clientName ?? 'a2a-gateway:limiter', commandTimeoutMs: opts.commandTimeoutMs ?? 2_000 }, state));
     // without a listener an 'error' event would end the process; failed checks reach callers anyway
     own.on('error', opts.onError ?? (() => {}));
     try {
@@ -55,23 +48,27 @@ export async function createRedisLimiter(opts: RedisLimiterOptions): Promise<Lim
       own.destroy();
       throw e;
     }
-    connectedOnce = true;
+    state.connectedOnce = true;
     client = own;
     closeOwn = () => own.close();
   }
   let closing: Promise<void> | undefined;
+  const commandTimeoutMs = ('commandTimeoutMs' in opts ? opts.commandTimeoutMs : undefined) ?? 2_000;
 
   return {
     async check(key, limits): Promise<LimitDecision> {
       if (closing) throw new LimiterClosedError();
       assertLimits(limits);
       const now = Math.floor(clock.now());
-      const reply = await runLua({
-        client,
-        script: checkLimit,
-        keys: limiterKeys(prefix, key),
-        args: [String(now), String(limits.perMinute), String(limits.perHour), String(MINUTE_MS), String(HOUR_MS)],
-      });
+      const reply = await withDeadline(
+        runLua({
+          client,
+          script: checkLimit,
+          keys: limiterKeys(prefix, key),
+          args: [String(now), String(limits.perMinute), String(limits.perHour), String(MINUTE_MS), String(HOUR_MS)],
+        }),
+        { ms: commandTimeoutMs, what: 'redis limiter.check' },
+      );
       const [allowed, m, mGate, h, hGate] = parseReply(reply);
       return decide({
         now,

@@ -20,3 +20,25 @@ export class StoreCorruptError extends Error {
   }
 }
 
+
+/**
+ * Errors that mean "the store (or the bus) cannot be reached now", as opposed to a bad record or a bug: a command
+ * timed out, the connection is down or being re-made. Named by class name so that no layer above needs the client.
+ */
+const UNAVAILABLE = new Set([
+  'TimeoutError',
+  'ConnectionTimeoutError',
+  'SocketTimeoutError',
+  'SocketClosedUnexpectedlyError',
+  'ClientClosedError',
+  'ClientOfflineError',
+  'ReconnectStrategyError',
+  'AbortError',
+]);
+
+export function isStoreUnavailable(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  if (UNAVAILABLE.has(e.name) || UNAVAILABLE.has(e.constructor.name)) return true;
+  const code = (e as { code?: unknown }).code;
+  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT';
+}

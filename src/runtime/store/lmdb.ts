@@ -237,6 +237,10 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
         await meta.put(key, value);
       },
     },
+    async ping() {
+      fresh();
+      meta.get('ping');
+    },
     close() {
       closing ??= root.close();
       return closing;

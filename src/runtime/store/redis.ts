@@ -14,6 +14,8 @@ import { redisKeys } from './redis-keys.js';
 import { redisPushJobs } from './redis-push-jobs.js';
 import { keyByHash2, putKey3, writeTask7, type LuaScript } from './redis-scripts.js';
 import { checked } from './validate.js';
+import { redisOptions } from '../redis-connect.js';
+import { deadlined, withDeadline } from '../deadline.js';
 import type { Store } from './types.js';
 import { taskKey } from './types.js';
 import { TaskEvent } from '../../protocol/events.js';
@@ -33,22 +35,22 @@ function decode<T>(opts: { schema: z.ZodType<T>; bytes: Buffer; record: RecordKi
 export async function openRedisStore(opts: {
   url: string;
   prefix: string;
-  /** Connection errors; node-redis reconnects by itself and commands fail on their own meanwhile. */
+  /** a command unanswered this long fails with a TimeoutError (default 2 s) */
+  commandTimeoutMs?: number;
+  /** Connection errors; the client reconnects by itself and commands fail on their own meanwhile. */
   onError?: (err: Error) => void;
 }): Promise<Store> {
-  let connectedOnce = false;
-  const client = createClient({
-    url: opts.url,
-    socket: {
-      // A first connection that fails rejects the open (a CLI must not hang on a wrong URL);
-      // once connected, a lost connection is retried with capped backoff.
-      reconnectStrategy: (retries: number, cause: Error) => (connectedOnce ? Math.min(50 * 2 ** retries, 2000) : cause),
-    },
-  });
+  const state = { connectedOnce: false };
+  const client = createClient(redisOptions({ url: opts.url, name: 'a2a-gateway:store', commandTimeoutMs: opts.commandTimeoutMs ?? 2_000 }, state));
   // Without a listener an 'error' event (e.g. a dropped socket) would crash the process.
   client.on('error', (err: Error) => opts.onError?.(err));
-  await client.connect();
-  connectedOnce = true;
+  try {
+    await client.connect();
+  } catch (e) {
+    client.destroy();
+    throw e;
+  }
+  state.connectedOnce = true;
   const bin = client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
   const k = redisKeys(opts.prefix);
 
@@ -81,8 +83,9 @@ export async function openRedisStore(opts: {
   }
 
   let closing: Promise<void> | undefined;
+  const deadline = { ms: opts.commandTimeoutMs ?? 2_000, what: 'redis store' };
 
-  return {
+  return withDeadlines({
     kind: 'redis',
     keys: {
       async put(rec) {
@@ -176,6 +179,9 @@ export async function openRedisStore(opts: {
         await client.hSet(k.meta, key, packr.pack(value));
       },
     },
+    async ping() {
+      await client.ping();
+    },
     close() {
       closing ??= (async () => {
         if (!client.isOpen) return;
@@ -188,7 +194,21 @@ export async function openRedisStore(opts: {
       })();
       return closing;
     },
-  };
+  });
+
+  /** Every call of every sub-store (and ping) gets the command deadline; close does not. */
+  function withDeadlines(store: Store): Store {
+    return {
+      ...store,
+      keys: deadlined(store.keys, deadline),
+      tasks: deadlined(store.tasks, deadline),
+      pushConfigs: deadlined(store.pushConfigs, deadline),
+      pushJobs: deadlined(store.pushJobs, deadline),
+      meta: deadlined(store.meta, deadline),
+      events: deadlined(store.events, deadline),
+      ping: () => withDeadline(store.ping(), { ...deadline, what: 'redis store.ping' }),
+    };
+  }
 
   /** A hash's fields with their values (rather than HVALS) so that a corrupt entry can be named by its id. */
   async function entries(key: string): Promise<Array<[string, Buffer]>> {

@@ -87,5 +87,7 @@ export interface Store {
   readonly pushJobs: PushJobStore;
   readonly meta: MetaStore;
   readonly events: EventStore;
+  /** resolves when the store answers now (readiness); rejects with the reason when it does not */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
