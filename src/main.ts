@@ -12,6 +12,7 @@ import { systemClock, systemTimers, type Clock, type Timers } from './runtime/cl
 import { createLocalBus, createRedisBus, type EventBus } from './runtime/events/bus.js';
 import { KeyHasher } from './runtime/keys.js';
 import { Presence } from './runtime/presence.js';
+import { RetentionSweeper } from './runtime/retention.js';
 import { createMemoryLimiter } from './runtime/limiter/memory.js';
 import { createRedisLimiter } from './runtime/limiter/redis.js';
 import type { Limiter } from './runtime/limiter/types.js';
@@ -35,6 +36,8 @@ export interface GatewayInstance {
   readonly config: Config;
   /** webhook delivery: the workspace secrets, and `idle()` for tests that move a ManualClock */
   readonly push: PushRuntime;
+  /** task retention: `idle()` for tests that move a ManualClock past a sweep */
+  readonly retention: RetentionSweeper;
   /** drains: stops listening, stops live tasks (stored as last persisted), closes pool and store; idempotent */
   close(): Promise<void>;
 }
@@ -109,6 +112,15 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     if (lost > 0) log('failed tasks of a gateway instance that stopped answering', { failed: lost });
   });
   push.start();
+  const retention = new RetentionSweeper({
+    store,
+    clock,
+    timers,
+    ...config.retention,
+    onError: (e) => log('task retention sweep failed', { error: errorText(e) }),
+    onSwept: (n) => log('deleted tasks past their retention', { deleted: n }),
+  });
+  retention.start();
 
   const keyWatch = new KeyWatch({ keys: store.keys, clock, timers, everyMs: config.streaming.keyCheckMs, onError: (e) => log('key check failed', { error: errorText(e) }) });
   const gateway = createGateway({
@@ -142,10 +154,12 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     secret,
     config,
     push,
+    retention,
     close() {
       closing ??= (async () => {
         presence?.stop();
         keyWatch.stop();
+        await retention.stop();
         await http.close();
         await supervisor.stop();
         await push.stop();

@@ -129,17 +129,15 @@ export class TaskWriter {
   async storeGroup(group: readonly Change[], o: { create: boolean }): Promise<void> {
     const records = group.map((g) => g.record);
     const newest = records[records.length - 1]!;
-    // the record first, on its own: its write is the check (a new id still free, a stored task not yet finished
-    // elsewhere), and the group's events and notifications go out only for a change the store took
-    const written = o.create ? await this.o.store.create(newest) : await this.o.store.put(newest);
-    if (!written) throw o.create ? new TaskIdTakenError(newest.id) : new TaskSettledElsewhereError(newest.id);
-    const side = this.o.sideWrites ? await this.o.sideWrites(records) : undefined;
     const key = taskKey(newest.workspaceId, newest.id);
     const events = group.length === 1 ? group[0]!.events : group.flatMap((g) => g.events);
-    const writes: Promise<void>[] = [];
-    if (events.length > 0) writes.push(this.o.events.append(key, events, this.o.retainEvents));
-    if (side) writes.push(side());
-    await Promise.all(writes);
+    // the record and its events are one atomic write, and the write is the check (a new id still free, a stored
+    // task not yet finished elsewhere): notifications and live events go out only for a change the store took
+    const write = { events, retainEvents: this.o.retainEvents };
+    const written = o.create ? await this.o.store.create(newest, write) : await this.o.store.put(newest, write);
+    if (!written) throw o.create ? new TaskIdTakenError(newest.id) : new TaskSettledElsewhereError(newest.id);
+    const side = this.o.sideWrites ? await this.o.sideWrites(records) : undefined;
+    if (side) await side();
     if (events.length > 0) this.o.bus.publish(key, events);
   }
 }

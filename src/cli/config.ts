@@ -74,6 +74,15 @@ export const Config = z
       })
       .strict()
       .default({ heartbeatMs: 5_000, deadAfterMs: 20_000 }),
+    /** terminal tasks (with their events, push configs and jobs) are deleted once they have been terminal for taskTtlMs */
+    retention: z
+      .object({
+        /** 7 days by default; 0 keeps tasks forever */
+        taskTtlMs: z.number().int().nonnegative().default(7 * 86_400_000),
+        sweepIntervalMs: z.number().int().positive().default(10 * 60_000),
+      })
+      .strict()
+      .default({ taskTtlMs: 7 * 86_400_000, sweepIntervalMs: 10 * 60_000 }),
     streaming: z
       .object({
         /** a `: ping` comment after this much silence on a stream */

@@ -8,8 +8,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { open } from 'lmdb';
 import { pack } from 'msgpackr';
-import { createClient } from 'redis';
+import { createClient, RESP_TYPES } from 'redis';
 import { taskKey, type Store } from '../../src/runtime/store/types.js';
+import type { TaskState } from '../../src/protocol/model.js';
+import { ALL_STATES as ALL } from '../support/tasks.js';
 import { LMDB_DBS, openLmdbStore } from '../../src/runtime/store/lmdb.js';
 import { openRedisStore } from '../../src/runtime/store/redis.js';
 import { redisKeys } from '../../src/runtime/store/redis-keys.js';
@@ -21,6 +23,8 @@ interface Location {
   open(): Promise<Store>;
   /** Plants, where the engine keeps task `id`, a value no Task schema accepts. */
   corruptTask(id: string): Promise<void>;
+  /** Everything still stored that names `needle`, read raw (keys, index entries, members, values): retention leaves none. */
+  residue(needle: string): Promise<string[]>;
   /** Closes every store opened here, then removes the data. */
   destroy(): Promise<void>;
 }
@@ -54,6 +58,19 @@ const lmdbEngine: Engine = {
         await raw.openDB({ name: LMDB_DBS.tasks }).put(taskKey('ws-a', id), { id, status: 'not a status' });
         await raw.close();
       },
+      async residue(needle) {
+        const raw = open({ path, noSubdir: false, maxDbs: 16 });
+        const out: string[] = [];
+        for (const name of Object.values(LMDB_DBS)) {
+          const db = name === LMDB_DBS.tasksByState ? raw.openDB({ name, dupSort: true, encoding: 'ordered-binary' }) : raw.openDB({ name, encoding: name === LMDB_DBS.taskState ? 'string' : 'msgpack' });
+          for (const { key, value } of db.getRange()) {
+            const text = `${name} ${JSON.stringify(key)} ${JSON.stringify(value)}`;
+            if (text.includes(needle)) out.push(text);
+          }
+        }
+        await raw.close();
+        return out;
+      },
       async destroy() {
         await stores.closeAll();
         await rm(path, { recursive: true, force: true });
@@ -75,6 +92,23 @@ const redisEngine: Engine = {
         await c.connect();
         await c.set(redisKeys(prefix).task(taskKey('ws-a', id)), pack({ id, status: 'not a status' }));
         await c.close();
+      },
+      async residue(needle) {
+        const c = createClient({ url: REDIS_URL });
+        c.on('error', () => {});
+        await c.connect();
+        const out: string[] = [];
+        const b = c.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
+        for await (const batch of c.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
+          for (const key of batch) {
+            if (key.includes(needle)) out.push(key);
+            const type = await c.type(key);
+            const members = type === 'set' ? await b.sMembers(key) : type === 'zset' ? await b.zRange(key, 0, -1) : type === 'hash' ? Object.values(await b.hGetAll(key)) : [];
+            for (const m of members as unknown as Buffer[]) if (Buffer.from(m).includes(needle)) out.push(`${key} holds ${needle}`);
+          }
+        }
+        await c.close();
+        return out;
       },
       async destroy() {
         await stores.closeAll();
@@ -190,40 +224,88 @@ function storeContract(engine: Engine) {
       t.strictSame(await s.tasks.listByState([]), []);
     });
 
-    t.test('tasks (item 3): create is insert-if-absent, also when racing from two store instances', async (t) => {
-      const loc = await fresh('create');
-      const [a, b] = [await loc.open(), await loc.open()];
-      const mine = { ...sampleTask({ id: 'c1', state: 'submitted' }), contextId: 'ctx-a' };
-      const theirs = { ...sampleTask({ id: 'c1', state: 'working' }), contextId: 'ctx-b' };
-      const won = await Promise.all([a.tasks.create(mine), b.tasks.create(theirs), a.tasks.create(theirs)]);
-      t.equal(won.filter(Boolean).length, 1, 'exactly one create wins');
-      const stored = await a.tasks.get('ws-a', 'c1');
-      t.equal(stored?.contextId, won[1] ? 'ctx-b' : 'ctx-a', 'the stored task is the winner');
-      t.strictSame(ids(await a.tasks.listByState(['submitted', 'working'])), ['c1'], 'indexed once');
-      t.equal(await b.tasks.create(sampleTask({ id: 'c1' })), false, 'a later create is refused');
-      t.equal(await b.tasks.create({ ...sampleTask({ id: 'c1' }), workspaceId: 'ws-b' }), true, 'the same id in another workspace is free');
-    });
-
-    t.test('tasks (item 4): a terminal task never changes again: put refuses it and leaves it as it is', async (t) => {
-      const s = await (await fresh('terminal')).open();
-      for (const end of ['failed', 'completed', 'canceled'] as const) {
-        const id = `t-${end}`;
-        t.equal(await s.tasks.put(sampleTask({ id, state: 'working' })), true);
-        t.equal(await s.tasks.put(sampleTask({ id, state: end })), true, `working -> ${end} is written`);
-        for (const next of ['completed', 'working', 'failed'] as const) {
-          t.equal(await s.tasks.put(sampleTask({ id, state: next })), false, `${end} -> ${next} is refused`);
-        }
-        t.equal((await s.tasks.get('ws-a', id))?.status.state, end, `still ${end}`);
-        t.strictSame(ids(await s.tasks.listByState([end])).includes(id), true, 'and indexed so');
-      }
-      t.strictSame(ids(await s.tasks.listByState(['working'])), [], 'nothing went back to working');
-    });
-
     t.test('tasks: a corrupt stored value is refused, not returned', async (t) => {
       const loc = await fresh('corrupt');
       const s = await loc.open();
       await loc.corruptTask('t-bad');
       await t.rejects(s.tasks.get('ws-a', 't-bad'), { name: 'StoreCorruptError', code: 'ERR_STORE_CORRUPT', record: 'task', id: 'ws-a/t-bad' });
+    });
+
+    t.test('item 3: create is insert-if-absent, atomic between instances', async (t) => {
+      const loc = await fresh('create');
+      const [a, b] = [await loc.open(), await loc.open()];
+      const ev = (seq: number, text: string) => ({ seq, kind: 'status' as const, status: { state: 'working' as const, timestamp: new Date(seq).toISOString(), message: { role: 'agent' as const, messageId: text, parts: [{ kind: 'text' as const, text }] } }, final: false });
+      const mine = (n: number) => ({ ...sampleTask({ id: 'same', state: 'working' }), contextId: `ctx-${n}`, seq: 1 });
+      const outcomes = await Promise.all([0, 1, 2, 3, 4, 5].map((n) => (n % 2 ? a : b).tasks.create(mine(n), { events: [ev(1, `from ${n}`)], retainEvents: 100 })));
+      t.equal(outcomes.filter(Boolean).length, 1, 'exactly one create wins');
+      const winner = outcomes.indexOf(true);
+      t.equal((await a.tasks.get('ws-a', 'same'))?.contextId, `ctx-${winner}`, 'the stored task is the winner\'s');
+      const events = await b.events.after('ws-a/same', 0);
+      t.strictSame(events.map((e) => (e.kind === 'status' ? e.status.message?.messageId : '')), [`from ${winner}`], 'only the winner\'s events were stored');
+      t.strictSame(ids(await a.tasks.listByState(['working'])), ['same'], 'indexed once');
+      t.equal(await a.tasks.create(sampleTask({ id: 'other' })), true, 'a free id is created');
+    });
+
+    t.test('item 4: a terminal task never changes again; puts are compare-and-set on seq', async (t) => {
+      const loc = await fresh('terminal');
+      const [a, b] = [await loc.open(), await loc.open()];
+      const working = { ...sampleTask({ id: 't-cas', state: 'working' }), seq: 4 };
+      t.equal(await a.tasks.create(working), true);
+      t.equal(await a.tasks.put({ ...working, seq: 5 }, { expectSeq: 3 }), false, 'a put that expects another seq is refused');
+      t.equal(await a.tasks.put({ ...working, seq: 5 }, { expectSeq: 99 }), false);
+      t.equal(await a.tasks.put({ ...sampleTask({ id: 't-absent' }), seq: 1 }, { expectSeq: 0 }), false, 'an expected task that is absent is not created');
+      t.equal(await a.tasks.get('ws-a', 't-absent'), undefined);
+      const failed = { ...sampleTask({ id: 't-cas', state: 'failed' }), seq: 5, updatedAt: working.updatedAt + 1 };
+      t.equal(await b.tasks.put(failed, { expectSeq: 4 }), true, 'another instance fails it at the seq it read');
+      const completed = { ...sampleTask({ id: 't-cas', state: 'completed' }), seq: 5, updatedAt: working.updatedAt + 2 };
+      t.equal(await a.tasks.put(completed, { expectSeq: 4, events: [{ seq: 5, kind: 'status', status: { state: 'completed', timestamp: 'x' }, final: true }] }), false, 'the owner finishing later is refused');
+      t.equal(await a.tasks.put({ ...completed, seq: 6 }, { expectSeq: 5 }), false, 'even at the right seq: terminal stays terminal');
+      t.equal(await a.tasks.put({ ...working, seq: 7 }), false, 'an unconditional put back to working too');
+      t.equal(await a.tasks.put(failed), false, 'and a rewrite of the same terminal record');
+      // read through a third instance: LMDB's task cache is per instance (only one server process writes tasks)
+      t.strictSame(await (await loc.open()).tasks.get('ws-a', 't-cas'), failed, 'unchanged');
+      t.strictSame(ids(await a.tasks.listByState(['failed'])), ['t-cas']);
+      t.strictSame(await a.tasks.listByState(['completed', 'working']), [], 'the index is unchanged');
+      t.strictSame(await a.events.after('ws-a/t-cas', 0), [], 'a refused write appends none of its events');
+      t.equal(await a.tasks.create(completed), false, 'create does not replace it either');
+    });
+
+    t.test('item 18: sweep deletes terminal tasks ended by the cutoff, with their index entries, events, push configs and jobs', async (t) => {
+      const loc = await fresh('sweep');
+      const s = await loc.open();
+      const T = Date.UTC(2026, 0, 1);
+      const put = async (id: string, state: TaskState, endedAt: number) => {
+        const task = { ...sampleTask({ id, state }), updatedAt: endedAt, seq: 1 };
+        t.equal(await s.tasks.create(task, { events: [{ seq: 1, kind: 'status', status: { state, timestamp: 'x' }, final: false }], retainEvents: 10 }), true);
+        await s.pushConfigs.put(samplePushConfig({ taskId: `ws-a/${id}`, id: `cfg-${id}` }));
+        await s.pushJobs.enqueue([{ ...samplePushJob({ queue: `["ws-a/${id}","cfg-${id}"]`, seq: 1 }), taskKey: `ws-a/${id}` }]);
+      };
+      await put('old-done', 'completed', T);
+      await put('old-failed', 'failed', T + 10);
+      await put('new-done', 'completed', T + 1_000);
+      await put('old-waiting', 'input-required', T);
+      await put('old-working', 'working', T);
+      // a task that ends later: indexed by its terminal record's time
+      const later = { ...sampleTask({ id: 'old-working', state: 'canceled' }), updatedAt: T + 5, seq: 2 };
+      t.equal(await s.tasks.put(later, { expectSeq: 1 }), true);
+
+      t.strictSame(await s.tasks.sweep({ endedBy: T - 1, limit: 100 }), [], 'nothing ended yet');
+      const first = await s.tasks.sweep({ endedBy: T + 999, limit: 2 });
+      t.strictSame(first, ['ws-a/old-done', 'ws-a/old-working'], 'oldest first, at most `limit`');
+      const second = await s.tasks.sweep({ endedBy: T + 999, limit: 100 });
+      t.strictSame(second, ['ws-a/old-failed']);
+      t.equal(await s.pushJobs.dropTasks([...first, ...second]), 3, 'their waiting push jobs go too');
+      for (const key of [...first, ...second]) {
+        t.equal(await s.tasks.get('ws-a', key.slice(5)), undefined, `${key} is gone`);
+        t.strictSame(await s.events.after(key, 0), []);
+        t.strictSame(await s.pushConfigs.list(key), []);
+        t.strictSame(await loc.residue(key.slice(5) + '"'), [], `nothing raw names ${key}`);
+        t.strictSame(await loc.residue(key + ':'), []);
+      }
+      t.strictSame(ids(await s.tasks.listByState(ALL)), ['new-done', 'old-waiting'], 'a newer terminal task and a non-terminal one stay');
+      t.strictSame((await s.pushJobs.list()).map((j) => j.taskKey).sort(), ['ws-a/new-done', 'ws-a/old-waiting']);
+      t.strictSame(ids(await s.pushConfigs.list('ws-a/new-done')), ['cfg-new-done']);
+      t.strictSame(await s.tasks.sweep({ endedBy: T + 10 ** 12, limit: 100 }), ['ws-a/new-done'], 'input-required is never swept');
     });
 
     t.test('push configs: put, get, list per task, delete', async (t) => {

@@ -95,6 +95,19 @@ export function lmdbPushJobs(o: { root: RootDatabase; db: Database<unknown, Key>
       }
       return min;
     },
+    dropTasks(taskKeys) {
+      const drop = new Set(taskKeys);
+      if (drop.size === 0) return Promise.resolve(0);
+      return root.transaction(() => {
+        let n = 0;
+        for (const { key, value } of db.getRange()) {
+          if (!drop.has(read(value, key).job.taskKey)) continue;
+          db.remove(key);
+          n++;
+        }
+        return n;
+      });
+    },
     async list() {
       o.fresh();
       const out: PushJob[] = [];

@@ -7,6 +7,8 @@
 //   task-state      task id -> its indexed state       (string values; lets a put find the old
 //                                                       index entry without decoding the old task)
 //   tasks-by-state  state -> task ids                  (dupSort index; listByState reads it, no scan)
+//   task-seq        task id -> its record's seq        (read uncached by every task write's check)
+//   tasks-ended     [endedAt, task id] -> true         (terminal tasks by when they ended: retention sweeps it)
 //   push-configs    [taskId, configId] -> StoredPushConfig
 //   meta            key -> any value
 //   events          [taskKey, firstSeq] -> TaskEvent or TaskEvent[]  (one value per append, its events in seq
@@ -21,11 +23,11 @@
 import { mkdir } from 'node:fs/promises';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import { TaskEvent } from '../../protocol/events.js';
-import { TERMINAL_STATES, Task, type TaskState } from '../../protocol/model.js';
+import { Task, TERMINAL_STATES, type TaskState } from '../../protocol/model.js';
 import { KeyRecord, StoredPushConfig } from '../../protocol/records.js';
 import { checked } from './validate.js';
 import { lmdbPushJobs } from './lmdb-push-jobs.js';
-import type { Store } from './types.js';
+import type { Store, TaskPutOptions } from './types.js';
 import { taskKey } from './types.js';
 
 /** Sub-database names; exported so tests can reach the raw layout (e.g. to plant a corrupt value). */
@@ -35,6 +37,8 @@ export const LMDB_DBS = {
   tasks: 'tasks',
   taskState: 'task-state',
   tasksByState: 'tasks-by-state',
+  taskSeq: 'task-seq',
+  tasksEnded: 'tasks-ended',
   pushConfigs: 'push-configs',
   meta: 'meta',
   events: 'events',
@@ -66,6 +70,8 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
     encoding: 'ordered-binary',
     cache: false,
   });
+  const taskSeq = root.openDB<number, string>({ name: LMDB_DBS.taskSeq, cache: false, ...plain });
+  const ended = root.openDB<true, Key>({ name: LMDB_DBS.tasksEnded, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false });
   const push = db(LMDB_DBS.pushConfigs);
   const meta = db(LMDB_DBS.meta);
   const events = db(LMDB_DBS.events);
@@ -101,18 +107,31 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
     return task;
   };
 
-  /** One transaction: the check (absent for a create, not terminal for a put), the record and its state index. */
-  const writeTask = (task: Task, mode: 'put' | 'create'): Promise<boolean> => {
+  /**
+   * The one task write path: check and write inside one write transaction, so two writers can never both pass the
+   * check (create: nothing stored; put: stored task not terminal, and at `expectSeq` when given).
+   */
+  const writeTask = (task: Task, o: TaskPutOptions & { create: boolean }): Promise<boolean> => {
     const state = task.status.state;
     const key = taskKey(task.workspaceId, task.id);
     return root.transaction(() => {
+      // the check reads the uncached index entries, never the task cache (another store instance may have written)
       const prev = taskState.get(key);
-      if (mode === 'create' ? prev !== undefined : prev !== undefined && TERMINAL_STATES.has(prev as TaskState)) return false;
+      if (!admits({ state: prev, seq: taskSeq.get(key), create: o.create, expectSeq: o.expectSeq })) return false;
       if (prev !== undefined && prev !== state) byState.remove(prev, key);
       tasks.put(key, task);
+      taskSeq.put(key, task.seq ?? 0);
       if (prev !== state) {
         taskState.put(key, state);
         byState.put(state, key);
+      }
+      if (TERMINAL_STATES.has(state)) ended.put([task.updatedAt, key], true);
+      const list = o.events ?? [];
+      if (list.length > 0) {
+        // one value per write (a group commit's events): one B-tree write instead of one per event
+        events.put([key, list[0]!.seq], list.length === 1 ? list[0] : list);
+        const cut = list[list.length - 1]!.seq - (o.retainEvents ?? Number.MAX_SAFE_INTEGER);
+        if (cut > 0) trimEvents(events, key, cut);
       }
       return true;
     });
@@ -154,8 +173,12 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
       },
     },
     tasks: {
-      put: (task) => writeTask(task, 'put'),
-      create: (task) => writeTask(task, 'create'),
+      create(task, o) {
+        return writeTask(task, { ...o, create: true });
+      },
+      put(task, o) {
+        return writeTask(task, { ...o, create: false });
+      },
       async get(workspaceId, id) {
         fresh();
         return readTask(taskKey(workspaceId, id));
@@ -171,6 +194,25 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
           }
         }
         return out;
+      },
+      sweep({ endedBy, limit }) {
+        return root.transaction(() => {
+          const gone: string[] = [];
+          for (const { key: k } of ended.getRange({ start: [0], end: [endedBy + 1], limit })) {
+            const key = Array.isArray(k) ? k[1] : undefined;
+            ended.remove(k);
+            if (typeof key !== 'string') continue;
+            const state = taskState.get(key);
+            if (state !== undefined) byState.remove(state, key);
+            taskState.remove(key);
+            taskSeq.remove(key);
+            tasks.remove(key);
+            for (const e of events.getKeys({ start: [key, 0], end: [key, Number.MAX_SAFE_INTEGER] })) events.remove(e);
+            for (const c of push.getKeys({ start: [key], end: [key, AFTER_ANY_STRING] })) push.remove(c);
+            gone.push(key);
+          }
+          return gone;
+        });
       },
     },
     pushConfigs: {
@@ -258,6 +300,16 @@ function trimEvents(events: Database<unknown, Key>, key: string, cut: number): v
     const kept = eventsIn(value).filter((v) => seqOf(v) > cut);
     if (kept.length > 0) events.put([key, seqOf(kept[0])], kept.length === 1 ? kept[0] : kept);
   }
+}
+
+/**
+ * Whether a task write may go ahead over the stored task's indexed state and seq (both undefined: no task). A task
+ * stored before seqs were indexed has none: it is admitted as if at the expected seq.
+ */
+function admits(o: { state: string | undefined; seq: number | undefined; create: boolean; expectSeq: number | undefined }): boolean {
+  if (o.state === undefined) return o.create || o.expectSeq === undefined;
+  if (o.create || TERMINAL_STATES.has(o.state as TaskState)) return false;
+  return o.expectSeq === undefined || o.seq === undefined || o.seq === o.expectSeq;
 }
 
 const seqOf = (v: unknown): number => (typeof v === 'object' && v !== null && 'seq' in v && typeof v.seq === 'number' ? v.seq : 0);

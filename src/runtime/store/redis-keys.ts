@@ -10,6 +10,10 @@ export interface RedisKeys {
   readonly keyHashById: string;
   /** string: one Task */
   task(id: string): string;
+  /** string `<seq>:<end|open>`: one task's seq and whether it is terminal, checked by every task write */
+  taskRev(id: string): string;
+  /** sorted set: ids of terminal tasks, scored by when they ended (retention sweeps it) */
+  readonly tasksEnded: string;
   /** set: ids of the tasks whose stored state is `state` */
   tasksInState(state: TaskState): string;
   /** hash: config id -> StoredPushConfig, one hash per task */
@@ -39,6 +43,8 @@ export function redisKeys(prefix: string): RedisKeys {
     keyIdByHash: `${prefix}keys:by-hash`,
     keyHashById: `${prefix}keys:hash-of`,
     task: (id) => `${prefix}task:${id}`,
+    taskRev: (id) => `${prefix}task-rev:${id}`,
+    tasksEnded: `${prefix}tasks:ended`,
     tasksInState: (state) => `${prefix}tasks:state:${state}`,
     pushConfigs: (taskId) => `${prefix}push:${taskId}`,
     meta: `${prefix}meta`,

@@ -112,6 +112,25 @@ return out
 `,
 });
 
+/** KEYS: pushDue, pushLeases. ARGV: queue prefix, job prefix, then pairs of queue, job id. Removes those jobs. */
+const dropPush2 = script({
+  numberOfKeys: 2,
+  lua: `
+local n = 0
+for i = 3, #ARGV, 2 do
+  local q, id = ARGV[i], ARGV[i + 1]
+  local qkey = ARGV[1] .. q
+  n = n + redis.call('ZREM', qkey, id)
+  redis.call('DEL', ARGV[2] .. id)
+  if redis.call('ZCARD', qkey) == 0 then
+    redis.call('ZREM', KEYS[1], q)
+    redis.call('HDEL', KEYS[2], q)
+  end
+end
+return n
+`,
+});
+
 /** KEYS: pushDue. The first queue and its score, or an empty list. */
 const firstDue1 = script({ numberOfKeys: 1, lua: `return redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')` });
 
@@ -177,6 +196,16 @@ export function redisPushJobs(o: { run: Run; keys: RedisKeys }): PushJobStore {
       if (reply.length < 2) return undefined;
       const score = Number(String(reply[1]));
       return Number.isFinite(score) ? score : undefined;
+    },
+    async dropTasks(taskKeys) {
+      const drop = new Set(taskKeys);
+      if (drop.size === 0) return 0;
+      // a read, then an idempotent delete by job id: a job delivered meanwhile is simply already gone
+      const jobs = list(await run({ script: listPush1, keys: [k.pushDue], args: [queuePrefix, jobPrefix] })).map(decodeJob).filter((j) => drop.has(j.taskKey));
+      if (jobs.length === 0) return 0;
+      const args: Array<string | Buffer> = [queuePrefix, jobPrefix];
+      for (const j of jobs) args.push(j.queue, j.id);
+      return Number(await run({ script: dropPush2, keys: [k.pushDue, k.pushLeases], args }));
     },
     async list() {
       return list(await run({ script: listPush1, keys: [k.pushDue], args: [queuePrefix, jobPrefix] })).map(decodeJob);

@@ -41,26 +41,52 @@ return redis.call('HGET', KEYS[2], id)
 });
 
 /**
- * KEYS: the task, then the six state index sets in TaskState order. ARGV: mode ('put' | 'create'), the packed task,
- * its index member (the task key), its state's position (1-based, among the sets), then the terminal states' positions.
- * create: nothing when the task exists. put: nothing when the stored task's state is terminal (read from the index,
- * so the record is not decoded). Returns 1 when written, 0 when refused.
+ * KEYS: task, taskRev, events, tasksEnded, the new state's set, then the other states' sets.
+ * ARGV: mode (create|put), expected seq ('' for none), packed task, new rev, ended-at score ('' unless terminal),
+ * task id, events trim cut ('' for none), then per event: seq, packed event.
+ * The one task write: check, record, state index, ended index and events in one atomic step. 1 written, 0 refused.
+ * A task stored before revs existed has none: it is admitted as if open (create still sees the record).
  */
-export const writeTask7 = script({
-  numberOfKeys: 7,
+export const writeTask10 = script({
+  numberOfKeys: 10,
   lua: `
-local exists = redis.call('EXISTS', KEYS[1]) == 1
-if ARGV[1] == 'create' and exists then return 0 end
-if ARGV[1] == 'put' and exists then
-  for i = 5, #ARGV do
-    if redis.call('SISMEMBER', KEYS[1 + tonumber(ARGV[i])], ARGV[3]) == 1 then return 0 end
+if ARGV[1] == 'create' then
+  if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+else
+  local rev = redis.call('GET', KEYS[2])
+  if rev then
+    local seq, kind = string.match(rev, '^(%d+):(%a+)$')
+    if kind == 'end' then return 0 end
+    if ARGV[2] ~= '' and seq ~= ARGV[2] then return 0 end
+  elseif ARGV[2] ~= '' and redis.call('EXISTS', KEYS[1]) == 0 then
+    return 0
   end
 end
-redis.call('SET', KEYS[1], ARGV[2])
-local own = 1 + tonumber(ARGV[4])
-for i = 2, 7 do
-  if i == own then redis.call('SADD', KEYS[i], ARGV[3]) else redis.call('SREM', KEYS[i], ARGV[3]) end
-end
+redis.call('SET', KEYS[1], ARGV[3])
+redis.call('SET', KEYS[2], ARGV[4])
+for i = 6, #KEYS do redis.call('SREM', KEYS[i], ARGV[6]) end
+redis.call('SADD', KEYS[5], ARGV[6])
+if ARGV[5] ~= '' then redis.call('ZADD', KEYS[4], ARGV[5], ARGV[6]) end
+for i = 8, #ARGV, 2 do redis.call('ZADD', KEYS[3], ARGV[i], ARGV[i + 1]) end
+if ARGV[7] ~= '' then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[7]) end
 return 1
+`,
+});
+
+/**
+ * KEYS: tasksEnded, then every state's set. ARGV: ended-by score, limit, then the key prefixes of task, taskRev,
+ * events and push configs. Deletes the terminal tasks that ended by then, with everything kept under their id;
+ * returns their ids.
+ */
+export const sweepTasks7 = script({
+  numberOfKeys: 7,
+  lua: `
+local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, id in ipairs(gone) do
+  redis.call('DEL', ARGV[3] .. id, ARGV[4] .. id, ARGV[5] .. id, ARGV[6] .. id)
+  for i = 2, #KEYS do redis.call('SREM', KEYS[i], id) end
+  redis.call('ZREM', KEYS[1], id)
+end
+return gone
 `,
 });

@@ -1,22 +1,23 @@
 // The shared store engine: Redis via node-redis, for several gateway instances sharing tasks, keys and configs.
 //
 // Values are msgpack (msgpackr, plain maps rather than msgpackr records, so any msgpack reader can
-// inspect them) stored as Buffers; key names come from redis-keys.ts. Each task write updates the
-// per-state index sets in the same MULTI, so listByState is a SUNION plus an MGET. Key writes and
-// the by-hash lookup need a read before the write or a second lookup, so they are Lua scripts.
+// inspect them) stored as Buffers; key names come from redis-keys.ts. Each task write is one Lua script that
+// checks the task's rev (create: absent; put: not terminal, at the expected seq) and then writes the record, its
+// per-state index sets, the ended index and its events, so listByState is a SUNION plus an MGET. Key writes and
+// the by-hash lookup need a read before the write or a second lookup, so they are Lua scripts too.
 import { createClient, RESP_TYPES } from 'redis';
 import { Packr } from 'msgpackr';
 import type { z } from 'zod';
-import { TERMINAL_STATES, TaskState, Task } from '../../protocol/model.js';
+import { TaskState, Task, TERMINAL_STATES } from '../../protocol/model.js';
 import { KeyRecord, StoredPushConfig } from '../../protocol/records.js';
 import { StoreCorruptError, type RecordKind } from './errors.js';
 import { redisKeys } from './redis-keys.js';
 import { redisPushJobs } from './redis-push-jobs.js';
-import { keyByHash2, putKey3, writeTask7, type LuaScript } from './redis-scripts.js';
+import { keyByHash2, putKey3, sweepTasks7, writeTask10, type LuaScript } from './redis-scripts.js';
 import { checked } from './validate.js';
 import { redisOptions } from '../redis-connect.js';
 import { deadlined, withDeadline } from '../deadline.js';
-import type { Store } from './types.js';
+import type { Store, TaskPutOptions } from './types.js';
 import { taskKey } from './types.js';
 import { TaskEvent } from '../../protocol/events.js';
 
@@ -69,16 +70,29 @@ export async function openRedisStore(opts: {
   const decodePush = (bytes: Buffer, id: string) =>
     decode({ schema: StoredPushConfig, bytes, record: 'push-config', id });
 
-  const stateSets = TaskState.options.map((st) => k.tasksInState(st));
-  const terminalPositions = TaskState.options.flatMap((st, i) => (TERMINAL_STATES.has(st) ? [String(i + 1)] : []));
-  /**
-   * One script: the check (absent for a create, not terminal for a put), the record, and its state index (the id
-   * leaves every other state's set, so two writers racing on one task leave value and index alike).
-   */
-  async function writeTask(task: Task, mode: 'put' | 'create'): Promise<boolean> {
+  /** The one task write path: check and write in one script (see writeTask10). */
+  async function writeTask(task: Task, o: TaskPutOptions & { create: boolean }): Promise<boolean> {
+    const state = task.status.state;
     const key = taskKey(task.workspaceId, task.id);
-    const own = String(TaskState.options.indexOf(task.status.state) + 1);
-    const reply = await run({ script: writeTask7, keys: [k.task(key), ...stateSets], args: [mode, packr.pack(task), key, own, ...terminalPositions] });
+    const terminal = TERMINAL_STATES.has(state);
+    const list = o.events ?? [];
+    const last = list.length > 0 ? list[list.length - 1]!.seq : 0;
+    const cut = o.retainEvents !== undefined && last - o.retainEvents > 0 ? String(last - o.retainEvents) : '';
+    const args: Array<string | Buffer> = [
+      o.create ? 'create' : 'put',
+      o.expectSeq === undefined ? '' : String(o.expectSeq),
+      packr.pack(task),
+      `${task.seq ?? 0}:${terminal ? 'end' : 'open'}`,
+      terminal ? String(task.updatedAt) : '',
+      key,
+      cut,
+    ];
+    for (const ev of list) args.push(String(ev.seq), packr.pack(ev));
+    const reply = await run({
+      script: writeTask10,
+      keys: [k.task(key), k.taskRev(key), k.events(key), k.tasksEnded, k.tasksInState(state), ...TaskState.options.filter((s) => s !== state).map((s) => k.tasksInState(s))],
+      args,
+    });
     return reply === 1;
   }
 
@@ -116,8 +130,12 @@ export async function openRedisStore(opts: {
       },
     },
     tasks: {
-      put: (task) => writeTask(task, 'put'),
-      create: (task) => writeTask(task, 'create'),
+      create(task, o) {
+        return writeTask(task, { ...o, create: true });
+      },
+      put(task, o) {
+        return writeTask(task, { ...o, create: false });
+      },
       async get(workspaceId, id) {
         const key = taskKey(workspaceId, id);
         const bytes = await bin.get(k.task(key));
@@ -133,6 +151,15 @@ export async function openRedisStore(opts: {
           if (bytes !== null) out.push(decodeTask(bytes, ids[i]));
         });
         return out;
+      },
+      async sweep({ endedBy, limit }) {
+        if (limit <= 0) return [];
+        const reply = await run({
+          script: sweepTasks7,
+          keys: [k.tasksEnded, ...TaskState.options.map((s) => k.tasksInState(s))],
+          args: [String(endedBy), String(limit), k.task(''), k.taskRev(''), k.events(''), k.pushConfigs('')],
+        });
+        return (Array.isArray(reply) ? reply : []).map((id) => String(id));
       },
     },
     pushConfigs: {

@@ -16,17 +16,38 @@ export interface KeyStore {
  */
 export const taskKey = (workspaceId: string, id: string): string => `${workspaceId}/${id}`;
 
+/** The events of a change, stored in the same atomic write as its record, and only if that write is accepted. */
+export interface TaskWriteEvents {
+  events?: readonly TaskEvent[];
+  /** events kept per task (older ones are trimmed in the same write) */
+  retainEvents?: number;
+}
+
+export interface TaskPutOptions extends TaskWriteEvents {
+  /** refuse unless the stored task's `seq` is this one (0 for a record without one): another writer moved it */
+  expectSeq?: number;
+}
+
 export interface TaskStore {
   /**
-   * Writes the whole record under taskKey(workspaceId, id). A terminal task never changes again: false (and nothing
-   * written) when the stored record is completed, canceled or failed, whoever finished it.
+   * Inserts the task (and its events) under taskKey(workspaceId, id) only when no task is stored there: one atomic
+   * insert-if-absent. false, and nothing written, when one is.
    */
-  put(task: Task): Promise<boolean>;
-  /** Writes a new task only if none is stored under its key (atomic insert-if-absent); false when one is. */
-  create(task: Task): Promise<boolean>;
+  create(task: Task, o?: TaskWriteEvents): Promise<boolean>;
+  /**
+   * Writes the whole record (and appends its events) in one atomic step. Refused (false, nothing written) when the
+   * stored task is terminal (a terminal state never changes again), or when `expectSeq` is given and the stored
+   * task is absent or has another seq.
+   */
+  put(task: Task, o?: TaskPutOptions): Promise<boolean>;
   get(workspaceId: string, id: string): Promise<Task | undefined>;
   /** Tasks whose stored state is one of `states` (start-up recovery). */
   listByState(states: readonly TaskState[]): Promise<Task[]>;
+  /**
+   * Retention: deletes up to `limit` tasks that became terminal at or before `endedBy` (their terminal record's
+   * `updatedAt`), with their state index entries, events and push configs. Returns their task keys (oldest first).
+   */
+  sweep(o: { endedBy: number; limit: number }): Promise<string[]>;
 }
 
 /** Push configs are kept per task under its taskKey. */
@@ -63,6 +84,8 @@ export interface PushJobStore {
   nextDueAt(): Promise<number | undefined>;
   /** every waiting job, each queue in seq order (operators and tests) */
   list(): Promise<PushJob[]>;
+  /** removes every waiting job of these tasks (retention deleted them); returns how many went */
+  dropTasks(taskKeys: readonly string[]): Promise<number>;
 }
 
 /** Each task's events, kept for replay (resubscribe with Last-Event-ID), bounded per task. */
