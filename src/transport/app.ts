@@ -6,6 +6,7 @@ import { ERRORS, RpcError } from '../protocol/errors.js';
 import { readBody } from './body.js';
 import { send, sendJson, trackAbort, type ResponseState } from './http-response.js';
 import { startSse, type SseLimits } from './sse.js';
+import { listenExclusive } from './listen.js';
 
 export interface HttpServerOptions {
   gateway: GatewayApi;
@@ -104,24 +105,20 @@ function buildApp(o: HttpServerOptions): TemplatedApp {
   return app;
 }
 
-export function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
+export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
   const app = buildApp(o);
-  return new Promise((resolve, reject) => {
-    app.listen(o.host, o.port, (token) => {
-      if (!token) return reject(new Error(`cannot listen on ${o.host}:${o.port}`));
-      const port = uWS.us_socket_local_port(token);
-      let closed = false;
-      resolve({
-        port,
-        url: `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`,
-        async close() {
-          if (closed) return;
-          closed = true;
-          uWS.us_listen_socket_close(token);
-          // close() drops open connections too; it is in the build but not in its typings
-          (app as TemplatedApp & { close(): void }).close();
-        },
-      });
-    });
-  });
+  const token = await listenExclusive(app, { host: o.host, port: o.port });
+  const port = uWS.us_socket_local_port(token);
+  let closed = false;
+  return {
+    port,
+    url: `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`,
+    async close() {
+      if (closed) return;
+      closed = true;
+      uWS.us_listen_socket_close(token);
+      // close() drops open connections too; it is in the build but not in its typings
+      (app as TemplatedApp & { close(): void }).close();
+    },
+  };
 }

@@ -68,7 +68,7 @@ t.test('a malformed percent-escape in an agent path is not found, and the server
   const { key } = await gw.key();
   const card = await fetch(`${gw.url}/api/a2a/agents/%zz/.well-known/agent-card.json`);
   t.equal(card.status, 404);
-  const rpc = await gw.rpc({ key, path: '/api/a2a/agents/%E0%A4%A', method: 'message/send', params: { message: { role: 'user', parts: [{ kind: 'text', text: 'x' }] } } });
+  const rpc = await gw.rpc({ key, path: '/api/a2a/agents/%E0%A4%A', method: 'message/send', params: { message: { role: 'user', messageId: 'm-esc', parts: [{ kind: 'text', text: 'x' }] } } });
   t.equal(rpc.json.error.code, -32005);
   t.equal((await fetch(`${gw.url}/healthz`)).status, 200, 'still up');
 });

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { createKeyCli, rpcAt, startChildServer, waitFor } from '../support/child-server.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
+import { openSse } from '../support/sse.js';
 
 t.setTimeout(240_000);
 
@@ -116,8 +117,9 @@ t.test('in process', async (t) => {
     const r = await gw.rpc({ key, method: 'message/send', params: { message: { kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } } });
     t.equal(r.json.error?.code, -32602);
     t.equal(r.json.error?.data?.path, 'params.message.messageId');
-    const s = await gw.rpc({ key, method: 'message/stream', params: { message: { kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } } });
-    t.match(s.json?.error ?? {}, { code: -32602 }, 'the streaming send too');
+    const s = await openSse({ url: gw.url, key, method: 'message/stream', params: { message: { kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } } });
+    const frames = (await s.all()).filter((f) => f.data);
+    t.match(frames[0]?.data?.error ?? {}, { code: -32602, data: { path: 'params.message.messageId' } }, 'the streaming send too (as its SSE error event)');
     const a = await gw.rpc({ key, method: 'tasks/send', params: { id: 'a-no-message-id', message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] } } });
     t.equal(a.json.result?.status?.state, 'completed', 'rev A keeps its own rules');
   });
