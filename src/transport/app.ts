@@ -46,10 +46,10 @@ function writeReply(res: HttpResponse, state: ResponseState, reply: HttpReply, s
   startSse(res, state, reply, sse);
 }
 
-function tooLarge(res: HttpResponse, state: ResponseState, limit: number): void {
-  const err = new RpcError('PAYLOAD_TOO_LARGE', { message: `Request body too large: the limit is ${limit} bytes`, data: { limit } });
-  // close: the rest of the body is not worth reading
-  send(res, state, { status: ERRORS.PAYLOAD_TOO_LARGE.http, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(errorResponse(null, err)), close: true });
+function tooLarge(res: HttpResponse, state: ResponseState, o: { limit: number; drained: boolean }): void {
+  const err = new RpcError('PAYLOAD_TOO_LARGE', { message: `Request body too large: the limit is ${o.limit} bytes`, data: { limit: o.limit } });
+  // a body read to its end leaves the connection usable; one past the discard bound is cut off after the answer
+  send(res, state, { status: ERRORS.PAYLOAD_TOO_LARGE.http, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(errorResponse(null, err)), close: !o.drained });
 }
 
 function rpcRoute({ gateway, log, sse }: HttpServerOptions) {
@@ -64,7 +64,7 @@ function rpcRoute({ gateway, log, sse }: HttpServerOptions) {
     const declaredLength = lengthHeader ? Number(lengthHeader) : undefined;
     void readBody(res, { limit: gateway.maxBodyBytes, declaredLength })
       .then(async (b) => {
-        if (!b.ok) return tooLarge(res, state, gateway.maxBodyBytes);
+        if (!b.ok) return tooLarge(res, state, { limit: gateway.maxBodyBytes, drained: b.drained });
         const reply = await gateway.rpc({ body: b.body, authorization, a2aVersion, lastEventId, agentId, baseUrl });
         writeReply(res, state, reply, sse);
       })

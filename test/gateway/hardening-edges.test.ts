@@ -1,5 +1,6 @@
 // Issue 6 hardening of the HTTP and JSON-RPC edges: encoding, credentials, framing, pipelining, over-size uploads.
 // Each test is named after the issue item it covers.
+import { connect } from 'node:net';
 import t from 'tap';
 import { msgB, startTestGateway } from '../support/gateway.js';
 
@@ -18,6 +19,42 @@ t.test('edges', async (t) => {
     t.match(json.error?.message, /UTF-8/);
     const tasks = await gw.gw.store.tasks.listByState(['submitted', 'working', 'completed', 'failed', 'canceled', 'input-required']);
     t.equal(tasks.length, 0, 'nothing ran');
+  });
+
+  t.test('item 11: every client uploading an over-size body reads the 413 (the rest is read and dropped)', async (t) => {
+    const big = Buffer.alloc(3 * 1024 * 1024, 0x61);
+    const statuses: Array<number | string> = [];
+    for (let i = 0; i < 20; i++) {
+      try {
+        const res = await fetch(gw.url + '/api/a2a', { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` }, body: big });
+        const json = await res.json();
+        statuses.push(res.status === 413 && json.error?.data?.reason === 'PAYLOAD_TOO_LARGE' ? 413 : `${res.status}`);
+      } catch (e) {
+        statuses.push(`failed: ${(e as Error).cause ? String((e as { cause: unknown }).cause) : (e as Error).message}`);
+      }
+    }
+    t.same(statuses, Array(20).fill(413), 'all 20 uploads of 3 MiB read 413');
+    // a client that uploads everything before it reads (as most do): the answer must wait for the upload's end,
+    // or the client's later writes meet a closed socket whose reset throws the unread 413 away
+    const answer = await new Promise<string>((resolve) => {
+      const sock = connect(gw.gw.port, '127.0.0.1');
+      let out = '';
+      sock.on('data', (d) => (out += d.toString()));
+      sock.on('error', (e) => resolve(out || `socket error: ${(e as NodeJS.ErrnoException).code}`));
+      sock.on('close', () => resolve(out || 'closed without an answer'));
+      void (async () => {
+        sock.write(`POST /api/a2a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${big.length}\r\n\r\n`);
+        for (let at = 0; at < big.length; at += 64 * 1024) {
+          if (sock.destroyed) return;
+          if (!sock.write(big.subarray(at, at + 64 * 1024))) await new Promise((r) => sock.once('drain', r));
+          await new Promise((r) => setImmediate(r));
+        }
+        setTimeout(() => sock.end(), 500);
+      })();
+    });
+    t.match(answer, /^HTTP\/1\.1 413/, 'a raw client that reads after uploading gets the 413');
+    const after = await gw.rpc({ key, method: 'message/send', params: msgB('after') });
+    t.equal(after.json.result?.status?.state, 'completed', 'the server goes on');
   });
 
   t.test('item 10: `Authorization: Bearer a b` is an invalid key, not a missing one', async (t) => {
