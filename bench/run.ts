@@ -1,6 +1,6 @@
 // Bench entry point (`npm run bench`): for each selected target, start it pinned to core 0, check
 // one reply, warm up, measure message/send and tasks/get with wrk on core 1, then run the limiter
-// section; print the markdown report and write it to bench/results/<date>.md and latest.md.
+// section; print the markdown report and write it to bench/results/<date>.md (and latest.md after a whole run).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -133,9 +133,11 @@ async function main(): Promise<number> {
   process.stdout.write(md);
   const dir = join(ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${date.replace(/:/g, '-')}.md`), md);
-  writeFileSync(join(dir, 'latest.md'), md);
-  log(`written bench/results/${date.replace(/:/g, '-')}.md and bench/results/latest.md`);
+  const dated = `${date.replace(/:/g, '-')}${sections.size < SECTION_NAMES.length ? `-${[...sections].join('-')}` : ''}.md`;
+  writeFileSync(join(dir, dated), md);
+  // latest.md is the last whole run: a run of some sections only must not replace it with a partial table
+  if (sections.size === SECTION_NAMES.length) writeFileSync(join(dir, 'latest.md'), md);
+  log(`written bench/results/${dated}${sections.size === SECTION_NAMES.length ? ' and bench/results/latest.md' : ' (a partial run: latest.md is kept)'}`);
   return rows.every(isValid) && limiter.status !== 'failed' && streamsOk ? 0 : 1;
 }
 

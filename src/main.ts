@@ -1,10 +1,11 @@
 // The composition root: config -> runtime -> actors -> gateway -> transport. The only place that picks concrete engines.
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { TaskSupervisor } from './actors/task-supervisor.js';
 import type { RunAgentTurn } from './actors/task-machine.js';
-import { agentsOf, type Config } from './cli/config.js';
+import { agentsOf, checkAgentEntries, type Config } from './cli/config.js';
 import { AgentDirectory } from './gateway/agents.js';
 import { createGateway } from './gateway/gateway.js';
 import { KeyWatch } from './gateway/key-watch.js';
@@ -61,6 +62,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const clock = o.clock ?? systemClock;
   const timers = o.timers ?? systemTimers;
   const log = o.log ?? silentLog;
+  checkAgentEntries(agentsOf(config), existsSync);
   const secret = await openSecret(config, o.secret);
   // a Redis connection that drops says so once per reason, not once per retry
   let lastRedisError = '';

@@ -1,5 +1,6 @@
 // The one config schema (file, env and flags merged in that order of precedence: flags > env > file > defaults).
 import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { AgentSpec } from '../protocol/agent-events.js';
 import { DEFAULT_RATE_LIMITS, RateLimits } from '../protocol/records.js';
@@ -19,7 +20,7 @@ function checkAgents(agents: AgentSpec[], ctx: z.RefinementCtx<AgentSpec[]>): vo
 export const Config = z
   .object({
     host: z.string().min(1).default('127.0.0.1'),
-    port: z.coerce.number().int().min(0).max(65535).default(8080),
+    port: z.coerce.number({ error: 'must be a port number from 0 to 65535' }).int().min(0).max(65535).default(8080),
     dataDir: z.string().min(1).default('./data'),
     store: z.enum(['lmdb', 'redis']).default('lmdb'),
     redisUrl: z.string().min(1).default('redis://127.0.0.1:6379'),
@@ -27,7 +28,7 @@ export const Config = z
     /** names this process in task ownership; restart recovery fails only this instance's running tasks */
     instanceId: z.string().min(1).optional(),
     publicUrl: z.url().optional(),
-    maxBodyBytes: z.coerce.number().int().positive().default(1024 * 1024),
+    maxBodyBytes: z.coerce.number({ error: 'must be a number of bytes' }).int().positive().default(1024 * 1024),
     limits: RateLimits.default(DEFAULT_RATE_LIMITS),
     pool: z
       .object({
@@ -108,26 +109,39 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses merged settings; the error names the failing field. */
-export function parseConfig(input: unknown): Config {
+const FLAGS: Partial<Record<string, string>> = { port: '--port', host: '--host', dataDir: '--data-dir' };
+
+/** A setting's name as a user can set it: the field, and its flag and env variable where it has them. */
+export function settingName(key: string): string {
+  const env = ENV_VARS.find((v) => v.key === key)?.name;
+  const alt = [FLAGS[key], env].filter(Boolean).join(', ');
+  return alt ? `${key} (${alt})` : key;
+}
+
+/** Parses merged settings; the error names the failing field (`from` says where the values came from). */
+export function parseConfig(input: unknown, from = 'config'): Config {
   const r = Config.safeParse(input);
   if (r.success) return r.data;
-  const lines = r.error.issues.map((i) => `  ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
-  throw new ConfigError(`invalid config:\n${lines.join('\n')}`);
+  const lines = r.error.issues.map((i) => `  ${i.path.length ? settingName(i.path.map(String).join('.')) : '(root)'}: ${i.message}`);
+  throw new ConfigError(`invalid ${from}:\n${lines.join('\n')}`);
 }
 
 export const agentsOf = (c: Config): AgentSpec[] => c.agents ?? DEMO_AGENTS;
 
-const ENV_KEYS: Array<[string, keyof ConfigInput]> = [
-  ['A2A_HOST', 'host'],
-  ['A2A_PORT', 'port'],
-  ['A2A_DATA_DIR', 'dataDir'],
-  ['A2A_STORE', 'store'],
-  ['REDIS_URL', 'redisUrl'],
-  ['A2A_REDIS_PREFIX', 'redisPrefix'],
-  ['A2A_INSTANCE_ID', 'instanceId'],
-  ['A2A_PUBLIC_URL', 'publicUrl'],
-  ['A2A_MAX_BODY_BYTES', 'maxBodyBytes'],
+/** Every environment variable the gateway reads: the config loader and the help text both use this one list. */
+export const ENV_VARS: ReadonlyArray<{ name: string; key?: keyof ConfigInput; what: string }> = [
+  { name: 'A2A_CONFIG', what: 'the JSON config file (as --config)' },
+  { name: 'A2A_HOST', key: 'host', what: 'the address to listen on (127.0.0.1)' },
+  { name: 'A2A_PORT', key: 'port', what: 'the port (8080)' },
+  { name: 'A2A_DATA_DIR', key: 'dataDir', what: 'the embedded store and the secret file (./data)' },
+  { name: 'A2A_STORE', key: 'store', what: 'lmdb (embedded, default) or redis (shared by several instances)' },
+  { name: 'REDIS_URL', key: 'redisUrl', what: 'the Redis server (redis://127.0.0.1:6379)' },
+  { name: 'A2A_REDIS_PREFIX', key: 'redisPrefix', what: 'the prefix of every Redis key (a2a:)' },
+  { name: 'A2A_INSTANCE_ID', key: 'instanceId', what: "this instance's stable name on Redis" },
+  { name: 'A2A_PUBLIC_URL', key: 'publicUrl', what: 'the base URL callers reach (behind a proxy)' },
+  { name: 'A2A_MAX_BODY_BYTES', key: 'maxBodyBytes', what: 'the request body limit (1048576)' },
+  { name: 'A2A_SECRET', what: 'the server secret keys are hashed with (default: <dataDir>/secret)' },
+  { name: 'LOG_LEVEL', what: 'info (default) or silent' },
 ];
 
 /** Reads the config file (JSON) and env, then applies flag overrides. */
@@ -141,16 +155,34 @@ export async function loadConfig(o: { file?: string; env: NodeJS.ProcessEnv; fla
     } catch (e) {
       throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
     }
+    let parsed: unknown;
     try {
-      const parsed: unknown = JSON.parse(text);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
-      fromFile = parsed as Record<string, unknown>;
+      parsed = JSON.parse(text);
     } catch (e) {
-      throw new ConfigError(`config file ${file} is not a JSON object: ${(e as Error).message}`);
+      throw new ConfigError(`config file ${file} is not valid JSON: ${(e as Error).message}`);
     }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new ConfigError(`config file ${file} must hold one JSON object of settings, e.g. {"port": 8080}`);
+    }
+    fromFile = parsed as Record<string, unknown>;
+    // the file is checked on its own too: a bad value there is reported even where a flag or env overrides it
+    parseConfig(fromFile, `config file ${file}`);
   }
   const fromEnv: Record<string, unknown> = {};
-  for (const [env, key] of ENV_KEYS) if (o.env[env] !== undefined && o.env[env] !== '') fromEnv[key] = o.env[env];
+  for (const { name, key } of ENV_VARS) if (key && o.env[name] !== undefined && o.env[name] !== '') fromEnv[key] = o.env[name];
   const flags = Object.fromEntries(Object.entries(o.flags).filter(([, v]) => v !== undefined));
-  return parseConfig({ ...fromFile, ...fromEnv, ...flags });
+  const config = parseConfig({ ...fromFile, ...fromEnv, ...flags });
+  // a module agent's relative entry is the config file's business: resolved against its directory, not the cwd
+  if (file && config.agents) {
+    config.agents = config.agents.map((a) => (a.kind === 'module' && a.entry && !isAbsolute(a.entry) ? { ...a, entry: resolve(dirname(resolve(file)), a.entry) } : a));
+  }
+  return config;
+}
+
+/** Start-up check: every module agent's file exists (a missing one would only show when a task fails). */
+export function checkAgentEntries(agents: readonly AgentSpec[], exists: (path: string) => boolean): void {
+  const missing = agents.filter((a) => a.kind === 'module' && a.entry && !exists(a.entry));
+  if (missing.length === 0) return;
+  const lines = missing.map((a) => `  agent '${a.id}': entry ${a.entry} does not exist`);
+  throw new ConfigError(`invalid config: module agents whose file is missing (relative entries are resolved against the config file's directory):\n${lines.join('\n')}`);
 }

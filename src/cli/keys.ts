@@ -16,6 +16,7 @@ function positiveInt(name: string, s: string | undefined): number | undefined {
 
 export async function keysCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
+  if (sub === undefined || sub.startsWith('-')) throw new KeyAdminError('keys: a subcommand is needed: create, list, revoke or rotate');
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -75,6 +76,7 @@ export async function keysCommand(args: string[]): Promise<number> {
       case 'list': {
         const keys = await listKeys(deps, values.workspace);
         if (values.json) out(JSON.stringify(keys));
+        else if (keys.length === 0) out(values.workspace ? `no keys in workspace ${values.workspace}` : 'no keys');
         else for (const k of keys) out(`${k.id}  ${k.workspace}  ${k.trust}  ${k.revoked ? 'revoked' : 'active'}  expires ${k.expires_at ?? 'never'}${k.name ? `  ${k.name}` : ''}`);
         return 0;
       }

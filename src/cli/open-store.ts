@@ -3,18 +3,39 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadSecret } from '../runtime/keys.js';
 import type { Store } from '../runtime/store/types.js';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 
 export async function openStore(config: Config, o: { onError?: (e: Error) => void } = {}): Promise<Store> {
   if (config.store === 'redis') {
     const { openRedisStore } = await import('../runtime/store/redis.js');
     return openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs: config.redis.commandTimeoutMs, onError: o.onError });
   }
-  await mkdir(config.dataDir, { recursive: true });
   const { openLmdbStore } = await import('../runtime/store/lmdb.js');
-  return openLmdbStore({ path: join(config.dataDir, 'store') });
+  return inDataDir(config, () => mkdir(config.dataDir, { recursive: true }).then(() => openLmdbStore({ path: join(config.dataDir, 'store') })));
 }
 
 export async function openSecret(config: Config, secret?: Buffer): Promise<Buffer> {
-  return secret ?? loadSecret({ dataDir: config.dataDir, fromEnv: process.env.A2A_SECRET });
+  return secret ?? inDataDir(config, () => loadSecret({ dataDir: config.dataDir, fromEnv: process.env.A2A_SECRET }));
+}
+
+/** A data dir that cannot be used is a config error that names the setting and the fix, not a raw errno. */
+async function inDataDir<T>(config: Config, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) throw e;
+    const why: Record<string, string> = {
+      EACCES: 'permission denied',
+      EPERM: 'not permitted',
+      EROFS: 'the file system is read-only',
+      ENOTDIR: 'a part of the path is a file, not a directory',
+      ENOENT: 'a part of the path does not exist',
+      ENOSPC: 'the disk is full',
+    };
+    throw new ConfigError(
+      `dataDir (--data-dir, A2A_DATA_DIR) ${config.dataDir}: cannot use it for the store: ${why[code] ?? code} (${code}). ` +
+        'Point it at a writable directory.',
+    );
+  }
 }

@@ -6,8 +6,9 @@ import { COMMON_OPTIONS, configFrom } from './common-flags.js';
 
 export async function webhooksCommand(args: string[]): Promise<number> {
   const [noun, verb, ...rest] = args;
+  if (noun === undefined || noun.startsWith('-')) throw new WebhookSecretError("webhooks: a subcommand is needed; the only one is 'secret rotate' (a2a-gateway webhooks secret rotate --workspace W)");
   if (noun !== 'secret' || verb !== 'rotate') {
-    throw new WebhookSecretError(`webhooks: unknown subcommand '${[noun, verb].filter(Boolean).join(' ')}' (secret rotate)`);
+    throw new WebhookSecretError(`webhooks: unknown subcommand '${[noun, verb].filter(Boolean).join(' ')}'; the only one is 'secret rotate'`);
   }
   const { values } = parseArgs({
     args: rest,

@@ -38,8 +38,8 @@ t.test('serve refuses a bad config file, naming the field', async (t) => {
     ['two agents with one id', JSON.stringify({ agents: [{ id: 'a', name: 'A', entry: 'echo' }, { id: 'a', name: 'B', entry: 'converse' }] }), /agents\.1\.id: duplicate agent id 'a'/],
     ['a module agent without an entry', JSON.stringify({ agents: [{ id: 'm', name: 'M', kind: 'module' }] }), /agents\.0\.entry/],
     ['an unknown store', JSON.stringify({ store: 'mongo' }), /\bstore\b/],
-    ['not JSON', '{ port: 1', /not a JSON object/],
-    ['a JSON array', '[]', /not a JSON object/],
+    ['not JSON', '{ port: 1', /is not valid JSON/],
+    ['a JSON array', '[]', /must hold one JSON object of settings/],
   ];
   const results = await Promise.all(
     cases.map(async ([, text], i) => {
@@ -285,18 +285,12 @@ t.test('keys made, revoked and rotated by the CLI take effect on a running serve
   t.equal(after.headers.get('www-authenticate'), 'Bearer');
   t.equal((await rpcAt(s.url, { key: rotated.key, method: 'tasks/get', params: { id: ok.json.result.id } })).status, 200, 'the new key is unaffected');
 
-  const expiring = await createKeyCli(dir, { extra: ['--expires-in', '5s'] });
-  const left = Date.parse(expiring.expires_at!) - Date.now();
-  // on a very busy machine the CLI itself may take most of the 5 s; the refusal below says 'expired' either way
-  if (left > 1500) {
-    const before = await rpcAt(s.url, { key: expiring.key, method: 'tasks/get', params: { id: ok.json.result.id } });
-    t.equal(before.status, 200, 'a key that has not expired yet works');
-  } else t.comment(`skipped the before-expiry check: only ${left} ms were left`);
-  const wait = Date.parse(expiring.expires_at!) - Date.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait + 50));
-  const expired = await rpcAt(s.url, { key: expiring.key, method: 'tasks/get', params: { id: ok.json.result.id } });
-  t.equal(expired.status, 401, 'a key past expires_at is refused');
-  t.match(expired.json.error?.message, /expired/);
+  // expiry itself is proven with the injected clock (auth.test.ts); here: the CLI's expiry reaches the server
+  const expiring = await createKeyCli(dir, { extra: ['--expires-in', '1h'] });
+  const made = Date.now();
+  t.ok(Math.abs(Date.parse(expiring.expires_at!) - (made + 3_600_000)) < 60_000, 'expires_at is an hour from now');
+  const before = await rpcAt(s.url, { key: expiring.key, method: 'tasks/get', params: { id: ok.json.result.id } });
+  t.equal(before.status, 200, 'a key that has not expired yet works');
 });
 
 t.test('usage and unknown commands', async (t) => {

@@ -348,7 +348,7 @@ t.test('module agents configured through a JSON config file (server as a child p
         { id: 'invalid', name: 'Invalid', kind: 'module', entry: fixture('invalid-event.js') },
         { id: 'loop', name: 'Loop', kind: 'module', entry: fixture('busy-loop.js') },
         { id: 'loop-timeout', name: 'Loop with a deadline', kind: 'module', entry: fixture('busy-loop.js'), timeoutMs: 1000 },
-        { id: 'missing', name: 'Missing', kind: 'module', entry: join(dir, 'no-such-agent.js') },
+        { id: 'missing', name: 'Broken', kind: 'module', entry: fixture('broken-import.js') },
       ],
     }),
   );
@@ -397,7 +397,7 @@ t.test('module agents configured through a JSON config file (server as a child p
     t.equal(r.json.result?.status?.message?.metadata?.reason, 'agent_protocol');
   });
 
-  t.test('a module whose file is missing fails its task with a reason', async (t) => {
+  t.test('a module that fails to load fails its task with a reason', async (t) => {
     const r = await sendTo('missing', 'go');
     t.equal(r.json.result?.status?.state, 'failed');
     t.equal(r.json.result?.status?.message?.metadata?.reason, 'agent_not_found');

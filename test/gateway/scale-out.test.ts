@@ -75,6 +75,7 @@ t.test('a task left running by an instance that stopped beating is failed by ano
   const a = await startTestGateway({ config: config('gw-dead'), clock, timers: clock });
   const b = await startTestGateway({ config: config('gw-alive'), clock, timers: clock });
   t.teardown(async () => {
+    await a.close(); // its gateway is closed below already (idempotent); this removes its data dir
     await b.close();
     await cleanupPrefix(REDIS_URL, prefix);
   });
