@@ -159,7 +159,11 @@ t.test('replay survives a server restart', async (t) => {
   await first.gw.close();
 
   const second = await startTestGateway({ dataDir });
-  t.teardown(() => second.close());
+  // the second gateway was handed the dir, so it leaves it; the first (already closed) made it and removes it
+  t.teardown(async () => {
+    await second.close();
+    await first.close();
+  });
   const from = frames[1]!.id!;
   const replay = await openSse({ url: second.url, key, method: 'tasks/resubscribe', params: { id: taskId }, headers: { 'Last-Event-ID': from } });
   const rest = await replay.all();
