@@ -1,6 +1,6 @@
 // How every Redis connection of the gateway is made (store, bus, limiter), so that all of them ride out an outage
 // alike: a command timeout, no offline queue, reconnection forever once connected, and errors that reach a log.
-import type { RedisClientOptions } from 'redis';
+import { createClient, type RedisClientOptions } from 'redis';
 
 export interface RedisConnectSettings {
   url: string;
@@ -27,4 +27,19 @@ export function redisOptions(s: RedisConnectSettings, state: { connectedOnce: bo
       reconnectStrategy: (retries: number, cause: Error) => (state.connectedOnce ? Math.min(50 * 2 ** retries, 2_000) : cause),
     },
   };
+}
+
+/** A connected client with those options and an 'error' listener (without one, a dropped socket ends the process). */
+export async function connectRedis(s: RedisConnectSettings & { onError?: (e: Error) => void }) {
+  const state = { connectedOnce: false };
+  const client = createClient(redisOptions(s, state));
+  client.on('error', (e: Error) => s.onError?.(e));
+  try {
+    await client.connect();
+  } catch (e) {
+    client.destroy();
+    throw e;
+  }
+  state.connectedOnce = true;
+  return client;
 }

@@ -84,7 +84,7 @@ t.test('hostile input: every malformed body gets an answer or a clean close; the
   for (const { what, body } of bodies) {
     let outcome: string;
     try {
-      const res = await fetch(gw.url + '/api/a2a', { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` }, body });
+      const res = await fetch(gw.url + '/api/a2a', { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` }, body: new Uint8Array(body) });
       const text = await res.text();
       const ct = res.headers.get('content-type') ?? '';
       if (ct.startsWith('application/json')) JSON.parse(text); // every JSON answer is JSON

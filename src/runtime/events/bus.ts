@@ -1,8 +1,7 @@
 // Live fan-out of task events: in process for one instance; through Redis pub/sub when instances share a store.
 import { randomUUID } from 'node:crypto';
 import { Packr } from 'msgpackr';
-import { createClient } from 'redis';
-import { redisOptions } from '../redis-connect.js';
+import { connectRedis } from '../redis-connect.js';
 import { withDeadline } from '../deadline.js';
 import { TaskEvent } from '../../protocol/events.js';
 
@@ -78,21 +77,16 @@ const Envelope = (v: unknown) => {
 export async function createRedisBus(o: { url: string; prefix: string; commandTimeoutMs?: number; onError?: (e: Error) => void }): Promise<EventBus> {
   const origin = randomUUID();
   const fan = new LocalFanout();
-  const state = { connectedOnce: false };
-  const settings = { url: o.url, commandTimeoutMs: o.commandTimeoutMs ?? 2_000 };
-  const pub = createClient(redisOptions({ ...settings, name: 'a2a-gateway:bus-pub' }, state));
-  // the subscriber keeps what is asked while it reconnects: node-redis re-subscribes its channels on reconnection
-  const sub = createClient(redisOptions({ ...settings, name: 'a2a-gateway:bus-sub', offlineQueue: true }, state));
-  pub.on('error', (e: Error) => o.onError?.(e));
-  sub.on('error', (e: Error) => o.onError?.(e));
+  const settings = { url: o.url, commandTimeoutMs: o.commandTimeoutMs ?? 2_000, onError: o.onError };
+  const pub = await connectRedis({ ...settings, name: 'a2a-gateway:bus-pub' });
+  let sub;
   try {
-    await Promise.all([pub.connect(), sub.connect()]);
+    // the subscriber keeps what is asked while it reconnects: node-redis re-subscribes its channels on reconnection
+    sub = await connectRedis({ ...settings, name: 'a2a-gateway:bus-sub', offlineQueue: true });
   } catch (e) {
     pub.destroy();
-    sub.destroy();
     throw e;
   }
-  state.connectedOnce = true;
   const deadline = { ms: settings.commandTimeoutMs, what: 'redis bus.subscribe' };
   const channel = (k: string) => `${o.prefix}events:${k}`;
   let closed = false;

@@ -1,6 +1,5 @@
 // The shared limiter: one checkLimit-2 round trip per check, so several gateway instances share each key's budget.
-import { createClient } from 'redis';
-import { redisOptions } from '../redis-connect.js';
+import { connectRedis } from '../redis-connect.js';
 import { withDeadline } from '../deadline.js';
 import type { Clock } from '../clock.js';
 import type { LimitDecision, Limiter } from './types.js';
@@ -38,17 +37,7 @@ export async function createRedisLimiter(opts: RedisLimiterOptions): Promise<Lim
   } else {
     // no offline queue: while Redis is away a check fails at once and the gateway's policy decides,
     // where a queued check would hold its request until reconnection
-    const state = { connectedOnce: false };
-    const own = createClient(redisOptions({ url: opts.url, name: opts.clientName ?? 'a2a-gateway:limiter', commandTimeoutMs: opts.commandTimeoutMs ?? 2_000 }, state));
-    // without a listener an 'error' event would end the process; failed checks reach callers anyway
-    own.on('error', opts.onError ?? (() => {}));
-    try {
-      await own.connect();
-    } catch (e) {
-      own.destroy();
-      throw e;
-    }
-    state.connectedOnce = true;
+    const own = await connectRedis({ url: opts.url, name: opts.clientName ?? 'a2a-gateway:limiter', commandTimeoutMs: opts.commandTimeoutMs ?? 2_000, onError: opts.onError });
     client = own;
     closeOwn = () => own.close();
   }

@@ -5,7 +5,7 @@
 // checks the task's rev (create: absent; put: not terminal, at the expected seq) and then writes the record, its
 // per-state index sets, the ended index and its events, so listByState is a SUNION plus an MGET. Key writes and
 // the by-hash lookup need a read before the write or a second lookup, so they are Lua scripts too.
-import { createClient, RESP_TYPES } from 'redis';
+import { RESP_TYPES } from 'redis';
 import { Packr } from 'msgpackr';
 import type { z } from 'zod';
 import { TaskState, Task, TERMINAL_STATES } from '../../protocol/model.js';
@@ -15,7 +15,7 @@ import { redisKeys } from './redis-keys.js';
 import { redisPushJobs } from './redis-push-jobs.js';
 import { keyByHash2, putKey3, sweepTasks7, writeTask10, type LuaScript } from './redis-scripts.js';
 import { checked } from './validate.js';
-import { redisOptions } from '../redis-connect.js';
+import { connectRedis } from '../redis-connect.js';
 import { deadlined, withDeadline } from '../deadline.js';
 import type { Store, TaskPutOptions } from './types.js';
 import { taskKey } from './types.js';
@@ -41,17 +41,7 @@ export async function openRedisStore(opts: {
   /** Connection errors; the client reconnects by itself and commands fail on their own meanwhile. */
   onError?: (err: Error) => void;
 }): Promise<Store> {
-  const state = { connectedOnce: false };
-  const client = createClient(redisOptions({ url: opts.url, name: 'a2a-gateway:store', commandTimeoutMs: opts.commandTimeoutMs ?? 2_000 }, state));
-  // Without a listener an 'error' event (e.g. a dropped socket) would crash the process.
-  client.on('error', (err: Error) => opts.onError?.(err));
-  try {
-    await client.connect();
-  } catch (e) {
-    client.destroy();
-    throw e;
-  }
-  state.connectedOnce = true;
+  const client = await connectRedis({ url: opts.url, name: 'a2a-gateway:store', commandTimeoutMs: opts.commandTimeoutMs ?? 2_000, onError: opts.onError });
   const bin = client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
   const k = redisKeys(opts.prefix);
 
