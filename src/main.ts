@@ -100,7 +100,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   };
   // stable across restarts so a restarted instance recovers its own tasks; port 0 has no stable name
   const instanceId = config.instanceId ?? (config.store === 'lmdb' ? 'embedded' : `${hostname()}:${config.port === 0 ? `pid${process.pid}` : config.port}`);
-  const supervisor = new TaskSupervisor({ store: store.tasks, events: store.events, bus, retainEvents: config.streaming.eventRetention, clock, timers, cancelTimeoutMs: 10_000, runTurn, instanceId, sideWrites: (records) => push.prepare(records),
+  const supervisor = new TaskSupervisor({ store: store.tasks, bus, retainEvents: config.streaming.eventRetention, clock, timers, cancelTimeoutMs: 10_000, runTurn, instanceId, sideWrites: (records) => push.prepare(records),
     onWriteFailure: (e, t) => log('task change not stored', { task: t.id, workspace: t.workspaceId, error: errorText(e) }),
   });
   const recovered = await supervisor.recover();

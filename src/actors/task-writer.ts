@@ -2,7 +2,7 @@
 import { diffTask, type TaskEvent } from '../protocol/events.js';
 import type { Task } from '../protocol/model.js';
 import type { EventBus } from '../runtime/events/bus.js';
-import { taskKey, type EventStore, type TaskStore } from '../runtime/store/types.js';
+import { taskKey, type TaskStore } from '../runtime/store/types.js';
 
 /**
  * Prepares writes that must enter the store with a group of changes of one task (push jobs): reads what it
@@ -12,7 +12,6 @@ export type SideWrites = (records: readonly Task[]) => Promise<(() => Promise<vo
 
 export interface TaskWriterOptions {
   store: TaskStore;
-  events: EventStore;
   bus: EventBus;
   /** events kept per task for replay */
   retainEvents: number;
@@ -120,11 +119,10 @@ export class TaskWriter {
   }
 
   /**
-   * Hands a group's writes to the store in the same tick (lmdb-js batches them into one transaction, node-redis
-   * into one pipeline), then tells live subscribers, in order. A group is one task's and one commit, so only its
-   * newest record is written: the earlier ones would be overwritten inside the same commit, where no reader could
-   * ever see them. Side writes (push notifications) still get every state change's record, and every event is
-   * appended, in one call.
+   * Stores a group: its newest record and all its events in one atomic, checked write (a create for a new task),
+   * then the side writes (push notifications, which still get every state change's record), then tells live
+   * subscribers, in order. A group is one task's and one commit, so only its newest record is written: the earlier
+   * ones would be overwritten inside the same commit, where no reader could ever see them.
    */
   async storeGroup(group: readonly Change[], o: { create: boolean }): Promise<void> {
     const records = group.map((g) => g.record);
