@@ -59,10 +59,15 @@ export async function visibleTask(parts: GatewayParts, ctx: CallContext, id: str
 
 /** The same check for a task already read (`undefined`: there is none). */
 export function ensureVisible(parts: GatewayParts, ctx: CallContext, id: string, t: Task | undefined): Task {
-  const reachable = t !== undefined && parts.agents.canReach(ctx.key, t.agentId) && (ctx.urlAgentId === undefined || ctx.urlAgentId === t.agentId);
-  if (!reachable) throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${id}`, data: { id } });
+  if (t === undefined || !canSee(parts, ctx, t)) throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${id}`, data: { id } });
   return t;
 }
+
+export const canSee = (parts: GatewayParts, ctx: CallContext, t: Task): boolean =>
+  parts.agents.canReach(ctx.key, t.agentId) && (ctx.urlAgentId === undefined || ctx.urlAgentId === t.agentId);
+
+/** A key with an agent list: its workspace may hold tasks of agents it cannot reach, whose ids it must not learn. */
+export const limitedToAgents = (ctx: CallContext): boolean => ctx.key.agents.length > 0;
 
 export const viewOptions = (ctx: CallContext, historyLength: number | undefined) => ({
   historyLength,

@@ -82,3 +82,29 @@ t.test('item 4: a task finished by another writer while its run goes on stays fi
   const next = await gw.rpc({ key, method: 'message/send', params: msgB('after') });
   t.equal(next.json.result?.status?.state, 'completed', 'the gateway goes on');
 });
+
+t.test('item 13: a key limited to some agents cannot tell a task id of an agent it cannot reach from a free one', async (t) => {
+  const gw = await startTestGateway();
+  t.teardown(() => gw.close());
+  const admin = (await gw.key()).key;
+  const hidden = await gw.rpc({ key: admin, method: 'tasks/send', params: msgA('hello', { id: 'hidden-task', message: { role: 'user', parts: [{ type: 'text', text: 'hello' }], metadata: { agentId: 'converse' } } }) });
+  t.equal(hidden.json.result?.status?.state, 'input-required', 'a converse task waits for input');
+  const limited = (await gw.key({ agents: ['echo'] })).key;
+
+  const taken = await gw.rpc({ key: limited, method: 'tasks/send', params: msgA('probe', { id: 'hidden-task' }) });
+  const free = await gw.rpc({ key: limited, method: 'tasks/send', params: msgA('probe', { id: 'free-task' }) });
+  t.equal(taken.status, free.status);
+  t.equal(taken.json.error?.code, -32001);
+  const same = (r: typeof taken, id: string) => JSON.stringify(r.json.error).replaceAll(id, '<id>');
+  t.equal(same(taken, 'hidden-task'), same(free, 'free-task'), 'the two answers are the same but for the id');
+
+  const after = await gw.rpc({ key: admin, method: 'tasks/get', params: { id: 'hidden-task' } });
+  t.equal(after.json.result?.status?.state, 'input-required', 'the hidden task did not move');
+  t.equal(after.json.result?.history?.length, hidden.json.result.history.length, 'and got no message');
+  t.equal((await gw.rpc({ key: admin, method: 'tasks/get', params: { id: 'free-task' } })).json.error?.code, -32001, 'nothing was created under the free id');
+
+  const noId = await gw.rpc({ key: limited, method: 'message/send', params: msgB('start one') });
+  t.equal(noId.json.result?.status?.state, 'completed', 'the limited key starts tasks with server-chosen ids');
+  const unlimited = await gw.rpc({ key: admin, method: 'tasks/send', params: msgA('free ids', { id: 'chosen-by-admin' }) });
+  t.equal(unlimited.json.result?.id, 'chosen-by-admin', 'a key that reaches every agent still chooses ids');
+});

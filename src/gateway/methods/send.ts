@@ -8,7 +8,7 @@ import type { Dialect, Message, Task } from '../../protocol/model.js';
 import { parseParams, SendParams, type MessageIn } from '../../protocol/params.js';
 import { taskView } from '../../protocol/views.js';
 import type { CallContext, GatewayParts } from '../context.js';
-import { ensureVisible, viewOptions } from '../context.js';
+import { canSee, ensureVisible, limitedToAgents, viewOptions } from '../context.js';
 import { assertPushUrl, storePushConfig } from './push.js';
 
 type Live = Awaited<ReturnType<TaskSupervisor['start']>>;
@@ -54,6 +54,14 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
     await assertPushUrl(parts, { url: inlinePush.url, path });
   }
 
+  if (existingId !== undefined && limitedToAgents(ctx) && (!existing || !canSee(parts, ctx, existing))) {
+    // such a key must not learn whether an id is taken by a task it cannot see: it continues only tasks it can
+    // see, and an id that names none (taken or free) gets one answer, with nothing created
+    throw new RpcError('TASK_NOT_FOUND', {
+      message: `Task not found: ${existingId} (a key limited to some agents continues the tasks it can see; to start a task, leave out the id)`,
+      data: { id: existingId },
+    });
+  }
   if (existing) {
     const task = ensureVisible(parts, ctx, existing.id, existing);
     const message = toMessage(p.message, task);
