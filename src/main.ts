@@ -4,9 +4,9 @@ import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { TaskSupervisor } from './actors/task-supervisor.js';
-import type { RunAgentTurn } from './actors/task-machine.js';
 import { agentsOf, checkAgentEntries, type Config } from './cli/config.js';
-import { AgentDirectory } from './gateway/agents.js';
+import { AgentRegistry } from './runtime/agents/registry.js';
+import { createWorkerRunner } from './runtime/agents/worker-runner.js';
 import { createGateway } from './gateway/gateway.js';
 import { KeyWatch } from './gateway/key-watch.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './runtime/clock.js';
@@ -23,7 +23,6 @@ import { createPushRuntime, type PushRuntime } from './runtime/push/push.js';
 import type { Resolve } from './runtime/push/ssrf.js';
 import { openLmdbStore } from './runtime/store/lmdb.js';
 import { openRedisStore } from './runtime/store/redis.js';
-import { redactPaths } from './runtime/redact.js';
 import type { Store } from './runtime/store/types.js';
 import { startHttpServer } from './transport/app.js';
 import { readiness } from './runtime/readiness.js';
@@ -37,6 +36,8 @@ export interface GatewayInstance {
   readonly config: Config;
   /** webhook delivery: the workspace secrets, and `idle()` for tests that move a ManualClock */
   readonly push: PushRuntime;
+  /** the agents it runs: add, update and remove them while it serves (cards and agents/list follow) */
+  readonly agents: AgentRegistry;
   /** task retention: `idle()` for tests that move a ManualClock past a sweep */
   readonly retention: RetentionSweeper;
   /** drains: stops listening, stops live tasks (stored as last persisted), closes pool and store; idempotent */
@@ -80,27 +81,16 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   // cold thread start (a second or more under load)
   const minThreads = config.pool.minThreads ?? 2;
   const pool = createAgentPool({ minThreads, maxThreads: Math.max(minThreads, config.pool.maxThreads ?? 4) });
-  const agents = new AgentDirectory(agentsOf(config));
+  const workers = createWorkerRunner({ pool, log });
+  const agents = new AgentRegistry(agentsOf(config).map((spec) => ({ spec, runner: workers })));
   const bus: EventBus = config.store === 'redis'
     ? await createRedisBus({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs, onError: onRedisError })
     : createLocalBus();
   const push = createPushRuntime({ store, clock, timers, log, settings: config.push, resolve: o.lookup });
 
-  const runTurn: RunAgentTurn = async ({ task, message, signal, onEvent }) => {
-    const agent = agents.get(task.agentId);
-    if (!agent) return { ok: false, error: { reason: 'agent_not_found', message: `Agent ${task.agentId} is no longer configured` } };
-    const r = await pool.run(
-      { agent, task: { id: task.id, contextId: task.contextId, history: task.history, artifacts: task.artifacts, metadata: task.metadata }, message },
-      { signal, onEvent, timeoutMs: agent.timeoutMs },
-    );
-    if (r.ok || r.error.reason === 'canceled') return r;
-    // the whole message (paths, stack) goes to the log; the task's status, which callers read, gets it redacted
-    log('agent run failed', { agent: agent.id, task: task.id, reason: r.error.reason, error: r.error.message });
-    return { ok: false, error: { reason: r.error.reason, message: redactPaths(r.error.message) } };
-  };
   // stable across restarts so a restarted instance recovers its own tasks; port 0 has no stable name
   const instanceId = config.instanceId ?? (config.store === 'lmdb' ? 'embedded' : `${hostname()}:${config.port === 0 ? `pid${process.pid}` : config.port}`);
-  const supervisor = new TaskSupervisor({ store: store.tasks, bus, retainEvents: config.streaming.eventRetention, clock, timers, cancelTimeoutMs: 10_000, runTurn, instanceId, sideWrites: (records) => push.prepare(records),
+  const supervisor = new TaskSupervisor({ store: store.tasks, bus, retainEvents: config.streaming.eventRetention, clock, timers, cancelTimeoutMs: 10_000, agents, firstWriteHoldMs: config.tasks.firstWriteHoldMs, instanceId, sideWrites: (records) => push.prepare(records),
     onWriteFailure: (e, t) => log('task change not stored', { task: t.id, workspace: t.workspaceId, error: errorText(e) }),
   });
   const recovered = await supervisor.recover();
@@ -156,6 +146,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     secret,
     config,
     push,
+    agents,
     retention,
     close() {
       closing ??= (async () => {

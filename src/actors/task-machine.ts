@@ -1,6 +1,6 @@
 // The task state machine (XState v5): the only authority on which state may follow which. Effects are injected.
 import { assign, setup, type ActorRefFrom } from 'xstate';
-import type { AgentEvent, AgentRunResult } from '../protocol/agent-events.js';
+import type { AgentEvent } from '../protocol/agent-events.js';
 import type { Message, Task, TaskState } from '../protocol/model.js';
 import type { Clock } from '../runtime/clock.js';
 import { applyAgentEvent, withCost, withStatus } from './task-updates.js';
@@ -22,18 +22,24 @@ export interface TaskContext {
   pendingMessage?: Message;
 }
 
-/** Runs one agent turn; reports progress with `onEvent`; must honour the signal. Never rejects. */
-export type RunAgentTurn = (o: { task: Task; message: Message; signal: AbortSignal; onEvent: (ev: AgentEvent) => void }) => Promise<AgentRunResult>;
+/**
+ * The agent run of a task is an effect of being in `working`: the machine starts it on entry and ends it on exit
+ * (a cancel aborts it). Whoever runs the actors owns the runs; the run reports back with `AGENT_EVENTS`.
+ */
+export interface TurnEffects {
+  start(actor: TaskActorRef, task: Task): void;
+  end(actor: TaskActorRef): void;
+}
+
+/** The actor as the effects see it: something to send the turn's events to. */
+export interface TaskActorRef {
+  send(event: TaskMachineEvent): void;
+}
 
 export interface TaskMachineDeps {
   clock: Clock;
-  runTurn: RunAgentTurn;
+  turns: TurnEffects;
 }
-
-const lastUserMessage = (t: Task): Message => {
-  for (let i = t.history.length - 1; i >= 0; i--) if (t.history[i]!.role === 'user') return t.history[i]!;
-  throw new Error(`task ${t.id} has no user message`);
-};
 
 const endOf = (event: TaskMachineEvent): TurnEnd | undefined => (event.type === 'AGENT_EVENTS' ? event.end : undefined);
 
@@ -42,70 +48,6 @@ function closingState(context: TaskContext, event: TaskMachineEvent): TaskContex
   let state = context.pendingFinal;
   if (event.type === 'AGENT_EVENTS') for (const ev of event.events) if (ev.type === 'status' && ev.state !== 'working') state = ev.state;
   return state;
-}
-
-/** Ends a run: aborts it unless it already returned; the run sends nothing after. */
-type EndRun = () => void;
-
-/** Each actor's agent run while it is in `working` (keyed by the actor). */
-const runs = new WeakMap<object, EndRun>();
-
-const endRunOf = (actor: object): void => {
-  const end = runs.get(actor);
-  if (!end) return;
-  runs.delete(actor);
-  end();
-};
-
-/** Stops a task actor and aborts its run if it has one: stopping an actor runs no exit actions. */
-export function stopTaskActor(actor: TaskActor): void {
-  actor.stop();
-  endRunOf(actor);
-}
-
-/** Starts an agent turn for the task; what the agent reports reaches the machine through `send`. */
-function startRun(deps: TaskMachineDeps, task: Task, send: (e: TaskMachineEvent) => void): EndRun {
-  const ac = new AbortController();
-  const started = performance.now();
-  let finished = false;
-  let ended = false;
-  // events that arrive together (an agent's burst, its last events with its end) go to the machine as one
-  // batch: one transition and one stored change instead of one each (a batch holds at most one status)
-  let batch: AgentEvent[] = [];
-  let flushing = false;
-  const flush = (end?: TurnEnd) => {
-    flushing = false;
-    if (ended || (batch.length === 0 && !end)) return;
-    // one status per batch: a stored change shows one status, and every status the agent reports is an event
-    const segments: AgentEvent[][] = [[]];
-    for (const ev of batch) {
-      const seg = segments[segments.length - 1]!;
-      if (ev.type === 'status' && seg.some((e) => e.type === 'status')) segments.push([ev]);
-      else seg.push(ev);
-    }
-    batch = [];
-    for (let i = 0; i < segments.length && !ended; i++) {
-      send({ type: 'AGENT_EVENTS', events: segments[i]!, ...(end && i === segments.length - 1 && { end }) });
-    }
-  };
-  const onEvent = (event: AgentEvent) => {
-    batch.push(event);
-    if (!flushing) {
-      flushing = true;
-      setImmediate(() => flushing && flush());
-    }
-  };
-  void deps.runTurn({ task, message: lastUserMessage(task), signal: ac.signal, onEvent }).then((r) => {
-    finished = true;
-    const workerMs = Math.round((performance.now() - started) * 1000) / 1000;
-    flush(r.ok ? { ok: true, workerMs } : { ok: false, error: r.error, workerMs });
-  });
-  // leaving `working` before the run ended (cancel) aborts it; after a normal end there is nothing
-  // to abort (and abort() would build a DOMException per task for nothing)
-  return () => {
-    ended = true;
-    if (!finished) ac.abort();
-  };
 }
 
 export function createTaskMachine(deps: TaskMachineDeps) {
@@ -117,10 +59,8 @@ export function createTaskMachine(deps: TaskMachineDeps) {
     actions: {
       // the run is an effect of being in `working`, not a child actor: a child costs an actor, its registration and
       // its stop per turn, a sizeable share of a short task's CPU
-      startRun: ({ context, self }) => {
-        runs.set(self, startRun(deps, context.task, (e) => self.send(e)));
-      },
-      endRun: ({ self }) => endRunOf(self),
+      startRun: ({ context, self }) => deps.turns.start(self, context.task),
+      endRun: ({ self }) => deps.turns.end(self),
       applyEvents: assign(({ context, event }) => {
         if (event.type !== 'AGENT_EVENTS') return {};
         let ctx: TaskContext = context;

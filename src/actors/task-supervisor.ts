@@ -7,7 +7,9 @@ import type { EventBus } from '../runtime/events/bus.js';
 import { isStoreUnavailable } from '../runtime/store/errors.js';
 import { taskKey } from '../runtime/store/types.js';
 import { TaskIdTakenError, TaskSettledElsewhereError, TaskWriter, type TaskWriteQueue, type TaskWriterOptions } from './task-writer.js';
-import { createTaskMachine, stopTaskActor, type RunAgentTurn, type TaskActor, type TaskMachineEvent } from './task-machine.js';
+import { createTaskMachine, type TaskActor, type TaskMachineEvent } from './task-machine.js';
+import { RunDriver, type AgentPort } from './run-driver.js';
+import type { TaskHandle } from './task-handle.js';
 import { withStatus } from './task-updates.js';
 
 interface Live {
@@ -22,7 +24,13 @@ interface Live {
 
 export interface TaskSupervisorOptions extends TaskWriterOptions {
   clock: Clock;
-  runTurn: RunAgentTurn;
+  /** runs the agent turns (the agent registry) */
+  agents: AgentPort;
+  /**
+   * How long a new task's first write may wait for the task to settle, when its caller waits for the end anyway
+   * (`start(task, { holdFirstWrite: true })`): a task that settles within it is stored once, not twice.
+   */
+  firstWriteHoldMs?: number;
   /** this process's name; start-up recovery fails only the running tasks this instance owned */
   instanceId: string;
   timers: Timers;
@@ -42,9 +50,11 @@ export class TaskSupervisor {
   private readonly live = new Map<string, Live>();
   private readonly machine;
   private readonly writer: TaskWriter;
+  private readonly turns: RunDriver;
 
   constructor(private readonly o: TaskSupervisorOptions) {
-    this.machine = createTaskMachine({ clock: o.clock, runTurn: o.runTurn });
+    this.turns = new RunDriver(o.agents);
+    this.machine = createTaskMachine({ clock: o.clock, turns: this.turns });
     this.writer = new TaskWriter(o);
     // another instance asks for a cancel of a task that may run here
     o.bus.onCancelRequest((k) => {
@@ -60,29 +70,34 @@ export class TaskSupervisor {
     return this.o.store.get(workspaceId, id);
   }
 
-  /** Starts a new task: `submitted`, then at once its first turn (both stored in one group commit). */
   /**
    * Starts a new task: `submitted`, then at once its first turn (both stored in one group commit, which is an
    * insert-if-absent). Resolves once that commit is stored; a task already under the id (live here, or stored by
    * another send first) rejects with TaskIdTakenError and nothing of this one is kept.
+   *
+   * `holdFirstWrite` (a caller that waits for the end, and an id no one else can hold: server-chosen): the first
+   * write waits up to `firstWriteHoldMs` for the task to settle, and resolves at once. A task that settles within
+   * it is written once, with all its events; nothing of it was acknowledged before that write is stored.
    */
-  async start(task: Task): Promise<Live> {
+  async start(task: Task, o: { holdFirstWrite?: boolean } = {}): Promise<TaskHandle> {
     if (this.live.has(keyOf(task.workspaceId, task.id))) throw new TaskIdTakenError(task.id);
-    const l = this.spawn(task, 'submitted');
+    const holdMs = o.holdFirstWrite ? (this.o.firstWriteHoldMs ?? 0) : 0;
+    const l = this.spawn(task, 'submitted', holdMs);
     l.actor.send({ type: 'START' });
+    if (holdMs > 0) return this.handle(l);
     await l.writes.persisted;
     if (l.writes.failure instanceof TaskIdTakenError) throw l.writes.failure;
-    return l;
+    return this.handle(l);
   }
 
   /** Sends a follow-up message to a task waiting for input. */
-  async followUp(task: Task, message: Message): Promise<Live> {
-    return this.deliver(task, { type: 'USER_MESSAGE', message }, () => {
+  async followUp(task: Task, message: Message): Promise<TaskHandle> {
+    return this.handle(await this.deliver(task, { type: 'USER_MESSAGE', message }, () => {
       if (TERMINAL_STATES.has(task.status.state)) {
         return new RpcError('INVALID_PARAMS', { message: `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages`, data: { path: 'params.message', state: task.status.state } });
       }
       return new RpcError('INVALID_PARAMS', { message: `Task ${task.id} is ${task.status.state}; it takes a message only in input-required`, data: { path: 'params.message', state: task.status.state } });
-    });
+    }));
   }
 
   async cancel(task: Task): Promise<Task> {
@@ -93,15 +108,15 @@ export class TaskSupervisor {
     return this.persistedView(l);
   }
 
-  /** Resolves when the task reaches a terminal state or input-required, with its state persisted. */
-  async settled(l: Live): Promise<Task> {
-    await l.settled;
-    return this.persistedView(l);
-  }
-
-  /** The task as it stands now, once what it went through so far is stored. */
-  async current(l: Live): Promise<Task> {
-    return this.persistedView(l);
+  private handle(l: Live): TaskHandle {
+    return {
+      id: l.view.id,
+      settled: async () => {
+        await l.settled;
+        return this.persistedView(l);
+      },
+      current: () => this.persistedView(l),
+    };
   }
 
   private async persistedView(l: Live): Promise<Task> {
@@ -200,7 +215,7 @@ export class TaskSupervisor {
   async stop(): Promise<void> {
     const all = [...this.live.values()];
     this.live.clear();
-    for (const l of all) stopTaskActor(l.actor);
+    for (const l of all) this.stopActor(l.actor);
     await Promise.allSettled(all.map((l) => l.writes.persisted));
   }
 
@@ -218,7 +233,13 @@ export class TaskSupervisor {
     return l;
   }
 
-  private spawn(task: Task, state: Task['status']['state']): Live {
+  /** Stopping an actor runs no exit actions, so its run (if any) is ended here. */
+  private stopActor(actor: TaskActor): void {
+    actor.stop();
+    this.turns.end(actor);
+  }
+
+  private spawn(task: Task, state: Task['status']['state'], holdFirstWriteMs = 0): Live {
     const k = keyOf(task.workspaceId, task.id);
     const owned: Task = { ...task, owner: this.o.instanceId };
     // a new task's first snapshot is itself an event (submitted); a restored one starts from its record
@@ -226,7 +247,7 @@ export class TaskSupervisor {
     const actor = fresh
       ? createActor(this.machine, { input: { task: owned } })
       : createActor(this.machine, { input: { task: owned }, snapshot: this.machine.resolveState({ value: state, context: { task: owned, pendingFinal: undefined } }) });
-    const l: Live = { actor, view: owned, writes: this.writer.queue({ fresh, onFailure: (e) => this.dropFailed(k, l, e) }), settled: Promise.resolve(), onSettled: undefined };
+    const l: Live = { actor, view: owned, writes: this.writer.queue({ fresh, holdMs: holdFirstWriteMs, timers: this.o.timers, onFailure: (e) => this.dropFailed(k, l, e) }), settled: Promise.resolve(), onSettled: undefined };
     let last: Task | undefined = fresh ? undefined : owned;
     let prevView: Task | undefined = fresh ? undefined : owned;
     actor.subscribe({
@@ -240,6 +261,7 @@ export class TaskSupervisor {
         l.view = record;
         l.writes.enqueue(record, events);
         if (!SETTLED_STATES.has(t.status.state)) return;
+        l.writes.release();
         const settled = l.onSettled;
         l.onSettled = undefined;
         settled?.();
@@ -248,7 +270,7 @@ export class TaskSupervisor {
           void l.writes.persisted.then(() => {
             if (this.live.get(k) === l && SETTLED_STATES.has(l.actor.getSnapshot().context.task.status.state)) {
               this.live.delete(k);
-              stopTaskActor(l.actor);
+              this.stopActor(l.actor);
             }
           });
         }
@@ -268,7 +290,7 @@ export class TaskSupervisor {
   private dropFailed(k: string, l: Live, e: unknown): void {
     if (!(e instanceof TaskIdTakenError || e instanceof TaskSettledElsewhereError)) this.o.onWriteFailure?.(e, l.view);
     if (this.live.get(k) === l) this.live.delete(k);
-    stopTaskActor(l.actor);
+    this.stopActor(l.actor);
     const settled = l.onSettled;
     l.onSettled = undefined;
     settled?.();

@@ -1,6 +1,7 @@
 // How task changes reach the store: numbered events, group commits per task, side writes, then live fan-out.
 import { diffTask, type TaskEvent } from '../protocol/events.js';
 import type { Task } from '../protocol/model.js';
+import type { Timers } from '../runtime/clock.js';
 import type { EventBus } from '../runtime/events/bus.js';
 import { taskKey, type TaskStore } from '../runtime/store/types.js';
 
@@ -52,15 +53,26 @@ export class TaskWriteQueue {
   /** a new task's queue: its first group is a create (insert-if-absent), not a put */
   private creating: boolean;
 
+  /** how long the first group may wait for `release()` (0: written at once) */
+  private holdMs: number;
+  /** opens a held first group now */
+  private releaseHold: (() => void) | undefined;
+
   constructor(
     private readonly writer: TaskWriter,
-    o: { fresh: boolean; onFailure?: (e: unknown) => void },
+    private readonly o: QueueOptions,
   ) {
     this.creating = o.fresh;
+    this.holdMs = o.timers ? (o.holdMs ?? 0) : 0;
     this.onFailure = o.onFailure ?? (() => undefined);
   }
 
   private readonly onFailure: (e: unknown) => void;
+
+  /** The task settled: a held first group goes to the store now, with everything the task did. */
+  release(): void {
+    this.releaseHold?.();
+  }
 
   /**
    * Changes made while a write is in flight (or in the same tick) form the next group, written as one commit.
@@ -82,7 +94,9 @@ export class TaskWriteQueue {
     }
     const mine: Change[] = [{ record, events }];
     this.pending = mine;
+    const gate = this.hold();
     this.persisted = this.persisted.then(async () => {
+      if (gate) await gate;
       if (this.pending === mine) this.pending = undefined;
       if (this.failure !== undefined) return;
       const create = this.creating;
@@ -95,12 +109,36 @@ export class TaskWriteQueue {
       }
     });
   }
+
+  /** The first group waits (taking every later change) until released or for `holdMs`, whichever comes first. */
+  private hold(): Promise<void> | undefined {
+    const ms = this.holdMs;
+    if (ms <= 0) return undefined;
+    this.holdMs = 0;
+    return new Promise<void>((resolve) => {
+      const cancel = this.o.timers!.after(ms, () => this.releaseHold?.());
+      this.releaseHold = () => {
+        this.releaseHold = undefined;
+        cancel();
+        resolve();
+      };
+    });
+  }
+}
+
+interface QueueOptions {
+  /** a new task: its first group is a create */
+  fresh: boolean;
+  /** hold the first group up to this long (needs `timers`) */
+  holdMs?: number;
+  timers?: Timers;
+  onFailure?: (e: unknown) => void;
 }
 
 export class TaskWriter {
   constructor(private readonly o: TaskWriterOptions) {}
 
-  queue(o: { fresh: boolean; onFailure?: (e: unknown) => void }): TaskWriteQueue {
+  queue(o: QueueOptions): TaskWriteQueue {
     return new TaskWriteQueue(this, o);
   }
 

@@ -75,6 +75,16 @@ export const Config = z
       })
       .strict()
       .default({ heartbeatMs: 5_000, deadAfterMs: 20_000 }),
+    tasks: z
+      .object({
+        /**
+         * a blocking send's new task is first written when it settles, or after this long if it has not by then: a
+         * quick task costs one write instead of two (nothing of it is acknowledged before its write is stored)
+         */
+        firstWriteHoldMs: z.number().int().nonnegative().default(100),
+      })
+      .strict()
+      .default({ firstWriteHoldMs: 100 }),
     /** terminal tasks (with their events, push configs and jobs) are deleted once they have been terminal for taskTtlMs */
     retention: z
       .object({

@@ -10,7 +10,7 @@ import type { RpcId } from '../protocol/envelope.js';
 import type { SseSink } from './api.js';
 import type { Store } from '../runtime/store/types.js';
 import type { PushRuntime } from '../runtime/push/push.js';
-import type { AgentDirectory } from './agents.js';
+import type { AgentRegistry } from '../runtime/agents/registry.js';
 import type { CardSettings } from './card.js';
 import type { KeyWatch } from './key-watch.js';
 
@@ -18,7 +18,8 @@ export interface GatewayParts {
   store: Store;
   clock: Clock;
   supervisor: TaskSupervisor;
-  agents: AgentDirectory;
+  /** the agents the gateway can run, per workspace (changes at runtime) */
+  agents: AgentRegistry;
   card: CardSettings;
   bus: EventBus;
   timers: Timers;

@@ -108,7 +108,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       const baseUrl = o.publicUrl ?? req.baseUrl;
       const agents = o.parts.agents;
       if (req.agentId === undefined) return serviceCard({ settings: o.parts.card, agents: agents.specs, baseUrl });
-      const agent = agents.get(req.agentId);
+      const agent = agents.shared(req.agentId);
       if (!agent || !isPublic(agent)) return undefined;
       return agentCard({ settings: o.parts.card, agent, baseUrl });
     },

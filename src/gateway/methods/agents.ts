@@ -24,5 +24,5 @@ export async function listAgents(_params: unknown, ctx: CallContext, parts: Gate
 export async function getAgent(params: unknown, ctx: CallContext, parts: GatewayParts) {
   const p = parseParams(AgentIdParams, params);
   if (!parts.agents.canReach(ctx.key, p.id)) throw new RpcError('AGENT_NOT_FOUND', { message: `Agent not found: ${p.id}`, data: { id: p.id } });
-  return describe(parts.agents.get(p.id)!, ctx.baseUrl);
+  return describe(parts.agents.find(ctx.key.workspaceId, p.id)!.spec, ctx.baseUrl);
 }

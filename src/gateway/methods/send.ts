@@ -1,6 +1,6 @@
 // tasks/send (rev A) and message/send (rev B): create a task or continue one, wait unless non-blocking.
 import { randomUUID } from 'node:crypto';
-import type { TaskSupervisor } from '../../actors/task-supervisor.js';
+import type { TaskHandle } from '../../actors/task-handle.js';
 import { TaskIdTakenError } from '../../actors/task-writer.js';
 import { codecs } from '../../protocol/codec.js';
 import { RpcError } from '../../protocol/errors.js';
@@ -10,8 +10,6 @@ import { taskView } from '../../protocol/views.js';
 import type { CallContext, GatewayParts } from '../context.js';
 import { canSee, ensureVisible, limitedToAgents, viewOptions } from '../context.js';
 import { assertPushUrl, storePushConfig } from './push.js';
-
-type Live = Awaited<ReturnType<TaskSupervisor['start']>>;
 
 function toMessage(m: MessageIn, task: { id: string; contextId: string }): Message {
   return {
@@ -29,13 +27,16 @@ export interface PreparedSend {
   task: Task;
   params: SendParams;
   /** delivers the message: starts the new task or continues the waiting one */
-  go(): Promise<Live>;
+  go(): Promise<TaskHandle>;
 }
+
+/** A send answers once the task settles unless it asks not to wait. */
+const blocking = (p: SendParams): boolean => p.configuration?.blocking !== false;
 
 const invalidParam = (path: string, why: string) => new RpcError('INVALID_PARAMS', { message: `Invalid params: ${path}: ${why}`, data: { path } });
 
 /** Validates and resolves everything a send needs, changing nothing until `go` is called. */
-export async function prepareSend(params: unknown, ctx: CallContext, parts: GatewayParts, dialect: Dialect): Promise<PreparedSend> {
+export async function prepareSend(params: unknown, ctx: CallContext, parts: GatewayParts, dialect: Dialect, o: { streaming?: boolean } = {}): Promise<PreparedSend> {
   const p = parseParams(SendParams, params);
   if (p.message.role !== 'user') throw invalidParam('params.message.role', 'a sent message must have role "user"');
   // A2A 0.2/0.3 requires the sender's messageId (it is how a client matches answers and retries); 0.1 has none
@@ -69,9 +70,9 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
       task,
       params: p,
       go: async () => {
-        const live = await parts.supervisor.followUp(task, message);
+        const handle = await parts.supervisor.followUp(task, message);
         if (inlinePush) await storePushConfig(parts, { task, config: inlinePush, ctx });
-        return live;
+        return handle;
       },
     };
   }
@@ -103,7 +104,8 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
       // the config (checked above) is stored before the task runs, so its first update is delivered
       const cfg = inlinePush ? await storePushConfig(parts, { task, config: inlinePush, ctx }) : undefined;
       try {
-        return await parts.supervisor.start(task);
+        // a caller that waits for the end, on an id no one else can hold, lets a quick task be stored once
+        return await parts.supervisor.start(task, { holdFirstWrite: !o.streaming && blocking(p) && existingId === undefined });
       } catch (e) {
         if (!(e instanceof TaskIdTakenError)) throw e;
         // another send made a task with this id first (a batch, a concurrent call, another instance): this message
@@ -118,10 +120,9 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
 
 export async function sendMessage(params: unknown, ctx: CallContext, parts: GatewayParts, dialect: Dialect) {
   const prepared = await prepareSend(params, ctx, parts, dialect);
-  const live = await prepared.go();
+  const handle = await prepared.go();
   const p = prepared.params;
-  const blocking = p.configuration?.blocking !== false;
-  const t = blocking ? await parts.supervisor.settled(live) : await parts.supervisor.current(live);
+  const t = blocking(p) ? await handle.settled() : await handle.current();
   const historyLength = p.historyLength ?? p.configuration?.historyLength;
   return codecs[dialect].task(taskView(t, viewOptions(ctx, historyLength)));
 }

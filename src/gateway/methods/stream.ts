@@ -9,7 +9,7 @@ import { prepareSend } from './send.js';
 
 export async function sendStream(params: unknown, ctx: CallContext, parts: GatewayParts, dialect: Dialect) {
   // everything that can be refused is refused here, as a plain JSON-RPC error, before the stream opens
-  const prepared = await prepareSend(params, ctx, parts, dialect);
+  const prepared = await prepareSend(params, ctx, parts, dialect, { streaming: true });
   const p = prepared.params;
   const view = viewOptions(ctx, p.historyLength ?? p.configuration?.historyLength);
   const workspaceId = ctx.key.workspaceId;

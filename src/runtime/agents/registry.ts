@@ -1,0 +1,157 @@
+// The agent registry: every agent the gateway can run, per workspace, each with the runner of its kind; changes at runtime.
+import type { AgentEvent, AgentRunResult, AgentSpec } from '../../protocol/agent-events.js';
+import { RpcError } from '../../protocol/errors.js';
+import type { Message, Task } from '../../protocol/model.js';
+import type { KeyRecord } from '../../protocol/records.js';
+
+/** One turn of a task, as a runner gets it. */
+export interface AgentTurn {
+  agent: AgentSpec;
+  task: Task;
+  message: Message;
+  signal: AbortSignal;
+  onEvent: (ev: AgentEvent) => void;
+}
+
+/**
+ * Where an agent's turns run: the worker pool (builtin and module agents), an outbound connection (remote agents),
+ * a relay tunnel (relay agents). Never rejects: a failure is a result with its reason.
+ */
+export interface AgentRunner {
+  run(turn: AgentTurn): Promise<AgentRunResult>;
+}
+
+export interface AgentEntry {
+  spec: AgentSpec;
+  runner: AgentRunner;
+}
+
+export interface AgentChoice {
+  urlAgentId: string | undefined;
+  metadata: Record<string, unknown> | undefined;
+}
+
+/** What a change did, for listeners (cards and lists are built on demand, so they follow without one). */
+export type AgentChange = { kind: 'added' | 'updated' | 'removed'; workspace: string; id: string };
+
+/** An agent id that would hide, or be hidden by, another agent a workspace already reaches. */
+export class AgentShadowError extends Error {
+  readonly code = 'ERR_AGENT_SHADOW';
+  constructor(readonly agentId: string, readonly workspace: string) {
+    super(`agent '${agentId}' already exists for workspace '${workspace}' (or for every workspace); agent ids must not shadow each other`);
+    this.name = 'AgentShadowError';
+  }
+}
+
+const SHARED = '*';
+const slot = (workspace: string, id: string) => `${workspace}\u0000${id}`;
+const failure = (reason: string, message: string): AgentRunResult => ({ ok: false, error: { reason, message } });
+
+export class AgentRegistry {
+  private readonly entries = new Map<string, AgentEntry>();
+  private readonly listeners = new Set<(c: AgentChange) => void>();
+
+  constructor(initial: readonly AgentEntry[] = []) {
+    for (const e of initial) this.add(e);
+  }
+
+  /** Every agent, shared and per workspace, in the order added. */
+  get specs(): AgentSpec[] {
+    return [...this.entries.values()].map((e) => e.spec);
+  }
+
+  /**
+   * Adds an agent. A workspace's agent and a shared one (`workspace: '*'`) never carry the same id, so no task or
+   * key can ever mean one and reach the other.
+   */
+  add(entry: AgentEntry): void {
+    const { id, workspace } = entry.spec;
+    const clash = workspace === SHARED ? [...this.entries.values()].some((e) => e.spec.id === id) : this.find(workspace, id) !== undefined;
+    if (clash) throw new AgentShadowError(id, workspace);
+    this.entries.set(slot(workspace, id), entry);
+    this.emit({ kind: 'added', workspace, id });
+  }
+
+  /** Replaces an agent's spec or runner (same workspace and id); false when there is none. */
+  update(entry: AgentEntry): boolean {
+    const k = slot(entry.spec.workspace, entry.spec.id);
+    if (!this.entries.has(k)) return false;
+    this.entries.set(k, entry);
+    this.emit({ kind: 'updated', workspace: entry.spec.workspace, id: entry.spec.id });
+    return true;
+  }
+
+  /** Removes an agent; its tasks stay, and their next turn fails with `agent_not_found`. */
+  remove(workspace: string, id: string): boolean {
+    if (!this.entries.delete(slot(workspace, id))) return false;
+    this.emit({ kind: 'removed', workspace, id });
+    return true;
+  }
+
+  onChange(fn: (c: AgentChange) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** The agent a workspace means by `id`: its own, else a shared one. */
+  find(workspace: string, id: string): AgentEntry | undefined {
+    return this.entries.get(slot(workspace, id)) ?? this.entries.get(slot(SHARED, id));
+  }
+
+  /** A shared agent by id (public cards), never a workspace's own. */
+  shared(id: string): AgentSpec | undefined {
+    return this.entries.get(slot(SHARED, id))?.spec;
+  }
+
+  /** Agents of the key's workspace (or serving every workspace) that the key is allowed. */
+  reachable(key: KeyRecord): AgentSpec[] {
+    const out: AgentSpec[] = [];
+    for (const e of this.entries.values()) if (this.allows(key, e.spec)) out.push(e.spec);
+    return out;
+  }
+
+  canReach(key: KeyRecord, agentId: string): boolean {
+    const e = this.find(key.workspaceId, agentId);
+    return e !== undefined && this.allows(key, e.spec);
+  }
+
+  /** The URL's agent, else metadata.agentId, else the agent with metadata.skillId, else the only or default one. */
+  choose(key: KeyRecord, c: AgentChoice): AgentSpec {
+    const notFound = (what: string) => new RpcError('AGENT_NOT_FOUND', { message: `No agent matches the request: ${what}` });
+    const pick = (id: string) => {
+      const e = this.find(key.workspaceId, id);
+      if (!e || !this.allows(key, e.spec)) throw notFound(`agent '${id}'`);
+      return e.spec;
+    };
+    if (c.urlAgentId !== undefined) return pick(c.urlAgentId);
+    const agentId = c.metadata?.agentId;
+    if (typeof agentId === 'string') return pick(agentId);
+    const reachable = this.reachable(key);
+    const skillId = c.metadata?.skillId;
+    if (typeof skillId === 'string') {
+      const bySkill = reachable.find((s) => s.skills.some((k) => k.id === skillId));
+      if (!bySkill) throw notFound(`skill '${skillId}'`);
+      return bySkill;
+    }
+    if (reachable.length === 1) return reachable[0]!;
+    const dflt = reachable.find((s) => s.default);
+    if (dflt) return dflt;
+    throw notFound('name one with metadata.agentId or metadata.skillId');
+  }
+
+  /** Runs one turn of a task on its agent's runner; the agent may have gone since the task began. Never rejects. */
+  runTurn(o: Omit<AgentTurn, 'agent'>): Promise<AgentRunResult> {
+    const e = this.find(o.task.workspaceId, o.task.agentId);
+    if (!e) return Promise.resolve(failure('agent_not_found', `Agent ${o.task.agentId} is no longer configured`));
+    return e.runner.run({ ...o, agent: e.spec });
+  }
+
+  private allows(key: KeyRecord, spec: AgentSpec): boolean {
+    if (spec.workspace !== SHARED && spec.workspace !== key.workspaceId) return false;
+    return key.agents.length === 0 || key.agents.includes(spec.id);
+  }
+
+  private emit(c: AgentChange): void {
+    for (const fn of this.listeners) fn(c);
+  }
+}

@@ -1,0 +1,20 @@
+// The worker runner: builtin and module agents run their turns on the Piscina pool.
+import type { AgentPool } from '../pool.js';
+import { redactPaths } from '../redact.js';
+import type { Log } from '../log.js';
+import type { AgentRunner } from './registry.js';
+
+export function createWorkerRunner(o: { pool: AgentPool; log: Log }): AgentRunner {
+  return {
+    async run({ agent, task, message, signal, onEvent }) {
+      const r = await o.pool.run(
+        { agent, task: { id: task.id, contextId: task.contextId, history: task.history, artifacts: task.artifacts, metadata: task.metadata }, message },
+        { signal, onEvent, timeoutMs: agent.timeoutMs },
+      );
+      if (r.ok || r.error.reason === 'canceled') return r;
+      // the whole message (paths, stack) goes to the log; the task's status, which callers read, gets it redacted
+      o.log('agent run failed', { agent: agent.id, task: task.id, reason: r.error.reason, error: r.error.message });
+      return { ok: false, error: { reason: r.error.reason, message: redactPaths(r.error.message) } };
+    },
+  };
+}
