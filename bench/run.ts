@@ -1,6 +1,7 @@
 // Bench entry point (`npm run bench`): for each selected target, start it pinned to core 0, check
-// one reply, warm up, measure message/send and tasks/get with wrk on core 1, then run the limiter
-// section; print the markdown report and write it to bench/results/<date>.md (and latest.md after a whole run).
+// one reply, warm up, measure message/send and tasks/get with wrk on core 1 (and the server's CPU
+// time over each measured window), then run the streams and limiter sections; print the markdown
+// report and write it to bench/results/<date>.md (and latest.md after a whole run).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -69,7 +70,8 @@ async function measureTarget(target: Target, workDir: string): Promise<Row[]> {
       log(`${target.name} ${load.method}: warm-up ${warmupSeconds}s`);
       await runWrk({ ...base, seconds: warmupSeconds });
       log(`${target.name} ${load.method}: measuring ${seconds}s`);
-      const result = await runWrk({ ...base, seconds });
+      // the server's CPU time is read around this run only (not the warm-up)
+      const result = await runWrk({ ...base, seconds, serverPid: running.pid });
       rows.push({ target: target.name, label: target.label, method: load.method, result });
     }
     return rows;

@@ -2,7 +2,7 @@
 // to the server core, and where to POST. Selection via BENCH_TARGETS=gateway,sdk,bare.
 import { fileURLToPath } from 'node:url';
 import { startGateway } from './gateway-target.js';
-import { spawnPinned, stop, waitListening } from './proc.js';
+import { serverPid, spawnPinned, stop, waitListening } from './proc.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SERVER_CORE = 0;
@@ -15,6 +15,8 @@ export interface Running {
   /** full URL of the JSON-RPC endpoint */
   endpoint: string;
   authorization?: string;
+  /** the server's own node process (checked via /proc/<pid>/exe), whose CPU time is measured; undefined: not known */
+  pid?: number;
   shutdown(): Promise<void>;
 }
 
@@ -30,7 +32,7 @@ async function startTsServer(name: string, file: string): Promise<Running> {
     await stop(child);
     throw err;
   });
-  return { endpoint: `${base}/api/a2a`, shutdown: () => stop(child) };
+  return { endpoint: `${base}/api/a2a`, pid: serverPid(child, name), shutdown: () => stop(child) };
 }
 
 export const TARGETS: Record<TargetName, Target> = {
