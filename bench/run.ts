@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SEND_BODY, getBody, oneShot } from './bodies.js';
+import { WIRES, oneShot } from './bodies.js';
 import { envInt, loadNow } from './env.js';
 import type { LimiterOutcome } from './limiter-child.js';
 import { runLimiterSection } from './limiter-section.js';
@@ -56,17 +56,18 @@ async function measureTarget(target: Target, workDir: string): Promise<Row[]> {
   }
   try {
     const auth = running.authorization;
-    const task = await oneShot(running.endpoint, SEND_BODY, auth);
-    const get = getBody(task.id);
-    await oneShot(running.endpoint, get, auth);
+    const wire = WIRES[target.protocol];
+    const task = await oneShot(running.endpoint, wire.sendBody, { wire, kind: 'send', authorization: auth });
+    const get = wire.getBody(task.id);
+    await oneShot(running.endpoint, get, { wire, kind: 'get', authorization: auth });
     const loads: Load[] = [
-      { method: 'message/send', bodyFile: join(workDir, `${target.name}-send.json`), expect: '"completed"' },
+      { method: 'message/send', bodyFile: join(workDir, `${target.name}-send.json`), expect: `"${wire.completed}"` },
       { method: 'tasks/get', bodyFile: join(workDir, `${target.name}-get.json`), expect: `"${task.id}"` },
     ];
-    writeFileSync(loads[0].bodyFile, SEND_BODY);
+    writeFileSync(loads[0].bodyFile, wire.sendBody);
     writeFileSync(loads[1].bodyFile, get);
     for (const load of loads) {
-      const base = { url: running.endpoint, bodyFile: load.bodyFile, authorization: auth, expect: load.expect, connections, core: LOAD_CORE };
+      const base = { url: running.endpoint, bodyFile: load.bodyFile, authorization: auth, header: wire.header, expect: load.expect, connections, core: LOAD_CORE };
       log(`${target.name} ${load.method}: warm-up ${warmupSeconds}s`);
       await runWrk({ ...base, seconds: warmupSeconds });
       log(`${target.name} ${load.method}: measuring ${seconds}s`);

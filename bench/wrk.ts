@@ -33,6 +33,8 @@ export interface WrkLoad {
   authorization?: string;
   /** extra substring every good reply must contain */
   expect?: string;
+  /** one extra request header, `Name: value` (e.g. `A2A-Version: 1.0`) */
+  header?: string;
   /** the server's pid (the node process itself): its CPU time over this run is read from /proc */
   serverPid?: number;
   seconds: number;
@@ -60,7 +62,7 @@ export async function runWrk(load: WrkLoad): Promise<WrkResult> {
   const threads = 1;
   const args = [
     `-t${threads}`, `-c${load.connections}`, `-d${load.seconds}s`, '--latency', '--timeout', '5s',
-    '-s', SCRIPT, load.url, '--', load.bodyFile, load.authorization ?? '-', load.expect ?? '-',
+    '-s', SCRIPT, load.url, '--', load.bodyFile, load.authorization ?? '-', load.expect ?? '-', load.header ?? '-',
   ];
   // read as close to wrk's lifetime as possible: just before spawning it and as soon as it is gone
   const cpuBefore = load.serverPid === undefined ? undefined : treeCpuUs(load.serverPid);
