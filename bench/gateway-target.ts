@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { spawnPinned, stop, waitListening } from './proc.js';
+import { serverPid, spawnPinned, stop, waitListening } from './proc.js';
 import type { Running } from './targets.js';
 
 const run = promisify(execFile);
@@ -55,6 +55,7 @@ export async function startGateway(core: number, root: string): Promise<Running>
     return {
       endpoint: `${base}/api/a2a`,
       authorization: `Bearer ${key}`,
+      pid: serverPid(server, 'gateway'),
       shutdown: async () => {
         await stop(server);
         removeDir();

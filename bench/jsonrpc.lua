@@ -1,5 +1,6 @@
 -- wrk script for the bench: POSTs one JSON-RPC body and CHECKS every reply body.
--- Args (after `--`): <body file> [authorization header value or "-"] [extra expected substring or "-"].
+-- Args (after `--`): <body file> [authorization header value or "-"] [extra expected substring or "-"]
+-- [one extra request header "Name: value", e.g. "A2A-Version: 1.0", or "-"].
 -- A reply is bad when its status is not 200, it lacks "result", it contains "error", or it lacks
 -- the expected substring. done() prints one machine-readable line: BENCH_RESULT {json}.
 
@@ -18,6 +19,11 @@ function init(args)
   wrk.headers["Content-Type"] = "application/json"
   if args[2] ~= nil and args[2] ~= "-" then
     wrk.headers["Authorization"] = args[2]
+  end
+  if args[4] ~= nil and args[4] ~= "-" then
+    local name, value = string.match(args[4], "^([^:]+):%s*(.*)$")
+    assert(name ~= nil, "extra header must be 'Name: value', got " .. args[4])
+    wrk.headers[name] = value
   end
   expect = nil
   if args[3] ~= nil and args[3] ~= "-" then

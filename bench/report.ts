@@ -1,4 +1,5 @@
-// Bench report: renders the throughput table, the ratios and the limiter table as markdown.
+// Bench report: renders the throughput table (with the server's CPU time per request), the ratios
+// and the limiter table as markdown.
 import type { LimiterOutcome } from './limiter-child.js';
 import type { TargetName } from './targets.js';
 import { errorCount, type WrkResult } from './wrk.js';
@@ -37,11 +38,19 @@ function note(row: Row): string {
   return `**INVALID**: ${r.badReplies} bad replies, ${r.timeouts} timeouts, ${r.connectErrors + r.readErrors + r.writeErrors} socket errors${sample}`;
 }
 
+/** The server's CPU time (user + system) over the measured window divided by the requests wrk completed in it, µs. */
+export function cpuPerRequest(r: WrkResult): number | undefined {
+  return r.serverCpuUs === undefined || r.requests <= 0 ? undefined : r.serverCpuUs / r.requests;
+}
+
 function throughputTable(rows: Row[]): string[] {
-  const out = ['| target | method | req/s | p50 µs | p99 µs | errors | notes |', '|---|---|--:|--:|--:|--:|---|'];
+  const out = ['| target | method | req/s | p50 µs | p99 µs | server CPU µs/req | errors | notes |', '|---|---|--:|--:|--:|--:|--:|---|'];
   for (const row of rows) {
     const r = row.result;
-    const cells = r === undefined ? ['—', '—', '—', '—'] : [fmt(r.rps), fmt(r.p50us), fmt(r.p99us), fmt(errorCount(r))];
+    const cpu = r === undefined ? undefined : cpuPerRequest(r);
+    const cells = r === undefined
+      ? ['—', '—', '—', '—', '—']
+      : [fmt(r.rps), fmt(r.p50us), fmt(r.p99us), cpu === undefined ? '—' : fmt(cpu, 1), fmt(errorCount(r))];
     out.push(`| ${row.label} | ${row.method} | ${cells.join(' | ')} | ${note(row)} |`);
   }
   return out;
@@ -55,7 +64,10 @@ function ratio(rows: Row[], method: Method, num: TargetName, den: TargetName, ti
     return `- ${title}: n/a (a row is invalid or not measured)`;
   }
   const x = (p: number, q: number): string => `${fmt(p / q, 2)}×`;
-  return `- ${title}: req/s ${x(a.result.rps, b.result.rps)}, p50 ${x(a.result.p50us, b.result.p50us)}, p99 ${x(a.result.p99us, b.result.p99us)}`;
+  const ca = cpuPerRequest(a.result);
+  const cb = cpuPerRequest(b.result);
+  const cpu = ca === undefined || cb === undefined || cb <= 0 ? 'n/a' : x(ca, cb);
+  return `- ${title}: req/s ${x(a.result.rps, b.result.rps)}, p50 ${x(a.result.p50us, b.result.p50us)}, p99 ${x(a.result.p99us, b.result.p99us)}, server CPU/req ${cpu}`;
 }
 
 function limiterTable(outcome: LimiterOutcome): string[] {
@@ -90,13 +102,18 @@ export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome, extr
     '',
     ...throughputTable(rows),
     '',
+    '*server CPU µs/req*: the server process\'s user + system CPU time (`/proc/<pid>/stat`, all its threads) over the measured window, divided by the requests wrk completed in it.',
+    '',
     invalid.length === 0
       ? 'All rows valid: every reply was HTTP 200 with a JSON-RPC `result` and no `error`.'
       : `**${invalid.length} row(s) INVALID or not measured** — their numbers do not measure a working server.`,
     '',
     '## Ratios',
     '',
-    ratio(rows, 'message/send', 'gateway', 'sdk', 'ours / SDK, message/send'),
+    'Above 1× is better for req/s; below 1× is better for p50, p99 and server CPU per request.',
+    '',
+    ratio(rows, 'message/send', 'gateway', 'sdk', 'ours / SDK 0.3, message/send'),
+    ratio(rows, 'message/send', 'gateway', 'sdk1', 'ours / SDK 1.x, message/send'),
     ratio(rows, 'tasks/get', 'gateway', 'bare', 'ours / bare uWS, tasks/get'),
     '',
     ...streams,

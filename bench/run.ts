@@ -1,11 +1,12 @@
 // Bench entry point (`npm run bench`): for each selected target, start it pinned to core 0, check
-// one reply, warm up, measure message/send and tasks/get with wrk on core 1, then run the limiter
-// section; print the markdown report and write it to bench/results/<date>.md (and latest.md after a whole run).
+// one reply, warm up, measure message/send and tasks/get with wrk on core 1 (and the server's CPU
+// time over each measured window), then run the streams and limiter sections; print the markdown
+// report and write it to bench/results/<date>.md (and latest.md after a whole run).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SEND_BODY, getBody, oneShot } from './bodies.js';
+import { WIRES, oneShot } from './bodies.js';
 import { envInt, loadNow } from './env.js';
 import type { LimiterOutcome } from './limiter-child.js';
 import { runLimiterSection } from './limiter-section.js';
@@ -55,21 +56,23 @@ async function measureTarget(target: Target, workDir: string): Promise<Row[]> {
   }
   try {
     const auth = running.authorization;
-    const task = await oneShot(running.endpoint, SEND_BODY, auth);
-    const get = getBody(task.id);
-    await oneShot(running.endpoint, get, auth);
+    const wire = WIRES[target.protocol];
+    const task = await oneShot(running.endpoint, wire.sendBody, { wire, kind: 'send', authorization: auth });
+    const get = wire.getBody(task.id);
+    await oneShot(running.endpoint, get, { wire, kind: 'get', authorization: auth });
     const loads: Load[] = [
-      { method: 'message/send', bodyFile: join(workDir, `${target.name}-send.json`), expect: '"completed"' },
+      { method: 'message/send', bodyFile: join(workDir, `${target.name}-send.json`), expect: `"${wire.completed}"` },
       { method: 'tasks/get', bodyFile: join(workDir, `${target.name}-get.json`), expect: `"${task.id}"` },
     ];
-    writeFileSync(loads[0].bodyFile, SEND_BODY);
+    writeFileSync(loads[0].bodyFile, wire.sendBody);
     writeFileSync(loads[1].bodyFile, get);
     for (const load of loads) {
-      const base = { url: running.endpoint, bodyFile: load.bodyFile, authorization: auth, expect: load.expect, connections, core: LOAD_CORE };
+      const base = { url: running.endpoint, bodyFile: load.bodyFile, authorization: auth, header: wire.header, expect: load.expect, connections, core: LOAD_CORE };
       log(`${target.name} ${load.method}: warm-up ${warmupSeconds}s`);
       await runWrk({ ...base, seconds: warmupSeconds });
       log(`${target.name} ${load.method}: measuring ${seconds}s`);
-      const result = await runWrk({ ...base, seconds });
+      // the server's CPU time is read around this run only (not the warm-up)
+      const result = await runWrk({ ...base, seconds, serverPid: running.pid });
       rows.push({ target: target.name, label: target.label, method: load.method, result });
     }
     return rows;

@@ -1,26 +1,32 @@
-// Bench targets: how to start each server under test (gateway, SDK reference, bare uWS) pinned
-// to the server core, and where to POST. Selection via BENCH_TARGETS=gateway,sdk,bare.
+// Bench targets: how to start each server under test (gateway, SDK references 0.3 and 1.x, bare uWS)
+// pinned to the server core, where to POST, and which wire protocol it speaks.
+// Selection via BENCH_TARGETS=gateway,sdk,sdk1,bare.
 import { fileURLToPath } from 'node:url';
+import type { Protocol } from './bodies.js';
 import { startGateway } from './gateway-target.js';
-import { spawnPinned, stop, waitListening } from './proc.js';
+import { serverPid, spawnPinned, stop, waitListening } from './proc.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SERVER_CORE = 0;
 export const LOAD_CORE = 1;
 
-export type TargetName = 'gateway' | 'sdk' | 'bare';
-export const TARGET_NAMES: readonly TargetName[] = ['gateway', 'sdk', 'bare'];
+export type TargetName = 'gateway' | 'sdk' | 'sdk1' | 'bare';
+export const TARGET_NAMES: readonly TargetName[] = ['gateway', 'sdk', 'sdk1', 'bare'];
 
 export interface Running {
   /** full URL of the JSON-RPC endpoint */
   endpoint: string;
   authorization?: string;
+  /** the server's own node process (checked via /proc/<pid>/exe), whose CPU time is measured; undefined: not known */
+  pid?: number;
   shutdown(): Promise<void>;
 }
 
 export interface Target {
   name: TargetName;
   label: string;
+  /** the request bodies and reply shapes it speaks */
+  protocol: Protocol;
   start(): Promise<Running>;
 }
 
@@ -30,16 +36,17 @@ async function startTsServer(name: string, file: string): Promise<Running> {
     await stop(child);
     throw err;
   });
-  return { endpoint: `${base}/api/a2a`, shutdown: () => stop(child) };
+  return { endpoint: `${base}/api/a2a`, pid: serverPid(child, name), shutdown: () => stop(child) };
 }
 
 export const TARGETS: Record<TargetName, Target> = {
-  gateway: { name: 'gateway', label: 'ours (gateway)', start: () => startGateway(SERVER_CORE, ROOT) },
-  sdk: { name: 'sdk', label: '@a2a-js/sdk 0.3 (express)', start: () => startTsServer('sdk-server', 'sdk-server.ts') },
-  bare: { name: 'bare', label: 'bare uWS (ceiling)', start: () => startTsServer('bare-uws', 'bare-uws.ts') },
+  gateway: { name: 'gateway', label: 'ours (gateway)', protocol: 'a2a-0.3', start: () => startGateway(SERVER_CORE, ROOT) },
+  sdk: { name: 'sdk', label: '@a2a-js/sdk 0.3 (express)', protocol: 'a2a-0.3', start: () => startTsServer('sdk-server', 'sdk-server.ts') },
+  sdk1: { name: 'sdk1', label: '@a2a-js/sdk 1.x (express)', protocol: 'a2a-1.0', start: () => startTsServer('sdk1-server', 'sdk1-server.ts') },
+  bare: { name: 'bare', label: 'bare uWS (ceiling)', protocol: 'a2a-0.3', start: () => startTsServer('bare-uws', 'bare-uws.ts') },
 };
 
-/** Parses BENCH_TARGETS (default: all three, in table order). */
+/** Parses BENCH_TARGETS (default: all four, in table order). */
 export function selectedTargets(spec = process.env.BENCH_TARGETS): Target[] {
   if (spec === undefined || spec.trim() === '') return TARGET_NAMES.map((n) => TARGETS[n]);
   const names = spec.split(',').map((s) => s.trim()).filter((s) => s !== '');
