@@ -21,7 +21,9 @@ const METHOD_DIALECT: Record<string, Dialect> = {
 };
 
 /** The dialect a method name fixes, if it fixes one (shared names such as tasks/get do not). */
-export const dialectOfMethod = (method: string): Dialect | undefined => METHOD_DIALECT[method];
+export const dialectOfMethod = (method: string): Dialect | undefined =>
+  // own names only: `toString` or `__proto__` name no method
+  Object.hasOwn(METHOD_DIALECT, method) ? METHOD_DIALECT[method] : undefined;
 
 /** `A2A-Version: 0.1` means revision A; 0.2 and 0.3 mean revision B; anything else says nothing. */
 export function dialectOfVersionHeader(v: string | undefined): Dialect | undefined {

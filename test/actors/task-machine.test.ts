@@ -2,6 +2,7 @@
 // context looks like after the key transitions (status, clock timestamps, failure reason, history, artifacts).
 import t from 'tap';
 import { createActor } from 'xstate';
+import { RunDriver } from '../../src/actors/run-driver.js';
 import { createTaskMachine, type TaskMachineEvent } from '../../src/actors/task-machine.js';
 import type { Message, Task, TaskState } from '../../src/protocol/model.js';
 import { ManualClock } from '../../src/runtime/clock.js';
@@ -16,14 +17,14 @@ function machineFor(o: { state: TaskState; task?: Task; clock?: ManualClock }) {
   const clock = o.clock ?? new ManualClock();
   const task = o.task ?? taskIn(o.state, clock.now());
   const runs = { started: 0, aborted: 0 };
-  const machine = createTaskMachine({
-    clock,
+  const turns = new RunDriver({
     runTurn: ({ signal }) => {
       runs.started++;
       signal.addEventListener('abort', () => runs.aborted++, { once: true });
       return new Promise(() => undefined);
     },
   });
+  const machine = createTaskMachine({ clock, turns });
   const actor =
     o.state === 'submitted'
       ? createActor(machine, { input: { task } })

@@ -626,3 +626,9 @@ for (const c of IN_CASES) {
     t.equal(e.toErrorObject().data?.reason, 'INVALID_PARAMS');
   });
 }
+
+t.test('dialectOfMethod: names inherited by every object name no method', async (t) => {
+  for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) t.equal(dialectOfMethod(name), undefined, name);
+  t.equal(dialectOfMethod('tasks/send'), 'A');
+  t.equal(dialectOfMethod('message/send'), 'B');
+});
