@@ -64,8 +64,12 @@ export function ensureVisible(parts: GatewayParts, ctx: CallContext, id: string,
   return t;
 }
 
-export const canSee = (parts: GatewayParts, ctx: CallContext, t: Task): boolean =>
-  parts.agents.canReach(ctx.key, t.agentId) && (ctx.urlAgentId === undefined || ctx.urlAgentId === t.agentId);
+/**
+ * Tasks are read per workspace, so what remains is the key's agent list and the URL's agent. The agent itself need
+ * not exist any more: the tasks of a removed agent stay readable (and a turn for one fails with agent_not_found).
+ */
+export const canSee = (_parts: GatewayParts, ctx: CallContext, t: Task): boolean =>
+  (ctx.key.agents.length === 0 || ctx.key.agents.includes(t.agentId)) && (ctx.urlAgentId === undefined || ctx.urlAgentId === t.agentId);
 
 /** A key with an agent list: its workspace may hold tasks of agents it cannot reach, whose ids it must not learn. */
 export const limitedToAgents = (ctx: CallContext): boolean => ctx.key.agents.length > 0;
