@@ -15,6 +15,28 @@ export interface SseLimits {
   maxBufferedBytes: number;
 }
 
+/**
+ * Streams with output written this tick, flushed together once the tick's I/O is done: the events a task's store
+ * commit releases reach each subscriber as one write (one syscall) instead of one each.
+ */
+const dirty = new Set<() => void>();
+let flushScheduled = false;
+const flushDirty = () => {
+  flushScheduled = false;
+  const fns = [...dirty];
+  dirty.clear();
+  for (const fn of fns) fn();
+};
+const scheduleFlush = (fn: () => void) => {
+  dirty.add(fn);
+  if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flushDirty);
+  }
+};
+/** output held for the tick is written at once past this size (a replay must not build one huge write) */
+const MAX_HELD_CHARS = 64 * 1024;
+
 export function startSse(res: HttpResponse, state: ResponseState, reply: StreamReply, limits: SseLimits): void {
   if (state.aborted) return;
   const queue: string[] = [];
@@ -33,10 +55,20 @@ export function startSse(res: HttpResponse, state: ResponseState, reply: StreamR
       writeOne(s);
     }
   };
+  // what this tick wrote while the socket took everything so far: one write at the end of the tick
+  let held = '';
+  const flushHeld = () => {
+    dirty.delete(flushHeld);
+    const s = held;
+    held = '';
+    if (s && !state.aborted && !ended) res.cork(() => writeOne(s));
+  };
   const put = (s: string): boolean => {
     if (state.aborted || ended) return false;
     if (!waiting && queue.length === 0) {
-      res.cork(() => writeOne(s));
+      held += s;
+      if (held.length >= MAX_HELD_CHARS) flushHeld();
+      else scheduleFlush(flushHeld);
       return true;
     }
     queue.push(s);
@@ -66,7 +98,10 @@ export function startSse(res: HttpResponse, state: ResponseState, reply: StreamR
     end: (last) => {
       if (ended || state.aborted) return;
       ended = true;
+      dirty.delete(flushHeld);
       res.cork(() => {
+        if (held) res.write(held);
+        held = '';
         // what is queued is at most the bound plus one event: hand it all to uWS, so the client
         // gets every event up to the cut without a gap, then the closing one
         for (const s of queue) res.write(s);
@@ -80,6 +115,8 @@ export function startSse(res: HttpResponse, state: ResponseState, reply: StreamR
   };
   const stop = reply.start(sink);
   state.onAbort.push(() => {
+    dirty.delete(flushHeld);
+    held = '';
     for (const w of drainWaiters.splice(0)) w();
     stop();
   });
