@@ -1,11 +1,12 @@
 // The run driver: starts a task's agent turn when its machine enters `working`, feeds the turn's events back, ends it on exit.
 import type { AgentEvent, AgentRunResult } from '../protocol/agent-events.js';
 import type { Message, Task } from '../protocol/model.js';
+import { TurnCancel, type TurnSignal } from '../runtime/agents/turn-signal.js';
 import type { TaskActorRef, TaskMachineEvent, TurnEffects, TurnEnd } from './task-machine.js';
 
 /** Runs one agent turn (the agent registry does): reports progress with `onEvent`, honours the signal, never rejects. */
 export interface AgentPort {
-  runTurn(o: { task: Task; message: Message; signal: AbortSignal; onEvent: (ev: AgentEvent) => void }): Promise<AgentRunResult>;
+  runTurn(o: { task: Task; message: Message; signal: TurnSignal; onEvent: (ev: AgentEvent) => void }): Promise<AgentRunResult>;
 }
 
 const lastUserMessage = (t: Task): Message => {
@@ -40,7 +41,7 @@ export class RunDriver implements TurnEffects {
   }
 
   private begin(task: Task, send: (e: TaskMachineEvent) => void): () => void {
-    const ac = new AbortController();
+    const ac = new TurnCancel();
     const started = performance.now();
     let finished = false;
     let ended = false;
@@ -68,7 +69,7 @@ export class RunDriver implements TurnEffects {
         setImmediate(() => flushing && flush());
       }
     };
-    void this.agents.runTurn({ task, message: lastUserMessage(task), signal: ac.signal, onEvent }).then((r) => {
+    void this.agents.runTurn({ task, message: lastUserMessage(task), signal: ac, onEvent }).then((r) => {
       finished = true;
       const workerMs = Math.round((performance.now() - started) * 1000) / 1000;
       flush(r.ok ? { ok: true, workerMs } : { ok: false, error: r.error, workerMs });

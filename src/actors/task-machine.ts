@@ -53,6 +53,12 @@ function closingState(context: TaskContext, event: TaskMachineEvent): TaskContex
 export function createTaskMachine(deps: TaskMachineDeps) {
   const now = () => deps.clock.now();
   const to = (state: TaskState) => ({ type: 'setStatus' as const, params: { state } });
+  const withEvents = (context: TaskContext, event: TaskMachineEvent): TaskContext => {
+    if (event.type !== 'AGENT_EVENTS') return context;
+    let ctx = context;
+    for (const ev of event.events) ctx = { ...ctx, ...applyAgentEvent(ctx, ev, now()) };
+    return ctx;
+  };
 
   return setup({
     types: {} as { context: TaskContext; events: TaskMachineEvent; input: { task: Task } },
@@ -61,21 +67,21 @@ export function createTaskMachine(deps: TaskMachineDeps) {
       // its stop per turn, a sizeable share of a short task's CPU
       startRun: ({ context, self }) => deps.turns.start(self, context.task),
       endRun: ({ self }) => deps.turns.end(self),
-      applyEvents: assign(({ context, event }) => {
-        if (event.type !== 'AGENT_EVENTS') return {};
-        let ctx: TaskContext = context;
-        for (const ev of event.events) ctx = { ...ctx, ...applyAgentEvent(ctx, ev, now()) };
-        return ctx;
+      applyEvents: assign(({ context, event }) => withEvents(context, event)),
+      // the batch that ends a turn is applied and the turn ended in one assign: one context, one snapshot
+      endTurn: assign(({ context, event }, params: { state: TaskState }) => {
+        const ctx = withEvents(context, event);
+        return {
+          task: withStatus(withCost(ctx.task, endOf(event)), { state: params.state, message: ctx.pendingMessage, now: now() }),
+          pendingFinal: undefined,
+          pendingMessage: undefined,
+        };
       }),
-      endTurn: assign(({ context, event }, params: { state: TaskState }) => ({
-        task: withStatus(withCost(context.task, endOf(event)), { state: params.state, message: context.pendingMessage, now: now() }),
-        pendingFinal: undefined,
-        pendingMessage: undefined,
-      })),
       failTurn: assign(({ context, event }) => {
+        const ctx = withEvents(context, event);
         const end = endOf(event);
         const error = end && !end.ok ? end.error : { reason: 'agent_error', message: 'The agent failed' };
-        return { task: withStatus(withCost(context.task, end), { state: 'failed', failure: error, now: now() }), pendingFinal: undefined };
+        return { task: withStatus(withCost(ctx.task, end), { state: 'failed', failure: error, now: now() }), pendingFinal: undefined };
       }),
       setStatus: assign(({ context }, params: { state: TaskState }) => ({
         task: withStatus(context.task, { state: params.state, now: now() }),
@@ -104,10 +110,10 @@ export function createTaskMachine(deps: TaskMachineDeps) {
         exit: 'endRun',
         on: {
           AGENT_EVENTS: [
-            { guard: 'runFailed', target: 'failed', actions: ['applyEvents', 'failTurn'] },
-            { guard: 'endsAskingInput', target: 'input-required', actions: ['applyEvents', { type: 'endTurn', params: { state: 'input-required' } }] },
-            { guard: 'endsReportingFailure', target: 'failed', actions: ['applyEvents', { type: 'endTurn', params: { state: 'failed' } }] },
-            { guard: 'ends', target: 'completed', actions: ['applyEvents', { type: 'endTurn', params: { state: 'completed' } }] },
+            { guard: 'runFailed', target: 'failed', actions: 'failTurn' },
+            { guard: 'endsAskingInput', target: 'input-required', actions: { type: 'endTurn', params: { state: 'input-required' } } },
+            { guard: 'endsReportingFailure', target: 'failed', actions: { type: 'endTurn', params: { state: 'failed' } } },
+            { guard: 'ends', target: 'completed', actions: { type: 'endTurn', params: { state: 'completed' } } },
             { actions: 'applyEvents' },
           ],
           CANCEL: { target: 'canceled', actions: to('canceled') },

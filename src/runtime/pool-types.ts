@@ -1,5 +1,6 @@
 // The agent pool's public shape: what callers pass in and what they can read back.
 import type { AgentEvent, AgentRunInput, AgentRunResult } from '../protocol/agent-events.js';
+import type { TurnSignal } from './agents/turn-signal.js';
 import type { RunFailureReason } from './pool-run.js';
 
 export interface AgentPoolOptions {
@@ -14,7 +15,7 @@ export interface AgentPoolOptions {
 }
 
 export interface AgentRunOptions {
-  signal?: AbortSignal;
+  signal?: TurnSignal;
   /** called in order, live, and never after `run` resolved */
   onEvent?: (ev: AgentEvent) => void;
   /** default: input.agent.timeoutMs; counted from the call, so time spent queued counts too */

@@ -51,8 +51,9 @@ t.test('a blocking task still running when the hold ends is stored as running th
   t.same(await running(), [], 'nothing stored during the hold, though the turn runs');
   clock.advance(500);
   let ids: string[] = [];
-  for (let i = 0; i < 100 && ids.length === 0; i++) {
-    await new Promise((r) => setImmediate(r));
+  // the write is under way now; wait for the store to have it (I/O, not the clock)
+  for (let i = 0; i < 500 && ids.length === 0; i++) {
+    await new Promise((r) => setTimeout(r, 10));
     ids = await running();
   }
   t.equal(ids.length, 1, 'stored as running once the hold ended');

@@ -3,13 +3,14 @@ import type { AgentEvent, AgentRunResult, AgentSpec } from '../../protocol/agent
 import { RpcError } from '../../protocol/errors.js';
 import type { Message, Task } from '../../protocol/model.js';
 import type { KeyRecord } from '../../protocol/records.js';
+import type { TurnSignal } from './turn-signal.js';
 
 /** One turn of a task, as a runner gets it. */
 export interface AgentTurn {
   agent: AgentSpec;
   task: Task;
   message: Message;
-  signal: AbortSignal;
+  signal: TurnSignal;
   onEvent: (ev: AgentEvent) => void;
 }
 
