@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { TaskSupervisor } from './actors/task-supervisor.js';
 import type { RunAgentTurn } from './actors/task-machine.js';
-import { agentsOf, checkAgentEntries, type Config } from './cli/config.js';
+import { agentsOf, checkAgentEntries, type Config } from './config.js';
 import { AgentDirectory } from './gateway/agents.js';
 import { createGateway } from './gateway/gateway.js';
 import { KeyWatch } from './gateway/key-watch.js';
@@ -27,7 +27,7 @@ import { redactPaths } from './runtime/redact.js';
 import type { Store } from './runtime/store/types.js';
 import { startHttpServer } from './transport/app.js';
 import { readiness } from './runtime/readiness.js';
-import { openSecret, openStore } from './cli/open-store.js';
+import { openSecret, openStore } from './open-store.js';
 
 export interface GatewayInstance {
   readonly url: string;
