@@ -18,7 +18,7 @@ import { createMemoryLimiter } from './runtime/limiter/memory.js';
 import { createRedisLimiter } from './runtime/limiter/redis.js';
 import type { Limiter } from './runtime/limiter/types.js';
 import { errorText, silentLog, type Log } from './runtime/log.js';
-import { createAgentPool } from './runtime/pool.js';
+import { createAgentPool } from './runtime/pool/index.js';
 import { createPushRuntime, type PushRuntime } from './runtime/push/push.js';
 import type { Resolve } from './runtime/push/ssrf.js';
 import { openLmdbStore } from './runtime/store/lmdb.js';
