@@ -20,7 +20,7 @@ import type { Limiter } from './runtime/limiter/types.js';
 import { errorText, silentLog, type Log } from './runtime/log.js';
 import { createAgentPool } from './runtime/pool/index.js';
 import { createPushRuntime, type PushRuntime } from './runtime/push/push.js';
-import type { Resolve } from './runtime/push/ssrf.js';
+import type { Resolve } from './runtime/net/guard.js';
 import { openLmdbStore } from './runtime/store/lmdb.js';
 import { openRedisStore } from './runtime/store/redis.js';
 import { redactPaths } from './runtime/redact.js';

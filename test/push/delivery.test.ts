@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigInput } from '../../src/config.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import type { Resolve } from '../../src/runtime/push/ssrf.js';
+import type { Resolve } from '../../src/runtime/net/guard.js';
 import { jsonOut, runCli } from '../support/cli.js';
 import { msgA, msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { drive, keysDeep, runs, startReceiver, verifySignature, type Delivery } from '../support/webhooks.js';

@@ -6,7 +6,7 @@ import { parseConfig, type ConfigInput } from '../../src/config.js';
 import { startGateway, type GatewayInstance } from '../../src/main.js';
 import type { Clock, Timers } from '../../src/runtime/clock.js';
 import { createKey } from '../../src/runtime/key-admin.js';
-import type { Resolve } from '../../src/runtime/push/ssrf.js';
+import type { Resolve } from '../../src/runtime/net/guard.js';
 
 export interface TestGateway {
   gw: GatewayInstance;
