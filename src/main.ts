@@ -16,6 +16,7 @@ import { Presence } from './runtime/presence.js';
 import { RetentionSweeper } from './runtime/retention.js';
 import { createMemoryLimiter } from './runtime/limiter/memory.js';
 import { createRedisLimiter } from './runtime/limiter/redis.js';
+import { limiterPrefix } from './runtime/redis/keys.js';
 import type { Limiter } from './runtime/limiter/types.js';
 import { errorText, silentLog, type Log } from './runtime/log.js';
 import { createAgentPool } from './runtime/pool/index.js';
@@ -74,7 +75,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const store = await openStore(config, { onError: onRedisError });
   const commandTimeoutMs = config.redis.commandTimeoutMs;
   const limiter: Limiter = config.store === 'redis'
-    ? await createRedisLimiter({ url: config.redisUrl, prefix: `${config.redisPrefix}limit:`, clock, commandTimeoutMs, onError: onRedisError })
+    ? await createRedisLimiter({ url: config.redisUrl, prefix: limiterPrefix(config.redisPrefix), clock, commandTimeoutMs, onError: onRedisError })
     : createMemoryLimiter({ clock });
   // two warm threads at least: an agent that holds one (a long or busy run) never makes the next run wait for a
   // cold thread start (a second or more under load)

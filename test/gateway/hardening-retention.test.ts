@@ -3,6 +3,7 @@ import t from 'tap';
 import { createClient } from 'redis';
 import type { ConfigInput } from '../../src/config.js';
 import { ManualClock } from '../../src/runtime/clock.js';
+import { redisKeys } from '../../src/runtime/redis/keys.js';
 import { startTestGateway, msgB } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { ALL_STATES } from '../support/tasks.js';
@@ -17,7 +18,7 @@ async function redisKeysNaming(prefix: string, needle: string): Promise<string[]
   await c.connect();
   const out: string[] = [];
   for await (const batch of c.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) out.push(...batch.filter((k) => k.includes(needle)));
-  for (const state of ALL_STATES) if ((await c.sIsMember(`${prefix}tasks:state:${state}`, `ws1/${needle}`)) === 1) out.push(`in the ${state} index`);
+  for (const state of ALL_STATES) if ((await c.sIsMember(redisKeys(prefix).tasksInState(state), `ws1/${needle}`)) === 1) out.push(`in the ${state} index`);
   await c.close();
   return out;
 }

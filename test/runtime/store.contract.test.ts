@@ -14,7 +14,7 @@ import type { TaskState } from '../../src/protocol/model.js';
 import { ALL_STATES as ALL } from '../support/tasks.js';
 import { LMDB_DBS, openLmdbStore } from '../../src/runtime/store/lmdb.js';
 import { openRedisStore } from '../../src/runtime/store/redis.js';
-import { redisKeys } from '../../src/runtime/store/redis-keys.js';
+import { redisKeys } from '../../src/runtime/redis/keys.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { sampleKey, samplePushConfig, samplePushJob, sampleTask } from '../support/store-records.js';
 

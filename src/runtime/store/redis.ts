@@ -1,7 +1,7 @@
 // The shared store engine: Redis via node-redis, for several gateway instances sharing tasks, keys and configs.
 //
 // Values are msgpack (msgpackr, plain maps rather than msgpackr records, so any msgpack reader can
-// inspect them) stored as Buffers; key names come from redis-keys.ts. Each task write is one Lua script that
+// inspect them) stored as Buffers; key names come from redis/keys.ts. Each task write is one Lua script that
 // checks the task's rev (create: absent; put: not terminal, at the expected seq) and then writes the record, its
 // per-state index sets, the ended index and its events, so listByState is a SUNION plus an MGET. Key writes and
 // the by-hash lookup need a read before the write or a second lookup, so they are Lua scripts too.
@@ -11,11 +11,11 @@ import type { z } from 'zod';
 import { TaskState, Task, TERMINAL_STATES } from '../../protocol/model.js';
 import { KeyRecord, StoredPushConfig } from '../../protocol/records.js';
 import { StoreCorruptError, type RecordKind } from './errors.js';
-import { redisKeys } from './redis-keys.js';
+import { redisKeys } from '../redis/keys.js';
 import { redisPushJobs } from './redis-push-jobs.js';
 import { keyByHash2, putKey3, sweepTasks7, writeTask10, type LuaScript } from './redis-scripts.js';
 import { checked } from './validate.js';
-import { connectRedis } from '../redis-connect.js';
+import { connectRedis } from '../redis/connect.js';
 import { deadlined, withDeadline } from '../deadline.js';
 import type { Store, TaskPutOptions } from './types.js';
 import { taskKey } from './types.js';
@@ -147,7 +147,7 @@ export async function openRedisStore(opts: {
         const reply = await run({
           script: sweepTasks7,
           keys: [k.tasksEnded, ...TaskState.options.map((s) => k.tasksInState(s))],
-          args: [String(endedBy), String(limit), k.task(''), k.taskRev(''), k.events(''), k.pushConfigs('')],
+          args: [String(endedBy), String(limit), k.idPrefix.task, k.idPrefix.taskRev, k.idPrefix.events, k.idPrefix.pushConfigs],
         });
         return (Array.isArray(reply) ? reply : []).map((id) => String(id));
       },
