@@ -6,7 +6,7 @@ import { systemClock } from '../src/runtime/clock.js';
 import { DEFAULT_RATE_LIMITS } from '../src/protocol/records.js';
 import { createMemoryLimiter } from '../src/runtime/limiter/memory.js';
 import { createRedisLimiter } from '../src/runtime/limiter/redis.js';
-import { limiterKeyPattern } from '../src/runtime/limiter/keys.js';
+import { limiterKeyPattern } from '../src/runtime/redis/keys.js';
 
 export interface LimiterBenchRow {
   name: string;

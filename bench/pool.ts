@@ -3,7 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { AgentSpec, type AgentRunInput } from '../src/protocol/agent-events.js';
-import { createAgentPool } from '../src/runtime/pool.js';
+import { createAgentPool } from '../src/runtime/pool/index.js';
 
 const { values } = parseArgs({
   options: {

@@ -1,10 +1,8 @@
 // The composition root: config -> runtime -> actors -> gateway -> transport. The only place that picks concrete engines.
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { TaskSupervisor } from './actors/task-supervisor.js';
-import { agentsOf, checkAgentEntries, type Config } from './cli/config.js';
+import { agentsOf, checkAgentEntries, type Config } from './config.js';
 import { AgentRegistry } from './runtime/agents/registry.js';
 import { createWorkerRunner } from './runtime/agents/worker-runner.js';
 import { createGateway } from './gateway/gateway.js';
@@ -16,17 +14,16 @@ import { Presence } from './runtime/presence.js';
 import { RetentionSweeper } from './runtime/retention.js';
 import { createMemoryLimiter } from './runtime/limiter/memory.js';
 import { createRedisLimiter } from './runtime/limiter/redis.js';
+import { limiterPrefix } from './runtime/redis/keys.js';
 import type { Limiter } from './runtime/limiter/types.js';
 import { errorText, silentLog, type Log } from './runtime/log.js';
-import { createAgentPool } from './runtime/pool.js';
+import { createAgentPool } from './runtime/pool/index.js';
 import { createPushRuntime, type PushRuntime } from './runtime/push/push.js';
-import type { Resolve } from './runtime/push/ssrf.js';
-import { openLmdbStore } from './runtime/store/lmdb.js';
-import { openRedisStore } from './runtime/store/redis.js';
+import type { Resolve } from './runtime/net/guard.js';
 import type { Store } from './runtime/store/types.js';
 import { startHttpServer } from './transport/app.js';
 import { readiness } from './runtime/readiness.js';
-import { openSecret, openStore } from './cli/open-store.js';
+import { openSecret, openStore } from './open-store.js';
 
 export interface GatewayInstance {
   readonly url: string;
@@ -75,7 +72,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const store = await openStore(config, { onError: onRedisError });
   const commandTimeoutMs = config.redis.commandTimeoutMs;
   const limiter: Limiter = config.store === 'redis'
-    ? await createRedisLimiter({ url: config.redisUrl, prefix: `${config.redisPrefix}limit:`, clock, commandTimeoutMs, onError: onRedisError })
+    ? await createRedisLimiter({ url: config.redisUrl, prefix: limiterPrefix(config.redisPrefix), clock, commandTimeoutMs, onError: onRedisError })
     : createMemoryLimiter({ clock });
   // two warm threads at least: an agent that holds one (a long or busy run) never makes the next run wait for a
   // cold thread start (a second or more under load)

@@ -1,5 +1,5 @@
 // Flags every command shares, and turning them into a Config.
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, type Config } from '../config.js';
 
 export const COMMON_OPTIONS = {
   config: { type: 'string' },

@@ -1,6 +1,6 @@
 // The command line's help: one usage text per command and subcommand, and the environment it reads.
 import { readFileSync } from 'node:fs';
-import { ENV_VARS } from './config.js';
+import { ENV_VARS } from '../config.js';
 
 const COMMON = '  --config FILE     the JSON config file (env A2A_CONFIG)\n  --data-dir DIR    the embedded store and the secret file (env A2A_DATA_DIR; default ./data)';
 

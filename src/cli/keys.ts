@@ -1,6 +1,6 @@
 // `a2a-gateway keys ...`: key administration on the configured store (the same one a running server uses).
 import { parseArgs } from 'node:util';
-import { openSecret, openStore } from './open-store.js';
+import { openSecret, openStore } from '../open-store.js';
 import { systemClock } from '../runtime/clock.js';
 import { KeyAdminError, createKey, listKeys, parseDuration, revokeKey, rotateKey } from '../runtime/key-admin.js';
 import { COMMON_OPTIONS, configFrom } from './common-flags.js';

@@ -1,6 +1,6 @@
 // The command line: `serve`, `keys create|list|revoke|rotate` and `webhooks secret rotate`, working on the same store as a running server.
 import { WebhookSecretError } from '../runtime/push/secrets.js';
-import { ConfigError } from './config.js';
+import { ConfigError } from '../config.js';
 import { KeyAdminError } from '../runtime/key-admin.js';
 import { TOP_USAGE, usageOf, version } from './help.js';
 

@@ -1,6 +1,6 @@
 // `a2a-gateway webhooks secret rotate --workspace W [--json]`: a new webhook signing secret for a workspace, shown once.
 import { parseArgs } from 'node:util';
-import { openStore } from './open-store.js';
+import { openStore } from '../open-store.js';
 import { WebhookSecretError, WebhookSecrets } from '../runtime/push/secrets.js';
 import { COMMON_OPTIONS, configFrom } from './common-flags.js';
 

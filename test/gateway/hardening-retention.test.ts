@@ -1,8 +1,9 @@
 // Issue 6, item 18: terminal tasks are deleted after `retention.taskTtlMs` (injected clock), with their events and push configs.
 import t from 'tap';
 import { createClient } from 'redis';
-import type { ConfigInput } from '../../src/cli/config.js';
+import type { ConfigInput } from '../../src/config.js';
 import { ManualClock } from '../../src/runtime/clock.js';
+import { redisKeys } from '../../src/runtime/redis/keys.js';
 import { startTestGateway, msgB } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { ALL_STATES } from '../support/tasks.js';
@@ -17,7 +18,7 @@ async function redisKeysNaming(prefix: string, needle: string): Promise<string[]
   await c.connect();
   const out: string[] = [];
   for await (const batch of c.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) out.push(...batch.filter((k) => k.includes(needle)));
-  for (const state of ALL_STATES) if ((await c.sIsMember(`${prefix}tasks:state:${state}`, `ws1/${needle}`)) === 1) out.push(`in the ${state} index`);
+  for (const state of ALL_STATES) if ((await c.sIsMember(redisKeys(prefix).tasksInState(state), `ws1/${needle}`)) === 1) out.push(`in the ${state} index`);
   await c.close();
   return out;
 }
@@ -74,7 +75,7 @@ for (const engine of ['lmdb', 'redis'] as const) {
 }
 
 t.test('item 18: retention settings are validated and default to 7 days', async (t) => {
-  const { parseConfig } = await import('../../src/cli/config.js');
+  const { parseConfig } = await import('../../src/config.js');
   t.strictSame(parseConfig({}).retention, { taskTtlMs: 7 * 86_400_000, sweepIntervalMs: 600_000 });
   t.throws(() => parseConfig({ retention: { taskTtlMs: -1 } }), /retention\.taskTtlMs/);
   t.throws(() => parseConfig({ retention: { sweepIntervalMs: 0 } }), /retention\.sweepIntervalMs/);

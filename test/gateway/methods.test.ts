@@ -1,7 +1,7 @@
 // Every JSON-RPC method of both dialects, over real HTTP against the real server (LMDB in a temp dir, demo agents).
 import t from 'tap';
 import { fileURLToPath } from 'node:url';
-import { DEMO_AGENTS } from '../../src/cli/demo-agents.js';
+import { DEMO_AGENTS } from '../../src/demo-agents.js';
 import { msgA, msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { waitForState } from '../support/tasks.js';
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebhookSecrets } from '../../src/runtime/push/secrets.js';
-import { openLmdbStore } from '../../src/runtime/store/lmdb.js';
+import { openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
 import { jsonOut, runCli } from '../support/cli.js';
 
 t.test('webhooks secret rotate', async (t) => {

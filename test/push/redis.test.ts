@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/runtime/clock.js';
 import { silentLog } from '../../src/runtime/log.js';
 import { jobsFor } from '../../src/runtime/push/jobs.js';
 import { createPushRuntime } from '../../src/runtime/push/push.js';
-import { openRedisStore } from '../../src/runtime/store/redis.js';
+import { openRedisStore } from '../../src/runtime/store/redis/index.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { sampleTask } from '../support/store-records.js';

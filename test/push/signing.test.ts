@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { backoffDelay } from '../../src/runtime/push/backoff.js';
 import { WebhookSecrets } from '../../src/runtime/push/secrets.js';
 import { newSigningSecret, sign, signingKey, webhookHeaders } from '../../src/runtime/push/signing.js';
-import { openLmdbStore } from '../../src/runtime/store/lmdb.js';
+import { openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
 
 t.test('the Standard Webhooks reference vector', async (t) => {
   // published with the Standard Webhooks reference libraries; a receiver's library must accept what we send

@@ -3,7 +3,7 @@ import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { createRedisLimiter } from '../../src/runtime/limiter/redis.js';
-import { limiterKeys } from '../../src/runtime/limiter/keys.js';
+import { limiterKeys } from '../../src/runtime/redis/keys.js';
 import { defineLua, runLua } from '../../src/runtime/limiter/lua.js';
 import { LimiterReplyError } from '../../src/runtime/limiter/errors.js';
 import type { LimitDecision } from '../../src/runtime/limiter/types.js';

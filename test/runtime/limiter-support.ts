@@ -1,7 +1,7 @@
 // Shared test setup for the limiter suites: where Redis is, a prefix of our own, and cleaning up under it.
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
-import { limiterKeyPattern } from '../../src/runtime/limiter/keys.js';
+import { limiterKeyPattern } from '../../src/runtime/redis/keys.js';
 
 // test/support/redis.ts does not exist yet; when it does, take REDIS_URL and testPrefix from there
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -1,6 +1,6 @@
 // The pool keeps agents apart: a busy-looping agent holds one thread, not the pool; closing settles every run.
 import t from 'tap';
-import { createAgentPool } from '../../src/runtime/pool.js';
+import { createAgentPool } from '../../src/runtime/pool/index.js';
 import { fixture, recorder, runInput, userMessage } from './pool-helpers.js';
 
 t.test('a cpu-busy agent on one thread does not stop echo runs on the other', async (t) => {

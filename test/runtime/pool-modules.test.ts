@@ -1,6 +1,6 @@
 // Module agents in the real pool: loading by path, and every way one can fail (crash, throw, bad events).
 import t from 'tap';
-import { createAgentPool } from '../../src/runtime/pool.js';
+import { createAgentPool } from '../../src/runtime/pool/index.js';
 import { fixture, recorder, runInput, userMessage } from './pool-helpers.js';
 
 const pool = createAgentPool({ minThreads: 1, maxThreads: 2 });

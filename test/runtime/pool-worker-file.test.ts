@@ -1,9 +1,9 @@
 // How the pool finds its worker and the flags a worker thread needs to load TypeScript.
 import t from 'tap';
 import { existsSync } from 'node:fs';
-import { agentWorkerEntry, loadsTsx, workerExecArgv } from '../../src/runtime/pool-worker-file.js';
+import { agentWorkerEntry, loadsTsx, workerExecArgv } from '../../src/runtime/pool/worker-file.js';
 
-t.test('from source the worker is the .ts file next to pool.ts, loaded through tsx', async (t) => {
+t.test('from source the worker is runtime/workers/agent-worker.ts, loaded through tsx', async (t) => {
   const { filename, execArgv } = agentWorkerEntry();
   t.match(filename, /src[\\/]runtime[\\/]workers[\\/]agent-worker\.ts$/);
   t.ok(existsSync(filename));

@@ -1,6 +1,6 @@
 // The agent pool with real worker threads: the builtin agents, cancellation and timeouts.
 import t from 'tap';
-import { createAgentPool } from '../../src/runtime/pool.js';
+import { createAgentPool } from '../../src/runtime/pool/index.js';
 import { recorder, runInput, userMessage } from './pool-helpers.js';
 
 const pool = createAgentPool({ minThreads: 1, maxThreads: 2 });

@@ -12,9 +12,9 @@ import { createClient, RESP_TYPES } from 'redis';
 import { taskKey, type Store } from '../../src/runtime/store/types.js';
 import type { TaskState } from '../../src/protocol/model.js';
 import { ALL_STATES as ALL } from '../support/tasks.js';
-import { LMDB_DBS, openLmdbStore } from '../../src/runtime/store/lmdb.js';
-import { openRedisStore } from '../../src/runtime/store/redis.js';
-import { redisKeys } from '../../src/runtime/store/redis-keys.js';
+import { LMDB_DBS, openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
+import { openRedisStore } from '../../src/runtime/store/redis/index.js';
+import { redisKeys } from '../../src/runtime/redis/keys.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { sampleKey, samplePushConfig, samplePushJob, sampleTask } from '../support/store-records.js';
 
@@ -493,7 +493,7 @@ storeContract(lmdbEngine);
 storeContract(redisEngine);
 
 // What follows is LMDB only: its "other instance" can be another process on the same files.
-const LMDB_MODULE = pathToFileURL(fileURLToPath(new URL('../../src/runtime/store/lmdb.ts', import.meta.url))).href;
+const LMDB_MODULE = pathToFileURL(fileURLToPath(new URL('../../src/runtime/store/lmdb/index.ts', import.meta.url))).href;
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD_WRITES_KEYS = `
 const { openLmdbStore } = await import(process.env.A2A_STORE_MODULE);

@@ -2,11 +2,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig, type ConfigInput } from '../../src/cli/config.js';
+import { parseConfig, type ConfigInput } from '../../src/config.js';
 import { startGateway, type GatewayInstance } from '../../src/main.js';
 import type { Clock, Timers } from '../../src/runtime/clock.js';
 import { createKey } from '../../src/runtime/key-admin.js';
-import type { Resolve } from '../../src/runtime/push/ssrf.js';
+import type { Resolve } from '../../src/runtime/net/guard.js';
 
 export interface TestGateway {
   gw: GatewayInstance;

@@ -1,5 +1,5 @@
 // The worker runner: builtin and module agents run their turns on the Piscina pool.
-import type { AgentPool } from '../pool.js';
+import type { AgentPool } from '../pool/index.js';
 import { redactPaths } from '../redact.js';
 import type { Log } from '../log.js';
 import type { AgentRunner } from './registry.js';

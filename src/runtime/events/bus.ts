@@ -1,7 +1,8 @@
 // Live fan-out of task events: in process for one instance; through Redis pub/sub when instances share a store.
 import { randomUUID } from 'node:crypto';
 import { Packr } from 'msgpackr';
-import { connectRedis } from '../redis-connect.js';
+import { connectRedis } from '../redis/connect.js';
+import { redisChannels } from '../redis/keys.js';
 import { withDeadline } from '../deadline.js';
 import { TaskEvent } from '../../protocol/events.js';
 
@@ -88,11 +89,12 @@ export async function createRedisBus(o: { url: string; prefix: string; commandTi
     throw e;
   }
   const deadline = { ms: settings.commandTimeoutMs, what: 'redis bus.subscribe' };
-  const channel = (k: string) => `${o.prefix}events:${k}`;
+  const channels = redisChannels(o.prefix);
+  const channel = channels.events;
   let closed = false;
   const active = new Map<string, Promise<void>>();
   const cancelers: Array<(k: string) => void> = [];
-  const cancelChannel = `${o.prefix}control:cancel`;
+  const cancelChannel = channels.cancel;
   await sub.subscribe(cancelChannel, (k: string) => cancelers.forEach((fn) => fn(k)));
   return {
     requestCancel(k) {

@@ -1,10 +1,10 @@
 // The shared limiter: one checkLimit-2 round trip per check, so several gateway instances share each key's budget.
-import { connectRedis } from '../redis-connect.js';
+import { connectRedis } from '../redis/connect.js';
 import { withDeadline } from '../deadline.js';
 import type { Clock } from '../clock.js';
 import type { LimitDecision, Limiter } from './types.js';
 import { checkLimit } from './check-limit.js';
-import { limiterKeys } from './keys.js';
+import { limiterKeys } from '../redis/keys.js';
 import { runLua, type LuaClient } from './lua.js';
 import { HOUR_MS, MINUTE_MS, assertLimits, decide } from './windows.js';
 import { LimiterClosedError, LimiterReplyError } from './errors.js';

@@ -2,7 +2,10 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Timers } from '../clock.js';
-import { checkUrlStatic, guardedLookup, type Allowlist, type Resolve } from './ssrf.js';
+import { checkUrlStatic, guardedLookup, type Allowlist, type Resolve } from '../net/guard.js';
+
+/** What the SSRF guard calls a webhook URL in its refusals: "push URL refused: ...". */
+export const PUSH_URL = 'push URL';
 
 export type DeliveryOutcome =
   /** 2xx */
@@ -30,7 +33,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export function deliverOnce(r: DeliveryRequest): Promise<DeliveryOutcome> {
   // an IP literal is never looked up, so the guarded lookup would not see it: check it here
-  const pre = checkUrlStatic(r.url, r.allowlist);
+  const pre = checkUrlStatic(r.url, { allowlist: r.allowlist, what: PUSH_URL });
   if (!pre.ok) return Promise.resolve({ kind: 'failed', reason: pre.refusal.message });
   const url = pre.url;
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -55,7 +58,7 @@ export function deliverOnce(r: DeliveryRequest): Promise<DeliveryOutcome> {
     req = send(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'content-length': String(body.length), 'user-agent': 'a2a-gateway-webhooks/1', ...r.headers },
-      lookup: guardedLookup({ allowlist: r.allowlist, resolve: r.resolve }),
+      lookup: guardedLookup({ allowlist: r.allowlist, resolve: r.resolve, what: PUSH_URL }),
       // a fresh connection per attempt: each one goes through the guarded lookup
       agent: false,
     });

@@ -5,7 +5,8 @@ import type { Log } from '../log.js';
 import type { Store } from '../store/types.js';
 import { createPushNotifier, type SideWrite } from './notifier.js';
 import { WebhookSecrets } from './secrets.js';
-import { checkPushUrl, parseAllowlist, systemResolve, type Resolve, type UrlVerdict } from './ssrf.js';
+import { checkUrl, parseAllowlist, systemResolve, type Resolve, type UrlVerdict } from '../net/guard.js';
+import { PUSH_URL } from './deliver.js';
 import { PushWorker, type AttemptReport, type DeliveryPolicy } from './worker.js';
 
 export interface PushSettings extends DeliveryPolicy {
@@ -35,7 +36,7 @@ export function createPushRuntime(o: {
   resolve?: Resolve;
   onAttempt?: (a: AttemptReport) => void;
 }): PushRuntime {
-  const allowlist = parseAllowlist(o.settings.allowlist);
+  const allowlist = parseAllowlist(o.settings.allowlist, 'push.allowlist');
   const resolve = o.resolve ?? systemResolve;
   const secrets = new WebhookSecrets({ meta: o.store.meta });
   const worker = new PushWorker({
@@ -54,7 +55,7 @@ export function createPushRuntime(o: {
   const notifier = createPushNotifier({ configs: o.store.pushConfigs, jobs: o.store.pushJobs, keys: o.store.keys, clock: o.clock, onEnqueued: () => worker.kick() });
   let stopping: Promise<void> | undefined;
   return {
-    checkUrl: (url) => checkPushUrl(url, { allowlist, resolve }),
+    checkUrl: (url) => checkUrl(url, { allowlist, resolve, what: PUSH_URL }),
     prepare: (records) => notifier.prepare(records),
     secrets,
     start: () => worker.start(),

@@ -12,7 +12,7 @@ import { backoffDelay } from './backoff.js';
 import { deliverOnce, type DeliveryOutcome } from './deliver.js';
 import type { WebhookSecrets } from './secrets.js';
 import { webhookHeaders } from './signing.js';
-import type { Allowlist, Resolve } from './ssrf.js';
+import type { Allowlist, Resolve } from '../net/guard.js';
 
 export interface DeliveryPolicy {
   /** per attempt */

@@ -1,17 +1,17 @@
 // The agent worker pool: runs agent turns on Piscina threads, streams their events back, never rejects.
 import { Piscina } from 'piscina';
-import type { AgentRunInput, AgentRunResult, AgentSpec } from '../protocol/agent-events.js';
-import { setLongTimeout } from '../protocol/long-timeout.js';
-import { RunAbort } from './pool-abort.js';
-import { RunBatcher, type BatchEntry } from './pool-batcher.js';
-import { failure, PoolRun, type RunFailureReason } from './pool-run.js';
-import type { AgentPool, AgentPoolOptions, AgentRunOptions } from './pool-types.js';
-import { agentWorkerEntry } from './pool-worker-file.js';
-import { COOPERATIVE_BUILTINS } from './workers/agents/cooperative.js';
-import { isEventBatch, type RunReply, type RunRequest } from './workers/wire.js';
+import type { AgentRunInput, AgentRunResult, AgentSpec } from '../../protocol/agent-events.js';
+import { setLongTimeout } from '../../protocol/long-timeout.js';
+import { RunAbort } from './abort.js';
+import { RunBatcher, type BatchEntry } from './batcher.js';
+import { failure, PoolRun, type RunFailureReason } from './run.js';
+import type { AgentPool, AgentPoolOptions, AgentRunOptions } from './types.js';
+import { agentWorkerEntry } from './worker-file.js';
+import { COOPERATIVE_BUILTINS } from '../workers/agents/cooperative.js';
+import { isEventBatch, type RunReply, type RunRequest } from '../workers/wire.js';
 
-export type { AgentPool, AgentPoolOptions, AgentPoolStats, AgentRunOptions } from './pool-types.js';
-export type { RunFailureReason } from './pool-run.js';
+export type { AgentPool, AgentPoolOptions, AgentPoolStats, AgentRunOptions } from './types.js';
+export type { RunFailureReason } from './run.js';
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 

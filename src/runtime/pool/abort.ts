@@ -1,5 +1,5 @@
 // The per-run abort handle Piscina watches: a cancel, a timeout or a closing pool ends the run the same way.
-import type { RunFailureReason } from './pool-run.js';
+import type { RunFailureReason } from './run.js';
 
 type Listener = () => void;
 

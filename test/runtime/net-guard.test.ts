@@ -1,8 +1,8 @@
 // The SSRF guard on its own: which addresses are internal, the allowlist, the URL checks, and the connect-time lookup.
 import t from 'tap';
 import { lookup as dnsLookup } from 'node:dns';
-import { checkAddress, checkPushUrl, checkUrlStatic, guardedLookup, parseAllowlist, type Resolve } from '../../src/runtime/push/ssrf.js';
-import { parseConfig } from '../../src/cli/config.js';
+import { checkAddress, checkUrl, checkUrlStatic, guardedLookup, parseAllowlist, type Resolve } from '../../src/runtime/net/guard.js';
+import { parseConfig } from '../../src/config.js';
 
 const none = parseAllowlist([]);
 /** A stand-in for DNS (outside the project): names map to fixed addresses. */
@@ -63,8 +63,8 @@ t.test('the allowlist admits CIDRs and exact addresses, and only those', async (
   t.ok(checkAddress('10.20.99.1', allow).ok);
   t.notOk(checkAddress('10.21.0.1', allow).ok);
   t.ok(checkAddress('fd00:ec2::254', allow).ok, 'an operator can admit even a metadata address, by naming its range');
-  t.throws(() => parseAllowlist(['127.0.0.1', 'localhost']), { code: 'ERR_PUSH_ALLOWLIST', message: /push\.allowlist\[1\]: 'localhost'/ });
-  t.throws(() => parseAllowlist(['10.0.0.0/33']), { code: 'ERR_PUSH_ALLOWLIST' });
+  t.throws(() => parseAllowlist(['127.0.0.1', 'localhost'], 'push.allowlist'), { code: 'ERR_ALLOWLIST', message: /push\.allowlist\[1\]: 'localhost'/ });
+  t.throws(() => parseAllowlist(['10.0.0.0/33']), { code: 'ERR_ALLOWLIST', message: /^allowlist\[0\]: / });
   t.throws(() => parseConfig({ push: { allowlist: ['nope'] } }), { message: /push\.allowlist\.0/ }, 'the config schema names the entry');
   const c = parseConfig({ push: { allowlist: ['127.0.0.1'] } });
   t.match(c.push, { allowlist: ['127.0.0.1'], timeoutMs: Number, maxAttempts: Number, backoffBaseMs: Number, backoffMaxMs: Number }, 'defaults fill the other knobs');
@@ -72,11 +72,13 @@ t.test('the allowlist admits CIDRs and exact addresses, and only those', async (
 
 t.test('URLs: http and https only, no localhost by name, literals checked without DNS', async (t) => {
   const refusedWith = (url: string, re: RegExp) => {
-    const v = checkUrlStatic(url, none);
+    const v = checkUrlStatic(url, { allowlist: none });
     t.notOk(v.ok, `${url} refused`);
     if (!v.ok) t.match(v.refusal.message, re, `${url}: ${v.refusal.message}`);
   };
-  refusedWith('ftp://example.com/x', /^push URL refused: scheme 'ftp' is not allowed \(http or https only\)$/);
+  refusedWith('ftp://example.com/x', /^URL refused: scheme 'ftp' is not allowed \(http or https only\)$/);
+  const named = checkUrlStatic('ftp://example.com/x', { allowlist: none, what: 'push URL' });
+  t.match(named.ok ? '' : named.refusal.message, /^push URL refused: scheme 'ftp'/, 'the caller names its URL in refusals');
   refusedWith('file:///etc/passwd', /scheme 'file'/);
   refusedWith('gopher://example.com/', /scheme 'gopher'/);
   refusedWith('not a url', /not an absolute URL/);
@@ -90,19 +92,19 @@ t.test('URLs: http and https only, no localhost by name, literals checked withou
   refusedWith('http://[::ffff:127.0.0.1]/h', /loopback/);
   refusedWith('http://[fd00:ec2::254]/latest/meta-data', /metadata/);
   refusedWith('http://169.254.169.254/latest/meta-data', /metadata/);
-  t.ok(checkUrlStatic('https://hooks.example.com/a2a', none).ok);
-  t.ok(checkUrlStatic('http://93.184.216.34/a2a', none).ok);
+  t.ok(checkUrlStatic('https://hooks.example.com/a2a', { allowlist: none }).ok);
+  t.ok(checkUrlStatic('http://93.184.216.34/a2a', { allowlist: none }).ok);
 });
 
 t.test('names are resolved at registration; every address must pass', async (t) => {
   const resolve = fakeDns({ 'rebind.test': ['127.0.0.1'], 'mixed.test': ['93.184.216.34', '10.0.0.7'], 'public.test': ['93.184.216.34'] });
-  const r1 = await checkPushUrl('http://rebind.test/hook', { allowlist: none, resolve });
+  const r1 = await checkUrl('http://rebind.test/hook', { allowlist: none, resolve, what: 'push URL' });
   t.same(r1.ok ? undefined : r1.refusal, { reason: 'address', message: 'push URL refused: resolves to a loopback address 127.0.0.1', address: '127.0.0.1' });
-  const r2 = await checkPushUrl('http://mixed.test/hook', { allowlist: none, resolve });
+  const r2 = await checkUrl('http://mixed.test/hook', { allowlist: none, resolve });
   t.notOk(r2.ok, 'one internal address among public ones is enough to refuse');
-  t.ok((await checkPushUrl('http://public.test/hook', { allowlist: none, resolve })).ok);
-  t.ok((await checkPushUrl('http://rebind.test/hook', { allowlist: parseAllowlist(['127.0.0.0/8']), resolve })).ok, 'admitted by the allowlist');
-  t.ok((await checkPushUrl('https://unknown.test/hook', { allowlist: none, resolve })).ok, 'a name that does not resolve now is judged at connect time');
+  t.ok((await checkUrl('http://public.test/hook', { allowlist: none, resolve })).ok);
+  t.ok((await checkUrl('http://rebind.test/hook', { allowlist: parseAllowlist(['127.0.0.0/8']), resolve })).ok, 'admitted by the allowlist');
+  t.ok((await checkUrl('https://unknown.test/hook', { allowlist: none, resolve })).ok, 'a name that does not resolve now is judged at connect time');
 });
 
 t.test('the connect-time lookup refuses what it resolves, in both callback forms', async (t) => {
@@ -113,7 +115,9 @@ t.test('the connect-time lookup refuses what it resolves, in both callback forms
       lookup(host, options, (err, address, family) => done({ err, address, family })),
     );
   const refused = await call('inside.test', { all: true });
-  t.equal(refused.err?.name, 'PushAddressRefused');
+  t.equal(refused.err?.name, 'AddressRefused');
+  t.equal(refused.err?.code, 'ERR_ADDRESS_REFUSED');
+  t.match(refused.err?.message, /^URL refused: /);
   t.match(refused.err?.message, /inside\.test resolves to a loopback address 127\.0\.0\.2/);
   t.same((await call('outside.test', { all: true })).address, [
     { address: '93.184.216.34', family: 4 },

@@ -1,16 +1,16 @@
 // Opens the configured store engine and the server secret; engines load on demand so a CLI command pulls in only its own.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadSecret } from '../runtime/keys.js';
-import type { Store } from '../runtime/store/types.js';
+import { loadSecret } from './runtime/keys.js';
+import type { Store } from './runtime/store/types.js';
 import { ConfigError, type Config } from './config.js';
 
 export async function openStore(config: Config, o: { onError?: (e: Error) => void } = {}): Promise<Store> {
   if (config.store === 'redis') {
-    const { openRedisStore } = await import('../runtime/store/redis.js');
+    const { openRedisStore } = await import('./runtime/store/redis/index.js');
     return openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs: config.redis.commandTimeoutMs, onError: o.onError });
   }
-  const { openLmdbStore } = await import('../runtime/store/lmdb.js');
+  const { openLmdbStore } = await import('./runtime/store/lmdb/index.js');
   return inDataDir(config, () => mkdir(config.dataDir, { recursive: true }).then(() => openLmdbStore({ path: join(config.dataDir, 'store') })));
 }
 

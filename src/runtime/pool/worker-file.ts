@@ -46,9 +46,9 @@ export function workerExecArgv(opts: { typescript: boolean; execArgv: readonly s
   return out;
 }
 
-/** The worker file next to this module, with this module's own extension, and the flags it needs. */
+/** The worker file (runtime/workers/agent-worker, beside this folder), with this module's own extension, and the flags it needs. */
 export function agentWorkerEntry(): { filename: string; execArgv: string[] } {
   const typescript = new URL(import.meta.url).pathname.endsWith('.ts');
-  const filename = fileURLToPath(new URL(`./workers/agent-worker${typescript ? '.ts' : '.js'}`, import.meta.url));
+  const filename = fileURLToPath(new URL(`../workers/agent-worker${typescript ? '.ts' : '.js'}`, import.meta.url));
   return { filename, execArgv: workerExecArgv({ typescript, execArgv: process.execArgv }) };
 }

@@ -1,6 +1,6 @@
 // The Redis push job queues: every step is one Lua script, so that claims by several instances never overlap.
 //
-// Layout (names from redis-keys.ts): each job is a hash {data, due}; each queue (task + config) a
+// Layout (names from runtime/redis/keys.ts): each job is a hash {data, due}; each queue (task + config) a
 // sorted set of job ids by seq; `push-due` a sorted set of the queues that have jobs, scored by the
 // time their head may be claimed (its due time, or the end of the lease someone holds on it); and
 // `push-leases` maps a queue to the token of that lease. A claim takes the due queues' heads and
@@ -10,12 +10,12 @@
 // same): on Redis Cluster, put a hash tag in the store prefix so that every key is in one slot.
 import { randomUUID } from 'node:crypto';
 import { Packr } from 'msgpackr';
-import { PushJob } from '../../protocol/records.js';
-import { StoreCorruptError } from './errors.js';
-import type { RedisKeys } from './redis-keys.js';
-import { script, type LuaScript } from './redis-scripts.js';
-import type { PushJobStore } from './types.js';
-import { checked } from './validate.js';
+import { PushJob } from '../../../protocol/records.js';
+import { StoreCorruptError } from '../errors.js';
+import type { PushJobStore } from '../types.js';
+import { checked } from '../validate.js';
+import type { RedisParts } from './client.js';
+import { script } from './scripts.js';
 
 /** KEYS: pushDue. ARGV: queue prefix, job prefix, then per job: queue, id, seq, due, packed job. */
 const enqueuePush1 = script({
@@ -136,12 +136,10 @@ const firstDue1 = script({ numberOfKeys: 1, lua: `return redis.call('ZRANGE', KE
 
 const packr = new Packr({ useRecords: false });
 
-type Run = (s: { script: LuaScript; keys: string[]; args: Array<string | Buffer> }) => Promise<unknown>;
-
-export function redisPushJobs(o: { run: Run; keys: RedisKeys }): PushJobStore {
+export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys'>): PushJobStore {
   const { run, keys: k } = o;
-  const queuePrefix = k.pushQueue('');
-  const jobPrefix = k.pushJob('');
+  const queuePrefix = k.idPrefix.pushQueue;
+  const jobPrefix = k.idPrefix.pushJob;
 
   function decodeJob(bytes: unknown): PushJob {
     if (!Buffer.isBuffer(bytes)) throw new StoreCorruptError({ record: 'push-job', id: '(reply)' });

@@ -1,6 +1,6 @@
 // One run as the pool tracks it: delivers its events in order and settles it exactly once.
-import type { AgentEvent, AgentRunResult } from '../protocol/agent-events.js';
-import type { RunReply } from './workers/wire.js';
+import type { AgentEvent, AgentRunResult } from '../../protocol/agent-events.js';
+import type { RunReply } from '../workers/wire.js';
 
 export type RunFailureReason =
   | 'canceled'

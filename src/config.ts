@@ -2,10 +2,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { AgentSpec } from '../protocol/agent-events.js';
-import { DEFAULT_RATE_LIMITS, RateLimits } from '../protocol/records.js';
+import { AgentSpec } from './protocol/agent-events.js';
+import { DEFAULT_RATE_LIMITS, RateLimits } from './protocol/records.js';
 import { DEMO_AGENTS } from './demo-agents.js';
-import { isIpOrCidr } from '../runtime/push/ssrf.js';
+import { isIpOrCidr } from './runtime/net/guard.js';
 
 /** Agent ids name URLs and tasks, so a repeated id would run another agent than the one chosen; a module agent needs its file. */
 function checkAgents(agents: AgentSpec[], ctx: z.RefinementCtx<AgentSpec[]>): void {

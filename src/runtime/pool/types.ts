@@ -1,7 +1,7 @@
 // The agent pool's public shape: what callers pass in and what they can read back.
-import type { AgentEvent, AgentRunInput, AgentRunResult } from '../protocol/agent-events.js';
-import type { TurnSignal } from './agents/turn-signal.js';
-import type { RunFailureReason } from './pool-run.js';
+import type { AgentEvent, AgentRunInput, AgentRunResult } from '../../protocol/agent-events.js';
+import type { TurnSignal } from '../agents/turn-signal.js';
+import type { RunFailureReason } from './run.js';
 
 export interface AgentPoolOptions {
   minThreads?: number;

@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { z } from 'zod';
-import { PushJob } from '../../protocol/records.js';
-import type { ClaimedPushJob, PushJobStore } from './types.js';
-import { checked } from './validate.js';
+import { PushJob } from '../../../protocol/records.js';
+import type { ClaimedPushJob, PushJobStore } from '../types.js';
+import { checked } from '../validate.js';
 
 const StoredJob = z.object({
   job: PushJob,
@@ -22,7 +22,7 @@ const keyOf = (job: { queue: string; seq: number }): Key => [job.queue, job.seq]
 /** When a head may be claimed: its due time, or later while someone's lease on it runs. */
 const eligibleAt = (s: StoredJob): number => (s.lease && s.lease.until > s.job.dueAt ? s.lease.until : s.job.dueAt);
 
-export function lmdbPushJobs(o: { root: RootDatabase; db: Database<unknown, Key>; fresh: () => void }): PushJobStore {
+export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, Key>; fresh: () => void }): PushJobStore {
   const { root, db } = o;
   const read = (value: unknown, key: Key) => checked({ schema: StoredJob, value, record: 'push-job', id: JSON.stringify(key) });
 

@@ -1,5 +1,5 @@
 // The builtin demo agents served with no config file: every workspace may use them, so a first key works at once.
-import { AgentSpec } from '../protocol/agent-events.js';
+import { AgentSpec } from './protocol/agent-events.js';
 
 export const DEMO_AGENTS: AgentSpec[] = [
   {

@@ -1,6 +1,6 @@
 // Groups the runs started in one event-loop turn into batches, so cooperative agents cost one message per batch.
-import type { PoolRun } from './pool-run.js';
-import type { RunRequest } from './workers/wire.js';
+import type { PoolRun } from './run.js';
+import type { RunRequest } from '../workers/wire.js';
 
 export interface BatchEntry {
   req: RunRequest;

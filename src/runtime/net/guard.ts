@@ -1,5 +1,5 @@
-// The SSRF guard for webhook URLs: which addresses are internal, the operator's allowlist, and the two checks
-// (the URL at registration, every resolved address at connect time through a custom `lookup`).
+// The SSRF guard for outbound URLs (webhooks, client-mode connections): which addresses are internal, the operator's
+// allowlist, and the two checks (the URL before it is accepted, every resolved address at connect time through a custom `lookup`).
 import { promises as dns } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { cidr, embeddedV4, formatIp, inCidr, parseCidr, parseIp, type Cidr, type IpBytes } from './ip.js';
@@ -57,13 +57,13 @@ const V6: Array<[Category, Cidr]> = [
   ['reserved', cidr('2001:db8::/32')],
 ];
 
-/** The operator's `push.allowlist`: CIDRs or exact addresses that are admitted although internal. */
+/** The operator's allowlist (for webhooks, config `push.allowlist`): CIDRs or exact addresses that are admitted although internal. */
 export interface Allowlist {
   readonly entries: readonly Cidr[];
 }
 
 export class AllowlistError extends Error {
-  readonly code = 'ERR_PUSH_ALLOWLIST';
+  readonly code = 'ERR_ALLOWLIST';
   constructor(readonly field: string, readonly value: string) {
     super(`${field}: '${value}' is not an IP address or CIDR range`);
     this.name = 'AllowlistError';
@@ -72,7 +72,8 @@ export class AllowlistError extends Error {
 
 export const isIpOrCidr = (s: string): boolean => parseCidr(s) !== undefined;
 
-export function parseAllowlist(list: readonly string[], field = 'push.allowlist'): Allowlist {
+/** `field` names the setting in the error (e.g. `push.allowlist`). */
+export function parseAllowlist(list: readonly string[], field = 'allowlist'): Allowlist {
   return {
     entries: list.map((s, i) => {
       const c = parseCidr(s);
@@ -120,38 +121,53 @@ const isLocalhostName = (host: string): boolean => {
 export type UrlRefusal = { reason: 'url' | 'scheme' | 'name' | 'address'; message: string; address?: string };
 export type UrlVerdict = { ok: true; url: URL } | { ok: false; refusal: UrlRefusal };
 
-const refuse = (r: UrlRefusal): UrlVerdict => ({ ok: false, refusal: { ...r, message: `push URL refused: ${r.message}` } });
+/** What the static URL checks need: the allowlist, and what the URL is called in a refusal ("<what> refused: ..."). */
+export interface UrlPolicy {
+  allowlist: Allowlist;
+  /** e.g. 'push URL'; default 'URL' */
+  what?: string;
+}
+
+/** The checks that resolve names: the policy and the resolver. */
+export interface GuardOptions extends UrlPolicy {
+  resolve: Resolve;
+}
+
+const refusedText = (what: string | undefined, message: string): string => `${what ?? 'URL'} refused: ${message}`;
+
+const refuse = (r: UrlRefusal, what: string | undefined): UrlVerdict => ({ ok: false, refusal: { ...r, message: refusedText(what, r.message) } });
 
 /**
  * The checks that need no DNS: an absolute http(s) URL, not a `localhost` name, and (for an IP
  * literal, which is never looked up at connect time) an admitted address.
  */
-export function checkUrlStatic(raw: string, allow: Allowlist): UrlVerdict {
+export function checkUrlStatic(raw: string, o: UrlPolicy): UrlVerdict {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return refuse({ reason: 'url', message: 'not an absolute URL' });
+    return refuse({ reason: 'url', message: 'not an absolute URL' }, o.what);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return refuse({ reason: 'scheme', message: `scheme '${url.protocol.replace(/:$/, '')}' is not allowed (http or https only)` });
+    return refuse({ reason: 'scheme', message: `scheme '${url.protocol.replace(/:$/, '')}' is not allowed (http or https only)` }, o.what);
   }
-  if (url.hostname === '') return refuse({ reason: 'url', message: 'no host' });
-  if (isLocalhostName(url.hostname)) return refuse({ reason: 'name', message: `'${url.hostname}' names a loopback address` });
+  if (url.hostname === '') return refuse({ reason: 'url', message: 'no host' }, o.what);
+  if (isLocalhostName(url.hostname)) return refuse({ reason: 'name', message: `'${url.hostname}' names a loopback address` }, o.what);
   if (parseIp(url.hostname)) {
-    const v = checkAddress(url.hostname.replace(/^\[|\]$/g, ''), allow);
-    if (!v.ok) return refuse({ reason: 'address', message: `points to ${v.message}`, address: url.hostname });
+    const v = checkAddress(url.hostname.replace(/^\[|\]$/g, ''), o.allowlist);
+    if (!v.ok) return refuse({ reason: 'address', message: `points to ${v.message}`, address: url.hostname }, o.what);
   }
   return { ok: true, url };
 }
 
 /**
- * The registration check: the static checks, then every address the name resolves to now. A name
- * that does not resolve at all is let through: nothing can be judged yet, and every delivery checks
- * the addresses it actually connects to (a name can change what it resolves to anyway).
+ * The check before a URL is accepted (a webhook's registration): the static checks, then every address
+ * the name resolves to now. A name that does not resolve at all is let through: nothing can be judged
+ * yet, and every connection checks the addresses it actually connects to (a name can change what it
+ * resolves to anyway).
  */
-export async function checkPushUrl(raw: string, o: { allowlist: Allowlist; resolve: Resolve }): Promise<UrlVerdict> {
-  const v = checkUrlStatic(raw, o.allowlist);
+export async function checkUrl(raw: string, o: GuardOptions): Promise<UrlVerdict> {
+  const v = checkUrlStatic(raw, o);
   if (!v.ok || parseIp(v.url.hostname)) return v;
   let addresses: Array<{ address: string }>;
   try {
@@ -161,17 +177,17 @@ export async function checkPushUrl(raw: string, o: { allowlist: Allowlist; resol
   }
   for (const a of addresses) {
     const c = checkAddress(a.address, o.allowlist);
-    if (!c.ok) return refuse({ reason: 'address', message: `resolves to ${c.message}`, address: a.address });
+    if (!c.ok) return refuse({ reason: 'address', message: `resolves to ${c.message}`, address: a.address }, o.what);
   }
   return v;
 }
 
 /** Raised inside a connection attempt whose resolved address is refused; the attempt fails, nothing is sent. */
-export class PushAddressRefused extends Error {
-  readonly code = 'ERR_PUSH_ADDRESS_REFUSED';
+export class AddressRefused extends Error {
+  readonly code = 'ERR_ADDRESS_REFUSED';
   constructor(message: string) {
     super(message);
-    this.name = 'PushAddressRefused';
+    this.name = 'AddressRefused';
   }
 }
 
@@ -179,15 +195,15 @@ export class PushAddressRefused extends Error {
  * A `lookup` for http/https requests that resolves with `resolve` and refuses the connection unless
  * every address is admitted, so what is checked is what is connected to (no DNS-rebinding gap).
  */
-export function guardedLookup(o: { allowlist: Allowlist; resolve: Resolve }): LookupFunction {
+export function guardedLookup(o: GuardOptions): LookupFunction {
   return (hostname, options, callback) => {
     const fail = (err: NodeJS.ErrnoException) => callback(err, '', 0);
-    if (isLocalhostName(hostname)) return fail(new PushAddressRefused(`push URL refused: '${hostname}' names a loopback address`));
+    if (isLocalhostName(hostname)) return fail(new AddressRefused(refusedText(o.what, `'${hostname}' names a loopback address`)));
     o.resolve(hostname).then(
       (found) => {
         for (const a of found) {
           const c = checkAddress(a.address, o.allowlist);
-          if (!c.ok) return fail(new PushAddressRefused(`push URL refused: ${hostname} resolves to ${c.message}`));
+          if (!c.ok) return fail(new AddressRefused(refusedText(o.what, `${hostname} resolves to ${c.message}`)));
         }
         const wanted = options.family === 4 || options.family === 6 ? found.filter((a) => a.family === options.family) : found;
         if (wanted.length === 0) {

@@ -1,0 +1,110 @@
+// Every Redis name the gateway uses (the store's keys, the limiter's keys, the bus's channels), built in this one place.
+import type { TaskState } from '../../protocol/model.js';
+
+/** The prefixes of the store's per-id keys: a Lua script that meets ids in its data builds those keys from these. */
+export interface RedisIdPrefixes {
+  readonly task: string;
+  readonly taskRev: string;
+  readonly events: string;
+  readonly pushConfigs: string;
+  readonly pushJob: string;
+  readonly pushQueue: string;
+}
+
+export interface RedisKeys {
+  /** hash: key id -> KeyRecord */
+  readonly keyRecords: string;
+  /** hash: key hash -> key id */
+  readonly keyIdByHash: string;
+  /** hash: key id -> key hash (lets a put drop the old hash entry without decoding the old record) */
+  readonly keyHashById: string;
+  /** string: one Task */
+  task(id: string): string;
+  /** string `<seq>:<end|open>`: one task's seq and whether it is terminal, checked by every task write */
+  taskRev(id: string): string;
+  /** sorted set: ids of terminal tasks, scored by when they ended (retention sweeps it) */
+  readonly tasksEnded: string;
+  /** set: ids of the tasks whose stored state is `state` */
+  tasksInState(state: TaskState): string;
+  /** hash: config id -> StoredPushConfig, one hash per task */
+  pushConfigs(taskId: string): string;
+  /** hash: meta key -> value */
+  readonly meta: string;
+  /** sorted set: one task's events, scored by seq */
+  events(taskKey: string): string;
+  /** hash {data: packed PushJob, due: dueAt}: one waiting webhook delivery */
+  pushJob(id: string): string;
+  /** sorted set: the job ids of one push queue (task + config), scored by seq */
+  pushQueue(queue: string): string;
+  /** sorted set: every push queue that has jobs, scored by when its head may be claimed (due, or lease end) */
+  readonly pushDue: string;
+  /** hash: push queue -> the lease token of whoever holds its head */
+  readonly pushLeases: string;
+  /** what each per-id name above is, before its id */
+  readonly idPrefix: RedisIdPrefixes;
+}
+
+/**
+ * Ids go last in each name, after a fixed segment, so no id can make one kind of key collide
+ * with another. To run on Redis Cluster, put a hash tag in the prefix (e.g. `{a2a}:`) so the
+ * multi-key scripts and transactions stay in one slot.
+ */
+export function redisKeys(prefix: string): RedisKeys {
+  const idPrefix: RedisIdPrefixes = {
+    task: `${prefix}task:`,
+    taskRev: `${prefix}task-rev:`,
+    events: `${prefix}events:`,
+    pushConfigs: `${prefix}push:`,
+    pushJob: `${prefix}push-job:`,
+    pushQueue: `${prefix}push-queue:`,
+  };
+  return {
+    keyRecords: `${prefix}keys`,
+    keyIdByHash: `${prefix}keys:by-hash`,
+    keyHashById: `${prefix}keys:hash-of`,
+    task: (id) => `${idPrefix.task}${id}`,
+    taskRev: (id) => `${idPrefix.taskRev}${id}`,
+    tasksEnded: `${prefix}tasks:ended`,
+    tasksInState: (state) => `${prefix}tasks:state:${state}`,
+    pushConfigs: (taskId) => `${idPrefix.pushConfigs}${taskId}`,
+    meta: `${prefix}meta`,
+    events: (taskKey) => `${idPrefix.events}${taskKey}`,
+    pushJob: (id) => `${idPrefix.pushJob}${id}`,
+    pushQueue: (queue) => `${idPrefix.pushQueue}${queue}`,
+    pushDue: `${prefix}push-due`,
+    pushLeases: `${prefix}push-leases`,
+    idPrefix,
+  };
+}
+
+/** The pub/sub channels of the event bus (channels are not keys: `events:` here does not meet the store's `events:` keys). */
+export interface RedisChannels {
+  /** one task's live events, packed {origin, events} */
+  events(taskKey: string): string;
+  /** cancel requests: the message is the task key, heard by whichever instance runs it */
+  readonly cancel: string;
+}
+
+export function redisChannels(prefix: string): RedisChannels {
+  return {
+    events: (taskKey) => `${prefix}events:${taskKey}`,
+    cancel: `${prefix}control:cancel`,
+  };
+}
+
+/** The limiter's prefix under the gateway's Redis prefix: the limiter's keys are `limiterKeys(limiterPrefix(prefix), key)`. */
+export const limiterPrefix = (prefix: string): string => `${prefix}limit:`;
+
+/**
+ * The minute and hour lists of one limited key under the limiter's own prefix. The `{key}` hash tag puts both
+ * in one cluster slot, which a single script touching both requires.
+ */
+export function limiterKeys(prefix: string, key: string): [minute: string, hour: string] {
+  const base = `${prefix}{${key}}`;
+  return [`${base}:minute`, `${base}:hour`];
+}
+
+/** A SCAN pattern for everything under a limiter prefix (tests and benches clean up with it). */
+export function limiterKeyPattern(prefix: string): string {
+  return `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+}

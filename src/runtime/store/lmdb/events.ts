@@ -1,0 +1,66 @@
+// The LMDB task events: `events` ([taskKey, firstSeq] -> one append's events), replayed after a seq, trimmed per task.
+import type { Database, Key, RootDatabase } from 'lmdb';
+import { TaskEvent } from '../../../protocol/events.js';
+import type { EventStore } from '../types.js';
+import { checked } from '../validate.js';
+
+export interface LmdbEventStoreOptions {
+  root: RootDatabase;
+  /** [taskKey, firstSeq] -> TaskEvent or TaskEvent[] */
+  db: Database<unknown, Key>;
+  /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits */
+  fresh: () => void;
+}
+
+export function lmdbEventStore(o: LmdbEventStoreOptions): EventStore {
+  const { root, db: events, fresh } = o;
+  return {
+    async append(key, list, retain) {
+      if (list.length === 0) return;
+      await root.transaction(() => putEvents(events, key, list, retain));
+    },
+    async after(key, after) {
+      fresh();
+      const out: TaskEvent[] = [];
+      // the value holding seq after+1 may start before it: begin at the last value whose first seq is <= after+1
+      let start: Key = [key, after + 1];
+      for (const k of events.getKeys({ start: [key, after + 1], end: [key, 0], reverse: true, limit: 1 })) start = k;
+      for (const { value } of events.getRange({ start, end: [key, Number.MAX_SAFE_INTEGER] })) {
+        for (const v of eventsIn(value)) {
+          const ev = checked({ schema: TaskEvent, value: v, record: 'event', id: key });
+          if (ev.seq > after) out.push(ev);
+        }
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * Inside a write transaction (an append, or a task write carrying its events): stores a non-empty list of one task's
+ * events as one value (one B-tree write instead of one per event) and keeps the last `retain` (all when undefined).
+ */
+export function putEvents(events: Database<unknown, Key>, key: string, list: readonly TaskEvent[], retain: number | undefined): void {
+  events.put([key, list[0]!.seq], list.length === 1 ? list[0] : list);
+  const cut = list[list.length - 1]!.seq - (retain ?? Number.MAX_SAFE_INTEGER);
+  if (cut > 0) trimEvents(events, key, cut);
+}
+
+/** Inside a write transaction: drops every event of one task (retention). */
+export function dropEvents(events: Database<unknown, Key>, key: string): void {
+  for (const e of events.getKeys({ start: [key, 0], end: [key, Number.MAX_SAFE_INTEGER] })) events.remove(e);
+}
+
+/** A stored events value: one event, or the events of one append in seq order. */
+const eventsIn = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : [value]);
+
+/** Inside a write transaction: drops a task's events with seq <= cut; a value that straddles the cut keeps its newer events. */
+function trimEvents(events: Database<unknown, Key>, key: string, cut: number): void {
+  for (const { key: k, value } of events.getRange({ start: [key, 0], end: [key, cut + 1] })) {
+    events.remove(k);
+    const kept = eventsIn(value).filter((v) => seqOf(v) > cut);
+    if (kept.length > 0) events.put([key, seqOf(kept[0])], kept.length === 1 ? kept[0] : kept);
+  }
+}
+
+const seqOf = (v: unknown): number => (typeof v === 'object' && v !== null && 'seq' in v && typeof v.seq === 'number' ? v.seq : 0);

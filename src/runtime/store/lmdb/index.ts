@@ -1,0 +1,96 @@
+// The embedded store engine: one LMDB environment in a directory, shared by the server and CLI processes.
+//
+// This file opens the environment and composes the sub-stores (one file each: keys, tasks, push-configs, meta,
+// events, push-jobs). Layout (named sub-databases, values msgpack via lmdb-js's built-in msgpackr encoder):
+//   keys            key id -> KeyRecord
+//   key-hash        key hash -> key id                 (string values)
+//   tasks           task id -> Task
+//   task-state      task id -> its indexed state       (string values; lets a put find the old
+//                                                       index entry without decoding the old task)
+//   tasks-by-state  state -> task ids                  (dupSort index; listByState reads it, no scan)
+//   task-seq        task id -> its record's seq        (read uncached by every task write's check)
+//   tasks-ended     [endedAt, task id] -> true         (terminal tasks by when they ended: retention sweeps it)
+//   push-configs    [taskId, configId] -> StoredPushConfig
+//   meta            key -> any value
+//   events          [taskKey, firstSeq] -> TaskEvent or TaskEvent[]  (one value per append, its events in seq
+//                                                       order; range reads replay after a seq; trimmed per task)
+//   push-jobs       [queue, seq] -> {job, lease?}        (webhook deliveries waiting; see push-jobs.ts)
+// Every multi-entry write (a record plus its index) is one LMDB transaction.
+//
+// Freshness: the CLI revokes keys while the server runs, so no lmdb-js object cache (`cache: false`, but for tasks)
+// and every read first drops lmdb-js's reused read snapshot. lmdb-js otherwise keeps one snapshot
+// until a zero-delay timer fires, so two requests handled in the same event-loop turn could both
+// miss another process's commit. The reset is a reader-slot release, cheap next to decoding.
+import { mkdir } from 'node:fs/promises';
+import { open, type Database, type Key, type RootDatabase } from 'lmdb';
+import type { Store } from '../types.js';
+import { lmdbEventStore } from './events.js';
+import { lmdbKeyStore } from './keys.js';
+import { lmdbMetaStore } from './meta.js';
+import { lmdbPushConfigStore } from './push-configs.js';
+import { lmdbPushJobStore } from './push-jobs.js';
+import { lmdbTaskStore } from './tasks.js';
+
+/** Sub-database names; exported so tests can reach the raw layout (e.g. to plant a corrupt value). */
+export const LMDB_DBS = {
+  keys: 'keys',
+  keyHash: 'key-hash',
+  tasks: 'tasks',
+  taskState: 'task-state',
+  tasksByState: 'tasks-by-state',
+  taskSeq: 'task-seq',
+  tasksEnded: 'tasks-ended',
+  pushConfigs: 'push-configs',
+  meta: 'meta',
+  events: 'events',
+  pushJobs: 'push-jobs',
+} as const;
+
+export async function openLmdbStore(opts: { path: string }): Promise<Store> {
+  await mkdir(opts.path, { recursive: true });
+  // noSubdir false: lmdb-js would otherwise treat a path with a dot in it as a file name.
+  const root: RootDatabase = open({ path: opts.path, noSubdir: false, maxDbs: 16, cache: false });
+  // plain msgpack: with no shared structures, msgpackr's records would carry and re-define their shape in every
+  // value. lmdb-js passes `useRecords` on to msgpackr; its typings do not list it, hence the untyped spread.
+  const plain: Record<string, unknown> = { useRecords: false };
+  const db = (name: string) => root.openDB<unknown, Key>({ name, cache: false, ...plain });
+  const keys = db(LMDB_DBS.keys);
+  const keyHash = root.openDB<string, string>({ name: LMDB_DBS.keyHash, encoding: 'string', cache: false });
+  // Only the server process writes tasks, so lmdb-js's object cache is safe here (and the CLI never reads them):
+  // a cached value is the same object until this process writes that task again.
+  const tasks = root.openDB<unknown, Key>({ name: LMDB_DBS.tasks, cache: true, ...plain });
+  const taskState = root.openDB<string, string>({ name: LMDB_DBS.taskState, encoding: 'string', cache: false });
+  const byState: Database<unknown, string> = root.openDB<unknown, string>({
+    name: LMDB_DBS.tasksByState,
+    dupSort: true,
+    encoding: 'ordered-binary',
+    cache: false,
+  });
+  const taskSeq = root.openDB<number, string>({ name: LMDB_DBS.taskSeq, cache: false, ...plain });
+  const ended = root.openDB<true, Key>({ name: LMDB_DBS.tasksEnded, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false });
+  const pushConfigs = db(LMDB_DBS.pushConfigs);
+  const meta = db(LMDB_DBS.meta);
+  const events = db(LMDB_DBS.events);
+  const pushJobs = db(LMDB_DBS.pushJobs);
+
+  const fresh = () => root.resetReadTxn();
+  let closing: Promise<void> | undefined;
+
+  return {
+    kind: 'lmdb',
+    keys: lmdbKeyStore({ root, keys, keyHash, fresh }),
+    tasks: lmdbTaskStore({ root, tasks, taskState, byState, taskSeq, ended, events, pushConfigs, fresh }),
+    pushConfigs: lmdbPushConfigStore({ root, db: pushConfigs, fresh }),
+    pushJobs: lmdbPushJobStore({ root, db: pushJobs, fresh }),
+    events: lmdbEventStore({ root, db: events, fresh }),
+    meta: lmdbMetaStore({ db: meta, fresh }),
+    async ping() {
+      fresh();
+      meta.get('ping');
+    },
+    close() {
+      closing ??= root.close();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,74 @@
+// The LMDB API key records: `keys` (id -> KeyRecord) and its `key-hash` index, read fresh on every request.
+import type { Database, Key, RootDatabase } from 'lmdb';
+import { KeyRecord } from '../../../protocol/records.js';
+import type { KeyStore } from '../types.js';
+import { checked } from '../validate.js';
+
+export interface LmdbKeyStoreOptions {
+  root: RootDatabase;
+  /** key id -> KeyRecord */
+  keys: Database<unknown, Key>;
+  /** key hash -> key id */
+  keyHash: Database<string, string>;
+  /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits */
+  fresh: () => void;
+}
+
+export function lmdbKeyStore(o: LmdbKeyStoreOptions): KeyStore {
+  const { root, keys, keyHash, fresh } = o;
+  // Key records are read on every request and may be changed by another process (a CLI revoke), so they are
+  // never cached as objects. The stored bytes are read every time instead (cheap, no decoding); when they equal
+  // the bytes last decoded for that key, the record decoded then is still exactly what is stored.
+  const keyMemo = new Map<string, { bytes: Buffer; rec: KeyRecord }>();
+  const readKey = (id: string): KeyRecord | undefined => {
+    const raw = keys.getBinary(id);
+    if (raw === undefined) {
+      keyMemo.delete(id);
+      return undefined;
+    }
+    const hit = keyMemo.get(id);
+    if (hit && hit.bytes.equals(raw)) return hit.rec;
+    const v = keys.get(id);
+    if (v === undefined) return undefined;
+    const rec = checked({ schema: KeyRecord, value: v, record: 'key', id });
+    if (keyMemo.size >= 10_000) keyMemo.delete(keyMemo.keys().next().value as string);
+    keyMemo.set(id, { bytes: raw, rec });
+    return rec;
+  };
+
+  return {
+    async put(rec) {
+      await root.transaction(() => {
+        // A changed hash must stop resolving to this key, or a replaced secret would still authenticate.
+        const prev = hashOf(keys.get(rec.id));
+        if (prev !== undefined && prev !== rec.hash && keyHash.get(prev) === rec.id) keyHash.remove(prev);
+        keys.put(rec.id, rec);
+        keyHash.put(rec.hash, rec.id);
+      });
+    },
+    async get(id) {
+      fresh();
+      return readKey(id);
+    },
+    async getByHash(hash) {
+      fresh();
+      const id = keyHash.get(hash);
+      if (id === undefined) return undefined;
+      const rec = readKey(id);
+      return rec?.hash === hash ? rec : undefined;
+    },
+    async list(filter) {
+      fresh();
+      const out: KeyRecord[] = [];
+      for (const { key, value } of keys.getRange()) {
+        const rec = checked({ schema: KeyRecord, value, record: 'key', id: String(key) });
+        if (filter?.workspaceId === undefined || rec.workspaceId === filter.workspaceId) out.push(rec);
+      }
+      return out;
+    },
+  };
+}
+
+function hashOf(v: unknown): string | undefined {
+  return typeof v === 'object' && v !== null && 'hash' in v && typeof v.hash === 'string' ? v.hash : undefined;
+}

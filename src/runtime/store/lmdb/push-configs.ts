@@ -1,0 +1,52 @@
+// The LMDB push configs: `push-configs` ([taskKey, configId] -> StoredPushConfig), read by task with a range.
+import type { Database, Key, RootDatabase } from 'lmdb';
+import { StoredPushConfig } from '../../../protocol/records.js';
+import type { PushConfigStore } from '../types.js';
+import { checked } from '../validate.js';
+
+export interface LmdbPushConfigStoreOptions {
+  root: RootDatabase;
+  /** [taskKey, configId] -> StoredPushConfig */
+  db: Database<unknown, Key>;
+  /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits */
+  fresh: () => void;
+}
+
+/** Sorts after every string element of an ordered-binary array key (UTF-8 has no 0xff byte): ends a [taskId, *] range. */
+const AFTER_ANY_STRING = new Uint8Array([0xff]);
+
+export function lmdbPushConfigStore(o: LmdbPushConfigStoreOptions): PushConfigStore {
+  const { root, db: push, fresh } = o;
+  return {
+    async put(cfg) {
+      await push.put([cfg.taskId, cfg.id], cfg);
+    },
+    async get(taskId, id) {
+      fresh();
+      const v = push.get([taskId, id]);
+      return v === undefined ? undefined : checked({ schema: StoredPushConfig, value: v, record: 'push-config', id });
+    },
+    async list(taskId) {
+      fresh();
+      const out: StoredPushConfig[] = [];
+      for (const { value } of push.getRange({ start: [taskId], end: [taskId, AFTER_ANY_STRING] })) {
+        out.push(checked({ schema: StoredPushConfig, value, record: 'push-config', id: taskId }));
+      }
+      return out;
+    },
+    async delete(taskId, id) {
+      // lmdb-js resolves remove() with true even when nothing was there, so look inside the write.
+      return root.transaction(() => {
+        const k = [taskId, id];
+        if (!push.doesExist(k)) return false;
+        push.remove(k);
+        return true;
+      });
+    },
+  };
+}
+
+/** Inside a write transaction: drops every push config of one task (retention). */
+export function dropPushConfigs(push: Database<unknown, Key>, taskId: string): void {
+  for (const c of push.getKeys({ start: [taskId], end: [taskId, AFTER_ANY_STRING] })) push.remove(c);
+}

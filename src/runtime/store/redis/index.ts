@@ -1,0 +1,75 @@
+// The shared store engine: Redis via node-redis, for several gateway instances sharing tasks, keys and configs.
+//
+// This file opens the connection and composes the sub-stores (one file each: keys, tasks, push-configs, meta, events,
+// push-jobs). Values are msgpack (msgpackr, plain maps rather than msgpackr records, so any msgpack reader can
+// inspect them) stored as Buffers; key names come from runtime/redis/keys.ts. Each task write is one Lua script that
+// checks the task's rev (create: absent; put: not terminal, at the expected seq) and then writes the record, its
+// per-state index sets, the ended index and its events, so listByState is a SUNION plus an MGET. Key writes and
+// the by-hash lookup need a read before the write or a second lookup, so they are Lua scripts too.
+import { connectRedis } from '../../redis/connect.js';
+import { redisKeys } from '../../redis/keys.js';
+import { deadlined, withDeadline } from '../../deadline.js';
+import type { Store } from '../types.js';
+import { binary, type RedisParts } from './client.js';
+import { redisEventStore } from './events.js';
+import { redisKeyStore } from './keys.js';
+import { redisMetaStore } from './meta.js';
+import { redisPushConfigStore } from './push-configs.js';
+import { redisPushJobStore } from './push-jobs.js';
+import { scriptRunner } from './scripts.js';
+import { redisTaskStore } from './tasks.js';
+
+export async function openRedisStore(opts: {
+  url: string;
+  prefix: string;
+  /** a command unanswered this long fails with a TimeoutError (default 2 s) */
+  commandTimeoutMs?: number;
+  /** Connection errors; the client reconnects by itself and commands fail on their own meanwhile. */
+  onError?: (err: Error) => void;
+}): Promise<Store> {
+  const client = await connectRedis({ url: opts.url, name: 'a2a-gateway:store', commandTimeoutMs: opts.commandTimeoutMs ?? 2_000, onError: opts.onError });
+  const bin = binary(client);
+  const parts: RedisParts = { client, bin, keys: redisKeys(opts.prefix), run: scriptRunner(bin) };
+
+  let closing: Promise<void> | undefined;
+  const deadline = { ms: opts.commandTimeoutMs ?? 2_000, what: 'redis store' };
+
+  return withDeadlines({
+    kind: 'redis',
+    keys: redisKeyStore(parts),
+    tasks: redisTaskStore(parts),
+    pushConfigs: redisPushConfigStore(parts),
+    pushJobs: redisPushJobStore(parts),
+    events: redisEventStore(parts),
+    meta: redisMetaStore(parts),
+    async ping() {
+      await client.ping();
+    },
+    close() {
+      closing ??= (async () => {
+        if (!client.isOpen) return;
+        try {
+          await client.close();
+        } catch {
+          // A socket that died under us has nothing left to flush; make sure it is released.
+          if (client.isOpen) client.destroy();
+        }
+      })();
+      return closing;
+    },
+  });
+
+  /** Every call of every sub-store (and ping) gets the command deadline; close does not. */
+  function withDeadlines(store: Store): Store {
+    return {
+      ...store,
+      keys: deadlined(store.keys, deadline),
+      tasks: deadlined(store.tasks, deadline),
+      pushConfigs: deadlined(store.pushConfigs, deadline),
+      pushJobs: deadlined(store.pushJobs, deadline),
+      meta: deadlined(store.meta, deadline),
+      events: deadlined(store.events, deadline),
+      ping: () => withDeadline(store.ping(), { ...deadline, what: 'redis store.ping' }),
+    };
+  }
+}

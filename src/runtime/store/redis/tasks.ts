@@ -1,0 +1,123 @@
+// The Redis tasks: each write is one Lua script (rev check, record, state index sets, ended index, events); one sweep script.
+import { TaskState, Task, TERMINAL_STATES } from '../../../protocol/model.js';
+import type { TaskPutOptions, TaskStore } from '../types.js';
+import { taskKey } from '../types.js';
+import type { RedisParts } from './client.js';
+import { script } from './scripts.js';
+import { decode, packr } from './values.js';
+
+/**
+ * KEYS: task, taskRev, events, tasksEnded, the new state's set, then the other states' sets.
+ * ARGV: mode (create|put), expected seq ('' for none), packed task, new rev, ended-at score ('' unless terminal),
+ * task id, events trim cut ('' for none), then per event: seq, packed event.
+ * The one task write: check, record, state index, ended index and events in one atomic step. 1 written, 0 refused.
+ * A task stored before revs existed has none: it is admitted as if open (create still sees the record).
+ */
+const writeTask10 = script({
+  numberOfKeys: 10,
+  lua: `
+if ARGV[1] == 'create' then
+  if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+else
+  local rev = redis.call('GET', KEYS[2])
+  if rev then
+    local seq, kind = string.match(rev, '^(%d+):(%a+)$')
+    if kind == 'end' then return 0 end
+    if ARGV[2] ~= '' and seq ~= ARGV[2] then return 0 end
+  elseif ARGV[2] ~= '' and redis.call('EXISTS', KEYS[1]) == 0 then
+    return 0
+  end
+end
+redis.call('SET', KEYS[1], ARGV[3])
+redis.call('SET', KEYS[2], ARGV[4])
+for i = 6, #KEYS do redis.call('SREM', KEYS[i], ARGV[6]) end
+redis.call('SADD', KEYS[5], ARGV[6])
+if ARGV[5] ~= '' then redis.call('ZADD', KEYS[4], ARGV[5], ARGV[6]) end
+for i = 8, #ARGV, 2 do redis.call('ZADD', KEYS[3], ARGV[i], ARGV[i + 1]) end
+if ARGV[7] ~= '' then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[7]) end
+return 1
+`,
+});
+
+/**
+ * KEYS: tasksEnded, then every state's set. ARGV: ended-by score, limit, then the key prefixes of task, taskRev,
+ * events and push configs. Deletes the terminal tasks that ended by then, with everything kept under their id;
+ * returns their ids.
+ */
+const sweepTasks7 = script({
+  numberOfKeys: 7,
+  lua: `
+local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, id in ipairs(gone) do
+  redis.call('DEL', ARGV[3] .. id, ARGV[4] .. id, ARGV[5] .. id, ARGV[6] .. id)
+  for i = 2, #KEYS do redis.call('SREM', KEYS[i], id) end
+  redis.call('ZREM', KEYS[1], id)
+end
+return gone
+`,
+});
+
+export function redisTaskStore(o: RedisParts): TaskStore {
+  const { client, bin, keys: k, run } = o;
+  const decodeTask = (bytes: Buffer, id: string) => decode({ schema: Task, bytes, record: 'task', id });
+
+  /** The one task write path: check and write in one script (see writeTask10). */
+  async function writeTask(task: Task, w: TaskPutOptions & { create: boolean }): Promise<boolean> {
+    const state = task.status.state;
+    const key = taskKey(task.workspaceId, task.id);
+    const terminal = TERMINAL_STATES.has(state);
+    const list = w.events ?? [];
+    const last = list.length > 0 ? list[list.length - 1]!.seq : 0;
+    const cut = w.retainEvents !== undefined && last - w.retainEvents > 0 ? String(last - w.retainEvents) : '';
+    const args: Array<string | Buffer> = [
+      w.create ? 'create' : 'put',
+      w.expectSeq === undefined ? '' : String(w.expectSeq),
+      packr.pack(task),
+      `${task.seq ?? 0}:${terminal ? 'end' : 'open'}`,
+      terminal ? String(task.updatedAt) : '',
+      key,
+      cut,
+    ];
+    for (const ev of list) args.push(String(ev.seq), packr.pack(ev));
+    const reply = await run({
+      script: writeTask10,
+      keys: [k.task(key), k.taskRev(key), k.events(key), k.tasksEnded, k.tasksInState(state), ...TaskState.options.filter((s) => s !== state).map((s) => k.tasksInState(s))],
+      args,
+    });
+    return reply === 1;
+  }
+
+  return {
+    create(task, w) {
+      return writeTask(task, { ...w, create: true });
+    },
+    put(task, w) {
+      return writeTask(task, { ...w, create: false });
+    },
+    async get(workspaceId, id) {
+      const key = taskKey(workspaceId, id);
+      const bytes = await bin.get(k.task(key));
+      return bytes === null ? undefined : decodeTask(bytes, key);
+    },
+    async listByState(states) {
+      if (states.length === 0) return [];
+      const ids = await client.sUnion(states.map((s) => k.tasksInState(s)));
+      if (ids.length === 0) return [];
+      const values = await bin.mGet(ids.map((id) => k.task(id)));
+      const out: Task[] = [];
+      values.forEach((bytes, i) => {
+        if (bytes !== null) out.push(decodeTask(bytes, ids[i]));
+      });
+      return out;
+    },
+    async sweep({ endedBy, limit }) {
+      if (limit <= 0) return [];
+      const reply = await run({
+        script: sweepTasks7,
+        keys: [k.tasksEnded, ...TaskState.options.map((s) => k.tasksInState(s))],
+        args: [String(endedBy), String(limit), k.idPrefix.task, k.idPrefix.taskRev, k.idPrefix.events, k.idPrefix.pushConfigs],
+      });
+      return (Array.isArray(reply) ? reply : []).map((id) => String(id));
+    },
+  };
+}
