@@ -48,9 +48,13 @@ export const AgentSpec = z.object({
 });
 export type AgentSpec = z.infer<typeof AgentSpec>;
 
+/** What a worker needs of an agent to run it; the rest of the spec (card, skills) is not copied to it per turn. */
+export const AgentRef = AgentSpec.pick({ id: true, kind: true, entry: true, timeoutMs: true, options: true });
+export type AgentRef = z.infer<typeof AgentRef>;
+
 /** What the gateway hands a worker for one turn of a task. */
 export const AgentRunInput = z.object({
-  agent: AgentSpec,
+  agent: AgentRef,
   task: z.object({
     id: z.string(),
     contextId: z.string(),

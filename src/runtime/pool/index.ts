@@ -1,6 +1,6 @@
 // The agent worker pool: runs agent turns on Piscina threads, streams their events back, never rejects.
 import { Piscina } from 'piscina';
-import type { AgentRunInput, AgentRunResult, AgentSpec } from '../../protocol/agent-events.js';
+import type { AgentRef, AgentRunInput, AgentRunResult } from '../../protocol/agent-events.js';
 import { setLongTimeout } from '../../protocol/long-timeout.js';
 import { RunAbort } from './abort.js';
 import { RunBatcher, type BatchEntry } from './batcher.js';
@@ -20,7 +20,7 @@ const errorText = (err: unknown): string => (err instanceof Error ? err.message 
  * which may busy-loop) gets a worker to itself, so a cancel or timeout can terminate that worker
  * without taking other runs down with it.
  */
-const isCooperative = (agent: AgentSpec): boolean => agent.kind === 'builtin' && COOPERATIVE_BUILTINS.has(agent.entry ?? agent.id);
+const isCooperative = (agent: AgentRef): boolean => agent.kind === 'builtin' && COOPERATIVE_BUILTINS.has(agent.entry ?? agent.id);
 
 export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
   const { filename, execArgv } = agentWorkerEntry();

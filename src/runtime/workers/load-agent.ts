@@ -1,7 +1,7 @@
 // Finds the code for an AgentSpec inside a worker: a builtin by name, or a module's default (or `run`) export.
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AgentSpec } from '../../protocol/agent-events.js';
+import type { AgentRef } from '../../protocol/agent-events.js';
 import type { AgentContext } from './agent-contract.js';
 import { BUILTIN_AGENTS } from './agents/index.js';
 
@@ -33,7 +33,7 @@ async function loadModule(entry: string): Promise<LoadResult> {
   return { ok: true, fn };
 }
 
-export async function loadAgent(agent: AgentSpec): Promise<LoadResult> {
+export async function loadAgent(agent: AgentRef): Promise<LoadResult> {
   if (agent.kind === 'module') {
     if (!agent.entry) return { ok: false, message: `agent ${agent.id} is a module agent without an entry path` };
     return loadModule(agent.entry);
