@@ -71,7 +71,7 @@ export function waitListening(child: ChildProcess, name: string, timeoutMs = 30_
       const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
       if (m !== null) {
         done();
-        resolve(m[1]);
+        resolve(m[1]!);
       }
     };
     const onErr = (buf: Buffer): void => {

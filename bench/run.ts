@@ -58,7 +58,7 @@ async function measureTarget(target: Target, workDir: string): Promise<Row[]> {
     const task = await oneShot(running.endpoint, SEND_BODY, auth);
     const get = getBody(task.id);
     await oneShot(running.endpoint, get, auth);
-    const loads: Load[] = [
+    const loads: [Load, Load] = [
       { method: 'message/send', bodyFile: join(workDir, `${target.name}-send.json`), expect: '"completed"' },
       { method: 'tasks/get', bodyFile: join(workDir, `${target.name}-get.json`), expect: `"${task.id}"` },
     ];

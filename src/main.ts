@@ -1,8 +1,6 @@
 // The composition root: config -> runtime -> actors -> gateway -> transport. The only place that picks concrete engines.
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { TaskSupervisor } from './actors/task-supervisor.js';
 import type { RunAgentTurn } from './actors/task-machine.js';
 import { agentsOf, checkAgentEntries, type Config } from './cli/config.js';
@@ -21,8 +19,6 @@ import { errorText, silentLog, type Log } from './runtime/log.js';
 import { createAgentPool } from './runtime/pool.js';
 import { createPushRuntime, type PushRuntime } from './runtime/push/push.js';
 import type { Resolve } from './runtime/push/ssrf.js';
-import { openLmdbStore } from './runtime/store/lmdb.js';
-import { openRedisStore } from './runtime/store/redis.js';
 import { redactPaths } from './runtime/redact.js';
 import type { Store } from './runtime/store/types.js';
 import { startHttpServer } from './transport/app.js';

@@ -159,13 +159,14 @@ for (const engine of engines) {
         { perMinute: 12, perHour: 12 },
       ];
       const keys = ['a', 'b', 'c'].map((k) => `${engine.name}-${keySeq++}-${k}`);
-      const limitsOf = new Map(keys.map((k) => [k, limitChoices[0]]));
+      const limitsOf = new Map(keys.map((k) => [k, limitChoices[0]!]));
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
       let mismatches = 0;
       for (let i = 0; i < 1500; i++) {
-        clock.advance(steps[Math.floor(rnd() * steps.length)] * (rnd() < 0.7 ? 0.01 : 1) | 0);
-        const k = keys[Math.floor(rnd() * keys.length)];
-        if (rnd() < 0.03) limitsOf.set(k, limitChoices[Math.floor(rnd() * limitChoices.length)]);
-        const limits = limitsOf.get(k) ?? limitChoices[0];
+        clock.advance(pick(steps) * (rnd() < 0.7 ? 0.01 : 1) | 0);
+        const k = pick(keys);
+        if (rnd() < 0.03) limitsOf.set(k, pick(limitChoices));
+        const limits = limitsOf.get(k) ?? limitChoices[0]!;
         const got = await limiter.check(k, limits);
         const want = oracle.check(k, limits, clock.now());
         if (JSON.stringify(got) !== JSON.stringify(want) && mismatches++ < 5) t.same(got, want, `step ${i}`);

@@ -1,7 +1,7 @@
 // Streaming over SSE against the real server: event sequences of both dialects, final semantics, resubscribe and replay.
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { startTestGateway, msgA, msgB, type TestGateway } from '../support/gateway.js';
+import { startTestGateway, msgB } from '../support/gateway.js';
 import { openSse, type SseFrame } from '../support/sse.js';
 
 const slow = (ms: number, steps: number) => ({ kind: 'data', data: { ms, steps } });
@@ -10,15 +10,6 @@ const slowB = (ms: number, steps: number) => ({
 });
 const seqs = (frames: SseFrame[]) => frames.map((f) => Number(f.id));
 const results = (frames: SseFrame[]) => frames.map((f) => f.data.result);
-
-async function waitFor(gw: TestGateway, key: string, id: string, state: string) {
-  for (let i = 0; i < 200; i++) {
-    const r = await gw.rpc({ key, method: 'tasks/get', params: { id } });
-    if (r.json.result?.status.state === state) return r.json.result;
-    await new Promise((res) => setTimeout(res, 20));
-  }
-  throw new Error(`task ${id} never reached ${state}`);
-}
 
 t.test('message/stream (rev B): the task first, then status and artifact updates, the last final; then the stream closes', async (t) => {
   const gw = await startTestGateway();

@@ -16,13 +16,13 @@ export type RedisLimiterOptions = { prefix: string; clock: Clock } & (
   | { client: LuaClient }
 );
 
-const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+type Reply = [allowed: number, m: number, mGate: number, h: number, hGate: number];
 
-function parseReply(reply: unknown): [allowed: number, m: number, mGate: number, h: number, hGate: number] {
-  if (Array.isArray(reply) && reply.length === 5 && reply.every(isInt)) {
-    const [a, m, mg, h, hg] = reply;
-    return [a, m, mg, h, hg];
-  }
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+const isReply = (r: unknown): r is Reply => Array.isArray(r) && r.length === 5 && r.every(isInt);
+
+function parseReply(reply: unknown): Reply {
+  if (isReply(reply)) return reply;
   throw new LimiterReplyError(reply);
 }
 

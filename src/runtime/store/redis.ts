@@ -138,7 +138,7 @@ export async function openRedisStore(opts: {
         const values = await bin.mGet(ids.map((id) => k.task(id)));
         const out: Task[] = [];
         values.forEach((bytes, i) => {
-          if (bytes !== null) out.push(decodeTask(bytes, ids[i]));
+          if (bytes !== null) out.push(decodeTask(bytes, ids[i]!));
         });
         return out;
       },
