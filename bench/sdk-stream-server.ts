@@ -8,10 +8,10 @@
 import { access } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentCard, Message, Task, TaskState, TaskStatusUpdateEvent } from '@a2a-js/sdk';
-import {
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
+import type {
+  AgentExecutor,
+  ExecutionEventBus,
+  RequestContext,
 } from '@a2a-js/sdk/server';
 import { serveSdk } from './sdk-serve.js';
 

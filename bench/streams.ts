@@ -229,7 +229,11 @@ function startClient(spec: IdleSpec | FanoutSpec): Client {
     }
     for (const w of waiters.splice(0)) w();
   });
-  child.once('exit', () => setImmediate(() => waiters.splice(0).forEach((w) => w())));
+  child.once('exit', () =>
+    setImmediate(() => {
+      for (const w of waiters.splice(0)) w();
+    }),
+  );
   return {
     pid: child.pid,
     async next<T>(tag: string, timeoutMs: number): Promise<T> {

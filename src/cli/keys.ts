@@ -38,7 +38,7 @@ export async function keysCommand(args: string[]): Promise<number> {
   const config = await configFrom(values);
   const store = await openStore(config);
   const deps = { keys: store.keys, secret: await openSecret(config), clock: systemClock };
-  const out = (s: string) => process.stdout.write(s + '\n');
+  const out = (s: string) => process.stdout.write(`${s}\n`);
   try {
     switch (sub) {
       case 'create': {

@@ -20,7 +20,7 @@ export async function webhooksCommand(args: string[]): Promise<number> {
   const store = await openStore(config);
   try {
     const secret = await new WebhookSecrets({ meta: store.meta }).rotate(values.workspace);
-    const out = (s: string) => process.stdout.write(s + '\n');
+    const out = (s: string) => process.stdout.write(`${s}\n`);
     if (values.json) {
       out(JSON.stringify({ workspace: values.workspace, secret }));
     } else {

@@ -94,7 +94,7 @@ export function parseParams<S extends z.ZodType>(schema: S, params: unknown): z.
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
     throw new RpcError('INVALID_PARAMS', { message: 'Invalid params: params must be an object', data: { path: 'params' } });
   }
-  if (Object.prototype.hasOwnProperty.call(params, '')) {
+  if (Object.hasOwn(params, '')) {
     throw new RpcError('INVALID_PARAMS', { message: 'Invalid params: params has an empty key', data: { path: 'params.""' } });
   }
   const deep = tooDeepAt(params, { limit: MAX_JSON_DEPTH, root: 'params' });

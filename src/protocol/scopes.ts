@@ -63,7 +63,7 @@ export const METHOD_SCOPES = {
 } as const satisfies Record<string, Scope>;
 
 export type MethodName = keyof typeof METHOD_SCOPES;
-export const isKnownMethod = (m: string): m is MethodName => Object.prototype.hasOwnProperty.call(METHOD_SCOPES, m);
+export const isKnownMethod = (m: string): m is MethodName => Object.hasOwn(METHOD_SCOPES, m);
 
 /** Methods that answer with an SSE stream (all need tasks.stream). */
 export const isStreamingMethod = (m: MethodName): boolean => METHOD_SCOPES[m] === 'tasks.stream';

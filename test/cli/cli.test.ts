@@ -50,7 +50,7 @@ t.test('serve refuses a bad config file, naming the field', async (t) => {
       return runCli(['serve', '--config', file, ...port, '--data-dir', join(dir, 'data')], { timeoutMs: 60_000 });
     }),
   );
-  cases.forEach(([what, , field], i) => refused(t, results[i]!, field, what));
+  for (const [i, [what, , field]] of cases.entries()) refused(t, results[i]!, field, what);
   t.match(results[0]!.stderr, /invalid config/);
 
   const missing = await runCli(['serve', '--config', join(dir, 'nope.json'), '--port', '0', '--data-dir', join(dir, 'data')], { timeoutMs: 60_000 });
@@ -68,7 +68,7 @@ t.test('serve refuses bad env settings, naming the field', async (t) => {
     ['A2A_CONFIG naming a bad file', { A2A_CONFIG: bad }, ['--port', '0'], /maxBodyBytes/],
   ];
   const results = await Promise.all(cases.map(([, env, args]) => runCli(['serve', '--data-dir', join(dir, 'data'), ...args], { env, timeoutMs: 60_000 })));
-  cases.forEach(([what, , , field], i) => refused(t, results[i]!, field, what));
+  for (const [i, [what, , , field]] of cases.entries()) refused(t, results[i]!, field, what);
 });
 
 t.test('serve takes its settings from the config file, env and flags', async (t) => {

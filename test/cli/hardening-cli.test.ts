@@ -17,7 +17,7 @@ t.test('item 19: a second gateway on a port in use exits non-zero naming the por
   t.not(second.code, 0, 'exits non-zero');
   t.notMatch(second.stdout, /listening/, 'never says it listens');
   t.match(second.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${first.port}: the port is already in use`), second.stderr);
-  const h = await fetch(first.url + '/healthz');
+  const h = await fetch(`${first.url}/healthz`);
   t.equal(h.status, 200, 'the first gateway still answers');
 
   // a port held by another kind of socket (a plain TCP server) says why too
@@ -92,7 +92,7 @@ t.test('item 22: config errors name the setting, the file and the fix', async (t
   await writeFile(join(dir, 'broken.json'), '{"port": ');
   await writeFile(join(dir, 'list.json'), '[1]');
   const eighty = await runCli(['serve', '--config', join(dir, 'eighty.json'), '--data-dir', dir]);
-  t.match(eighty.stderr, /invalid config file .*eighty\.json:\n  port \(--port, A2A_PORT\): must be a port number from 0 to 65535/);
+  t.match(eighty.stderr, /invalid config file .*eighty\.json:\n {2}port \(--port, A2A_PORT\): must be a port number from 0 to 65535/);
   t.notMatch(eighty.stderr, /NaN/);
   const hidden = await runCli(['serve', '--config', join(dir, 'eighty.json'), '--port', '0', '--data-dir', dir]);
   t.equal(hidden.code, 2, 'a bad value in the file is reported though a flag overrides it');

@@ -243,7 +243,7 @@ t.test('health and readiness', async (t) => {
     t.equal(res.status, 200, path);
     t.same(await res.json(), { ok: true });
   }
-  const none = await fetch(gw.url + '/nope');
+  const none = await fetch(`${gw.url}/nope`);
   t.equal(none.status, 404);
 });
 
@@ -431,7 +431,7 @@ t.test('module agents configured through a JSON config file (server as a child p
   });
 
   t.test('the server is still healthy', async (t) => {
-    const h = await fetch(server.url + '/healthz');
+    const h = await fetch(`${server.url}/healthz`);
     t.equal(h.status, 200);
     t.equal(server.proc.exitCode, null);
   });

@@ -2,6 +2,7 @@
 // stays terminal whoever finished it (item 4, the store's half). Each test is named after the issue item it covers.
 import t, { type Test } from 'tap';
 import { withStatus } from '../../src/actors/task-updates.js';
+import type { Task } from '../../src/protocol/model.js';
 import { msgA, msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 
@@ -66,7 +67,7 @@ t.test('item 4: a task finished by another writer while its run goes on stays fi
   const slow = { message: { kind: 'message', role: 'user', messageId: 'm-s', parts: [{ kind: 'data', data: { ms: 400, steps: 2 } }], metadata: { agentId: 'slow' } } };
   const pending = gw.rpc({ key, method: 'message/send', params: slow });
   // another instance judged this one dead and failed the task in the store (as reclaim does)
-  let stored;
+  let stored: Task | undefined;
   for (let i = 0; i < 100 && stored?.status.state !== 'working'; i++) {
     await new Promise((r) => setTimeout(r, 10));
     stored = (await gw.gw.store.tasks.listByState(['working']))[0];

@@ -36,7 +36,7 @@ function generate(n: number): Array<{ what: string; body: Buffer }> {
       case 0: {
         // built as text: deeper than JSON.stringify (or any recursive writer) could go
         const levels = 500 + Math.floor(r() * 20000);
-        const data = '{"k":'.repeat(levels) + '1' + '}'.repeat(levels);
+        const data = `${'{"k":'.repeat(levels)}1${'}'.repeat(levels)}`;
         out.push({ what: 'deep params', body: Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"${method}","params":{"message":{"role":"user","messageId":"m","parts":[{"kind":"data","data":${data}}]}}}`) });
         break;
       }
@@ -84,7 +84,7 @@ t.test('hostile input: every malformed body gets an answer or a clean close; the
   for (const { what, body } of bodies) {
     let outcome: string;
     try {
-      const res = await fetch(gw.url + '/api/a2a', { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` }, body: new Uint8Array(body) });
+      const res = await fetch(`${gw.url}/api/a2a`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` }, body: new Uint8Array(body) });
       const text = await res.text();
       const ct = res.headers.get('content-type') ?? '';
       if (ct.startsWith('application/json')) JSON.parse(text); // every JSON answer is JSON
@@ -96,7 +96,7 @@ t.test('hostile input: every malformed body gets an answer or a clean close; the
     outcomes.set(`${what} -> ${outcome}`, (outcomes.get(`${what} -> ${outcome}`) ?? 0) + 1);
   }
   t.comment([...outcomes].map(([k, v]) => `${v} x ${k}`).join('\n'));
-  const h = await fetch(gw.url + '/healthz');
+  const h = await fetch(`${gw.url}/healthz`);
   t.equal(h.status, 200, 'the server is up');
   const ok = await gw.rpc({ key: (await gw.key()).key, method: 'agents/list', params: {} });
   t.ok(ok.json.result, 'and answers a normal call');

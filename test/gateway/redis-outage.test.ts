@@ -32,7 +32,7 @@ t.test('items 2 and 8: a Redis stall with a task running: the process stays up, 
 
   const running = await call('message/send', slow(1500, 3));
   t.equal(running.json.result?.status?.state, 'working', 'a task is running');
-  t.equal((await fetch(server.url + '/readyz')).status, 200, 'ready before the outage');
+  t.equal((await fetch(`${server.url}/readyz`)).status, 200, 'ready before the outage');
 
   redis.stall();
   t.teardown(() => redis.resume());
@@ -45,7 +45,7 @@ t.test('items 2 and 8: a Redis stall with a task running: the process stays up, 
   t.equal(during.json.error?.data?.reason, 'STORE_UNAVAILABLE', 'naming the store as unavailable');
   t.equal(during.headers.get('retry-after'), '1');
   t.ok(took < 2_500, `it fails fast (${took} ms), not after the whole stall`);
-  const ready = await fetch(server.url + '/readyz');
+  const ready = await fetch(`${server.url}/readyz`);
   t.equal(ready.status, 503, '/readyz says not ready');
   t.match(((await ready.json()) as { detail?: string }).detail, /store \(redis\) unavailable/);
   t.equal(server.proc.exitCode, null, 'the process is up');
@@ -54,7 +54,7 @@ t.test('items 2 and 8: a Redis stall with a task running: the process stays up, 
   t.equal(server.proc.exitCode, null, 'still up after 10 s of stall');
   redis.resume();
 
-  await waitFor('ready again', async () => ((await fetch(server.url + '/readyz')).status === 200 ? true : undefined), { timeoutMs: 20_000, everyMs: 200 });
+  await waitFor('ready again', async () => ((await fetch(`${server.url}/readyz`)).status === 200 ? true : undefined), { timeoutMs: 20_000, everyMs: 200 });
   const after = await waitFor('a send to work again', async () => {
     const r = await call('message/send', msgB('after the outage'));
     return r.json.result?.status?.state === 'completed' ? r : undefined;

@@ -91,7 +91,7 @@ t.test('a task left running by an instance that stopped beating is failed by ano
   await a.gw.close(); // A goes away: its task stays stored as working, and A beats no more
   clock.advance(25_000);
   let state = '';
-  let task;
+  let task: any;
   for (let i = 0; i < 100 && state !== 'failed'; i++) {
     await new Promise((r) => setTimeout(r, 20));
     task = (await b.rpc({ key, method: 'tasks/get', params: { id } })).json.result;

@@ -122,7 +122,7 @@ t.test('A2AClient: a non-blocking slow task, then cancel', async (t) => {
 t.test('A2AClient: a wrong key is an error the SDK reports, not a crash', async (t) => {
   const gw = await startTestGateway();
   t.teardown(() => gw.close());
-  const client = await A2AClient.fromCardUrl(`${gw.url}/.well-known/agent-card.json`, { fetchImpl: bearerFetch('svc_a2a_' + 'x'.repeat(43)) });
+  const client = await A2AClient.fromCardUrl(`${gw.url}/.well-known/agent-card.json`, { fetchImpl: bearerFetch(`svc_a2a_${'x'.repeat(43)}`) });
   const r = await client.sendMessage({ message: userMessage('hi') });
   t.ok('error' in r);
   if ('error' in r) {

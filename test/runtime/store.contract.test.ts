@@ -299,8 +299,8 @@ function storeContract(engine: Engine) {
         t.equal(await s.tasks.get('ws-a', key.slice(5)), undefined, `${key} is gone`);
         t.strictSame(await s.events.after(key, 0), []);
         t.strictSame(await s.pushConfigs.list(key), []);
-        t.strictSame(await loc.residue(key.slice(5) + '"'), [], `nothing raw names ${key}`);
-        t.strictSame(await loc.residue(key + ':'), []);
+        t.strictSame(await loc.residue(`${key.slice(5)}"`), [], `nothing raw names ${key}`);
+        t.strictSame(await loc.residue(`${key}:`), []);
       }
       t.strictSame(ids(await s.tasks.listByState(ALL)), ['new-done', 'old-waiting'], 'a newer terminal task and a non-terminal one stay');
       t.strictSame((await s.pushJobs.list()).map((j) => j.taskKey).sort(), ['ws-a/new-done', 'ws-a/old-waiting']);

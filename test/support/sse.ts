@@ -65,7 +65,7 @@ export async function openSse(o: { url: string; key?: string; method: string; pa
     for (;;) {
       if (frames.length > 0) return frames.shift();
       if (done) return undefined;
-      let r;
+      let r: Awaited<ReturnType<typeof reader.read>>;
       try {
         r = await reader.read();
       } catch {

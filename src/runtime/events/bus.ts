@@ -54,7 +54,9 @@ export function createLocalBus(): EventBus {
   const fan = new LocalFanout();
   const cancelers: Array<(k: string) => void> = [];
   return {
-    requestCancel: (k) => cancelers.forEach((fn) => fn(k)),
+    requestCancel: (k) => {
+      for (const fn of cancelers) fn(k);
+    },
     onCancelRequest: (fn) => void cancelers.push(fn),
     publish: (k, events) => fan.deliver(k, events),
     subscribe: (k, fn) => {
@@ -79,7 +81,7 @@ export async function createRedisBus(o: { url: string; prefix: string; commandTi
   const fan = new LocalFanout();
   const settings = { url: o.url, commandTimeoutMs: o.commandTimeoutMs ?? 2_000, onError: o.onError };
   const pub = await connectRedis({ ...settings, name: 'a2a-gateway:bus-pub' });
-  let sub;
+  let sub: Awaited<ReturnType<typeof connectRedis>>;
   try {
     // the subscriber keeps what is asked while it reconnects: node-redis re-subscribes its channels on reconnection
     sub = await connectRedis({ ...settings, name: 'a2a-gateway:bus-sub', offlineQueue: true });
@@ -93,7 +95,9 @@ export async function createRedisBus(o: { url: string; prefix: string; commandTi
   const active = new Map<string, Promise<void>>();
   const cancelers: Array<(k: string) => void> = [];
   const cancelChannel = `${o.prefix}control:cancel`;
-  await sub.subscribe(cancelChannel, (k: string) => cancelers.forEach((fn) => fn(k)));
+  await sub.subscribe(cancelChannel, (k: string) => {
+    for (const fn of cancelers) fn(k);
+  });
   return {
     requestCancel(k) {
       if (!closed) void pub.publish(cancelChannel, k).catch(() => undefined);
@@ -108,7 +112,7 @@ export async function createRedisBus(o: { url: string; prefix: string; commandTi
       let ready = active.get(k) ?? Promise.resolve();
       if (h.first) {
         const subscribed = sub.subscribe(channel(k), (msg: Buffer) => {
-          let env;
+          let env: ReturnType<typeof Envelope>;
           try {
             env = Envelope(packr.unpack(msg));
           } catch {
