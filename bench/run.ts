@@ -15,6 +15,8 @@ import { renderStreams, runStreamsSection } from './streams.js';
 import { LOAD_CORE, ROOT, SERVER_CORE, selectedTargets, type Running, type Target } from './targets.js';
 import { runWrk, wrkInstalled } from './wrk.js';
 
+// the gateway under test runs from the TypeScript sources (through tsx), as in development, even with a build in dist/
+process.env.A2A_FROM_SOURCE = '1';
 
 const seconds = envInt('BENCH_SECONDS', 10);
 const connections = envInt('BENCH_CONNECTIONS', 64);

@@ -78,7 +78,16 @@ export function usageOf(words: readonly string[]): string {
   return TOP_USAGE;
 }
 
+/** Our package.json: two folders up from src/cli, three from the build's dist/src/cli. */
 export function version(): string {
-  const pkg: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-  return typeof pkg === 'object' && pkg !== null && 'version' in pkg ? String(pkg.version) : 'unknown';
+  for (const path of ['../../package.json', '../../../package.json']) {
+    let pkg: unknown;
+    try {
+      pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (typeof pkg === 'object' && pkg !== null && 'name' in pkg && pkg.name === 'a2a-gateway' && 'version' in pkg) return String(pkg.version);
+  }
+  return 'unknown';
 }

@@ -14,6 +14,8 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
     if (k.startsWith('_TAPJS_PROCESSINFO') || (k === 'NODE_OPTIONS' && v?.includes('@tapjs/processinfo'))) continue;
     env[k] = v;
   }
+  // the CLI under test is the sources (through tsx), even where `npm install` left a build in dist/
+  env.A2A_FROM_SOURCE = '1';
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;
