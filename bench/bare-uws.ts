@@ -32,7 +32,7 @@ app.post('/api/a2a', (res) => {
   res.onData((chunk, isLast) => {
     chunks.push(Buffer.from(chunk.slice(0)));
     if (!isLast || aborted) return;
-    const out = reply(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    const out = reply(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     res.cork(() => {
       res.writeHeader('Content-Type', 'application/json').end(out);
     });

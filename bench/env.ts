@@ -10,4 +10,7 @@ export function envInt(name: string, fallback: number): number {
 }
 
 /** load average, 1/5/15 min */
-export const loadNow = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+export const loadNow = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');

@@ -23,8 +23,20 @@ function keyOf(text: string): string | undefined {
 
 export async function createKey(root: string, dataDir: string): Promise<string> {
   const args = [
-    CLI, 'keys', 'create', '--data-dir', dataDir, '--workspace', 'bench', '--trust', 'admin',
-    '--per-minute', '1000000000', '--per-hour', '1000000000', '--json',
+    CLI,
+    'keys',
+    'create',
+    '--data-dir',
+    dataDir,
+    '--workspace',
+    'bench',
+    '--trust',
+    'admin',
+    '--per-minute',
+    '1000000000',
+    '--per-hour',
+    '1000000000',
+    '--json',
   ];
   const { stdout } = await run(process.execPath, args, { cwd: root, timeout: 30_000 }).catch((err: unknown) => {
     const stderr = typeof err === 'object' && err !== null && 'stderr' in err ? String(err.stderr) : String(err);
@@ -32,7 +44,10 @@ export async function createKey(root: string, dataDir: string): Promise<string> 
     const reason = lines.find((l) => /error/i.test(l)) ?? lines.slice(-3).join(' | ');
     throw new Error(`"a2a-gateway keys create" failed: ${reason.trim()}`);
   });
-  const lines = stdout.split('\n').filter((l) => l.trim().startsWith('{')).reverse();
+  const lines = stdout
+    .split('\n')
+    .filter((l) => l.trim().startsWith('{'))
+    .reverse();
   const candidates = [stdout.trim(), ...lines, stdout.slice(stdout.indexOf('{'), stdout.lastIndexOf('}') + 1)];
   for (const text of candidates) {
     const key = keyOf(text);

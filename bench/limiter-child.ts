@@ -9,16 +9,12 @@ export interface LimiterRow {
   opsPerSec: number;
 }
 
-export type LimiterOutcome =
-  | { status: 'ok'; rows: LimiterRow[] }
-  | { status: 'unavailable'; reason: string }
-  | { status: 'failed'; reason: string };
+export type LimiterOutcome = { status: 'ok'; rows: LimiterRow[] } | { status: 'unavailable'; reason: string } | { status: 'failed'; reason: string };
 
 function isRow(v: unknown): v is LimiterRow {
   if (typeof v !== 'object' || v === null) return false;
   const r = v as Record<string, unknown>;
-  return typeof r.name === 'string' && typeof r.p50us === 'number'
-    && typeof r.p99us === 'number' && typeof r.opsPerSec === 'number';
+  return typeof r.name === 'string' && typeof r.p50us === 'number' && typeof r.p99us === 'number' && typeof r.opsPerSec === 'number';
 }
 
 async function outcome(redisUrl: string): Promise<LimiterOutcome> {

@@ -17,6 +17,7 @@ export interface LimiterBenchRow {
 
 /** Enough keys that lookups are not all in one cache line, few enough that most checks are allowed. */
 const KEYS = Array.from({ length: 5_000 }, (_, i) => `bench-key-${i}`);
+const keyAt = (i: number): string => KEYS[i % KEYS.length]!;
 
 /** Times `iterations` sequential calls, after an unmeasured warm-up so the JIT has settled. */
 async function measure(opts: { name: string; iterations: number; op: (i: number) => unknown }): Promise<LimiterBenchRow> {
@@ -31,7 +32,7 @@ async function measure(opts: { name: string; iterations: number; op: (i: number)
   }
   const totalNs = Number(process.hrtime.bigint() - start);
   ns.sort();
-  const pct = (p: number): number => ns[Math.min(iterations - 1, Math.floor((p / 100) * iterations))] / 1000;
+  const pct = (p: number): number => ns[Math.min(iterations - 1, Math.floor((p / 100) * iterations))]! / 1000;
   return { name, p50us: round(pct(50)), p99us: round(pct(99)), opsPerSec: Math.round(iterations / (totalNs / 1e9)) };
 }
 
@@ -55,16 +56,16 @@ export async function runLimiterBench(opts: { redisUrl: string; iterations?: num
 
   const memory = createMemoryLimiter({ clock: systemClock });
   // the memory engine is cheap enough to afford ten times the samples for a steadier p99
-  rows.push(await measure({ name: `memory check() (${KEYS.length} keys)`, iterations: iterations * 10, op: (i) => memory.check(KEYS[i % KEYS.length], L) }));
+  rows.push(await measure({ name: `memory check() (${KEYS.length} keys)`, iterations: iterations * 10, op: (i) => memory.check(keyAt(i), L) }));
   await memory.close();
   const memSync = createMemoryLimiter({ clock: systemClock });
-  rows.push(await measure({ name: `memory checkSync() (${KEYS.length} keys)`, iterations: iterations * 10, op: (i) => memSync.checkSync(KEYS[i % KEYS.length], L) }));
+  rows.push(await measure({ name: `memory checkSync() (${KEYS.length} keys)`, iterations: iterations * 10, op: (i) => memSync.checkSync(keyAt(i), L) }));
   await memSync.close();
 
   const prefix = `a2a-bench:limiter:${process.pid}-${randomBytes(4).toString('hex')}:`;
   const redis = await createRedisLimiter({ url: opts.redisUrl, prefix, clock: systemClock });
   try {
-    rows.push(await measure({ name: 'redis check() (checkLimit-2, 1 round trip)', iterations, op: (i) => redis.check(KEYS[i % KEYS.length], L) }));
+    rows.push(await measure({ name: 'redis check() (checkLimit-2, 1 round trip)', iterations, op: (i) => redis.check(keyAt(i), L) }));
   } finally {
     await redis.close();
     await deleteUnder(opts.redisUrl, prefix);

@@ -34,7 +34,14 @@ function hookCleanup(): void {
 }
 
 /** Spawns `cmd args` pinned to `core` with taskset, in `cwd`, in a new process group (stdin piped on request). */
-export function spawnPinned(core: number, cmd: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv, stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
+export function spawnPinned(
+  core: number,
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env?: NodeJS.ProcessEnv,
+  stdin: 'ignore' | 'pipe' = 'ignore',
+): ChildProcess {
   hookCleanup();
   const child = spawn('taskset', ['-c', String(core), cmd, ...args], {
     cwd,
@@ -73,7 +80,7 @@ export function waitListening(child: ChildProcess, name: string, timeoutMs = 30_
       const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out);
       if (m !== null) {
         done();
-        resolve(m[1]);
+        resolve(m[1]!);
       }
     };
     const onErr = (buf: Buffer): void => {

@@ -48,9 +48,8 @@ function throughputTable(rows: Row[]): string[] {
   for (const row of rows) {
     const r = row.result;
     const cpu = r === undefined ? undefined : cpuPerRequest(r);
-    const cells = r === undefined
-      ? ['—', '—', '—', '—', '—']
-      : [fmt(r.rps), fmt(r.p50us), fmt(r.p99us), cpu === undefined ? '—' : fmt(cpu, 1), fmt(errorCount(r))];
+    const cells =
+      r === undefined ? ['—', '—', '—', '—', '—'] : [fmt(r.rps), fmt(r.p50us), fmt(r.p99us), cpu === undefined ? '—' : fmt(cpu, 1), fmt(errorCount(r))];
     out.push(`| ${row.label} | ${row.method} | ${cells.join(' | ')} | ${note(row)} |`);
   }
   return out;
@@ -90,7 +89,19 @@ export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome, extr
   const rpc = extra.sections === undefined || extra.sections.has('rpc');
   const streams = extra.streams ?? [];
   if (!rpc) {
-    return [`# Bench results — ${info.date}`, '', ...info.environment.map((e) => `- ${e}`), '', 'Throughput section not selected (BENCH_SECTIONS).', '', ...streams, '## Limiter (per check)', '', ...limiterTable(limiter), ''].join('\n');
+    return [
+      `# Bench results — ${info.date}`,
+      '',
+      ...info.environment.map((e) => `- ${e}`),
+      '',
+      'Throughput section not selected (BENCH_SECTIONS).',
+      '',
+      ...streams,
+      '## Limiter (per check)',
+      '',
+      ...limiterTable(limiter),
+      '',
+    ].join('\n');
   }
   return [
     `# Bench results — ${info.date}`,
@@ -102,7 +113,7 @@ export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome, extr
     '',
     ...throughputTable(rows),
     '',
-    '*server CPU µs/req*: the server process\'s user + system CPU time (`/proc/<pid>/stat`, all its threads) over the measured window, divided by the requests wrk completed in it.',
+    "*server CPU µs/req*: the server process's user + system CPU time (`/proc/<pid>/stat`, all its threads) over the measured window, divided by the requests wrk completed in it.",
     '',
     invalid.length === 0
       ? 'All rows valid: every reply was HTTP 200 with a JSON-RPC `result` and no `error`.'

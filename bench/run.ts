@@ -16,6 +16,14 @@ import { renderStreams, runStreamsSection } from './streams.js';
 import { LOAD_CORE, ROOT, SERVER_CORE, selectedTargets, type Running, type Target } from './targets.js';
 import { runWrk, wrkInstalled } from './wrk.js';
 
+// the gateway under test runs as `npm start` runs it: the compiled build, made fresh here from the sources
+if (process.env.A2A_FROM_SOURCE !== '1') {
+  const built = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  if (built.status !== 0) {
+    process.stderr.write('[bench] the build (tsc -p tsconfig.build.json) failed; fix it, or set A2A_FROM_SOURCE=1 to bench the sources\n');
+    process.exit(1);
+  }
+}
 
 const seconds = envInt('BENCH_SECONDS', 10);
 const connections = envInt('BENCH_CONNECTIONS', 64);
@@ -26,7 +34,10 @@ const log = (msg: string): void => void process.stderr.write(`[bench] ${msg}\n`)
 const SECTION_NAMES = ['rpc', 'streams', 'limiter'] as const;
 function selectedSections(spec = process.env.BENCH_SECTIONS): Set<string> {
   if (spec === undefined || spec.trim() === '') return new Set(SECTION_NAMES);
-  const names = spec.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const names = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const n of names) {
     if (!(SECTION_NAMES as readonly string[]).includes(n)) throw new Error(`unknown section "${n}" in BENCH_SECTIONS (known: ${SECTION_NAMES.join(', ')})`);
   }
@@ -60,14 +71,22 @@ async function measureTarget(target: Target, workDir: string): Promise<Row[]> {
     const task = await oneShot(running.endpoint, wire.sendBody, { wire, kind: 'send', authorization: auth });
     const get = wire.getBody(task.id);
     await oneShot(running.endpoint, get, { wire, kind: 'get', authorization: auth });
-    const loads: Load[] = [
+    const loads: [Load, Load] = [
       { method: 'message/send', bodyFile: join(workDir, `${target.name}-send.json`), expect: `"${wire.completed}"` },
       { method: 'tasks/get', bodyFile: join(workDir, `${target.name}-get.json`), expect: `"${task.id}"` },
     ];
     writeFileSync(loads[0].bodyFile, wire.sendBody);
     writeFileSync(loads[1].bodyFile, get);
     for (const load of loads) {
-      const base = { url: running.endpoint, bodyFile: load.bodyFile, authorization: auth, header: wire.header, expect: load.expect, connections, core: LOAD_CORE };
+      const base = {
+        url: running.endpoint,
+        bodyFile: load.bodyFile,
+        authorization: auth,
+        header: wire.header,
+        expect: load.expect,
+        connections,
+        core: LOAD_CORE,
+      };
       log(`${target.name} ${load.method}: warm-up ${warmupSeconds}s`);
       await runWrk({ ...base, seconds: warmupSeconds });
       log(`${target.name} ${load.method}: measuring ${seconds}s`);
@@ -83,13 +102,17 @@ async function measureTarget(target: Target, workDir: string): Promise<Row[]> {
   }
 }
 
-
 function environment(loadAtStart: string): string[] {
-  const wrkVersion = (spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout ?? '').split('\n')[0]?.replace(/\s*Copyright.*$/, '').trim() ?? '?';
+  const wrkVersion =
+    (spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout ?? '')
+      .split('\n')[0]
+      ?.replace(/\s*Copyright.*$/, '')
+      .trim() ?? '?';
   const cpu = cpus();
-  const busy = Number(loadAtStart.split(' ')[0]) > 1
-    ? ['**WARNING**: the 1-min load average was above 1 at start: other work on this machine competes for the pinned cores, numbers are noisy.']
-    : [];
+  const busy =
+    Number(loadAtStart.split(' ')[0]) > 1
+      ? ['**WARNING**: the 1-min load average was above 1 at start: other work on this machine competes for the pinned cores, numbers are noisy.']
+      : [];
   return [
     ...busy,
     `node ${process.version}, ${wrkVersion}`,

@@ -2,11 +2,7 @@
 // A2AExpressApp on express) mounted at /api/a2a, with a trivial echo AgentExecutor that publishes
 // one completed Task carrying an artifact that echoes the user's text.
 import type { AgentCard, Task } from '@a2a-js/sdk';
-import {
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from '@a2a-js/sdk/server';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { serveSdk } from './sdk-serve.js';
 
 const card: AgentCard = {

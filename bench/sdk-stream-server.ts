@@ -8,11 +8,7 @@
 import { access } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentCard, Message, Task, TaskState, TaskStatusUpdateEvent } from '@a2a-js/sdk';
-import {
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from '@a2a-js/sdk/server';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { serveSdk } from './sdk-serve.js';
 
 const card: AgentCard = {
@@ -70,7 +66,10 @@ class StreamsExecutor implements AgentExecutor {
           const end = Date.now() + (typeof data.gateTimeoutMs === 'number' ? data.gateTimeoutMs : 120_000);
           let open = false;
           while (!open && Date.now() < end) {
-            open = await access(data.gate).then(() => true, () => false);
+            open = await access(data.gate).then(
+              () => true,
+              () => false,
+            );
             if (!open) await sleep(2, undefined, { signal: abort.signal });
           }
           if (!open) {

@@ -6,14 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { AgentCard, TaskState, type Task } from 'a2a-sdk-v1';
-import {
-  AgentEvent,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from 'a2a-sdk-v1/server';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from 'a2a-sdk-v1/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler } from 'a2a-sdk-v1/server/express';
 
 const card = AgentCard.fromJSON({
@@ -36,14 +29,16 @@ class EchoExecutor implements AgentExecutor {
       contextId: ctx.contextId,
       status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() },
       history: [ctx.userMessage],
-      artifacts: [{
-        artifactId: 'echo',
-        name: '',
-        description: '',
-        parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
-        metadata: undefined,
-        extensions: [],
-      }],
+      artifacts: [
+        {
+          artifactId: 'echo',
+          name: '',
+          description: '',
+          parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
+          metadata: undefined,
+          extensions: [],
+        },
+      ],
       metadata: undefined,
     };
     bus.publish(AgentEvent.task(task));

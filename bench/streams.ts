@@ -70,13 +70,16 @@ const NOFILE_WRAP = `ulimit -n ${WANT_NOFILE} 2>/dev/null || ulimit -n "$(ulimit
 const log = (msg: string): void => void process.stderr.write(`[bench streams] ${msg}\n`);
 const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-
 export function streamsOptions(env = process.env): StreamsOptions {
   const targetSpec = env.BENCH_TARGETS ?? '';
-  const targets = (targetSpec.trim() === '' ? ['gateway', 'sdk'] : targetSpec.split(',').map((s) => s.trim()))
-    .filter((t): t is StreamTarget => t === 'gateway' || t === 'sdk');
+  const targets = (targetSpec.trim() === '' ? ['gateway', 'sdk'] : targetSpec.split(',').map((s) => s.trim())).filter(
+    (t): t is StreamTarget => t === 'gateway' || t === 'sdk',
+  );
   const subsSpec = env.BENCH_FANOUT_SUBS ?? '100,1000';
-  const fanoutSubs = subsSpec.split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
+  const fanoutSubs = subsSpec
+    .split(',')
+    .map((s) => Number(s.trim()))
+    .filter((n) => Number.isInteger(n) && n > 0);
   const streams = envInt('BENCH_STREAMS', 10_000);
   return {
     targets,
@@ -155,12 +158,15 @@ async function startServer(target: StreamTarget, workDir: string): Promise<Serve
   const dataDir = mkdtempSync(join(workDir, `${target}-`));
   if (target === 'gateway') {
     const config = join(dataDir, 'config.json');
-    writeFileSync(config, JSON.stringify({
-      agents: [
-        { id: 'slow', name: 'Slow', entry: 'slow', default: true, timeoutMs: 3_600_000 },
-        { id: 'ticker', name: 'Ticker', kind: 'module', entry: join(ROOT, 'bench', 'agents', 'ticker.js'), timeoutMs: 600_000 },
-      ],
-    }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        agents: [
+          { id: 'slow', name: 'Slow', entry: 'slow', default: true, timeoutMs: 3_600_000 },
+          { id: 'ticker', name: 'Ticker', kind: 'module', entry: join(ROOT, 'bench', 'agents', 'ticker.js'), timeoutMs: 600_000 },
+        ],
+      }),
+    );
     const storeDir = join(dataDir, 'data');
     authorization = `Bearer ${await createKey(ROOT, storeDir)}`;
     args = ['bin/a2a-gateway.js', 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', storeDir, '--config', config];
@@ -229,7 +235,11 @@ function startClient(spec: IdleSpec | FanoutSpec): Client {
     }
     for (const w of waiters.splice(0)) w();
   });
-  child.once('exit', () => setImmediate(() => waiters.splice(0).forEach((w) => w())));
+  child.once('exit', () =>
+    setImmediate(() => {
+      for (const w of waiters.splice(0)) w();
+    }),
+  );
   return {
     pid: child.pid,
     async next<T>(tag: string, timeoutMs: number): Promise<T> {
@@ -295,7 +305,14 @@ async function idleRow(target: StreamTarget, o: StreamsOptions, workDir: string,
     nofile.server = nofileOf(server.pid);
     const taskIds: string[] = [];
     for (let i = 0; i < o.idleTasks; i++) taskIds.push(await startTask(server, 'slow', { ms: 3_600_000, steps: 1 }));
-    const base = { mode: 'idle' as const, port: server.port, authorization: server.authorization, taskIds, concurrency: o.concurrency, openTimeoutMs: o.openTimeoutMs };
+    const base = {
+      mode: 'idle' as const,
+      port: server.port,
+      authorization: server.authorization,
+      taskIds,
+      concurrency: o.concurrency,
+      openTimeoutMs: o.openTimeoutMs,
+    };
     // warm-up: open and drop a few hundred streams so the baseline has the stream code paths compiled
     log(`${target} idle: warm-up`);
     const warm = startClient({ ...base, n: Math.min(500, o.streams), holdMaxMs: 30_000 });
@@ -327,8 +344,16 @@ async function fanoutRow(target: StreamTarget, subs: number, o: StreamsOptions, 
     const taskId = await startTask(server, 'ticker', { events: o.fanoutEvents, gate: gatePath, gateTimeoutMs: o.openTimeoutMs + 60_000 });
     h.sampler = rssSampler(server.pid);
     const client = (h.client = startClient({
-      mode: 'fanout', port: server.port, authorization: server.authorization, taskId, subs, events: o.fanoutEvents, gatePath,
-      concurrency: o.concurrency, openTimeoutMs: o.openTimeoutMs, runTimeoutMs: o.runTimeoutMs,
+      mode: 'fanout',
+      port: server.port,
+      authorization: server.authorization,
+      taskId,
+      subs,
+      events: o.fanoutEvents,
+      gatePath,
+      concurrency: o.concurrency,
+      openTimeoutMs: o.openTimeoutMs,
+      runTimeoutMs: o.runTimeoutMs,
     }));
     row.result = await client.next<FanoutResult>('RESULT', o.openTimeoutMs + o.runTimeoutMs + 60_000);
     const r = row.result;
@@ -359,7 +384,10 @@ export async function runStreamsSection(o: StreamsOptions = streamsOptions()): P
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const mib = (kib: number | undefined): string => (kib === undefined ? '—' : fmt(kib / 1024, 1));
 const cell = (s: string): string => s.replace(/\s+/g, ' ').replace(/[`|]/g, ' ').slice(0, 300);
-const kinds = (k: Record<string, number>): string => Object.entries(k).map(([n, c]) => `${fmt(c)}× ${n}`).join(', ');
+const kinds = (k: Record<string, number>): string =>
+  Object.entries(k)
+    .map(([n, c]) => `${fmt(c)}× ${n}`)
+    .join(', ');
 
 function perStream(r: IdleRow): number | undefined {
   if (r.result === undefined || r.rssBeforeKiB === undefined || r.rssHeldKiB === undefined || r.result.opened === 0) return undefined;
@@ -379,7 +407,9 @@ function idleTable(o: StreamsOutcome): string[] {
     if (res !== undefined && res.failures > 0) notes.push(`failures: ${kinds(res.failureKinds)}; first: ${cell(res.failureSample).slice(0, 160)}`);
     if (res !== undefined && res.endedWhileHeld > 0) notes.push(`${fmt(res.endedWhileHeld)} streams ended by the server while idle`);
     if (notes.length === 0 && res !== undefined) notes.push(res.opened === res.asked ? 'ok' : 'partial');
-    out.push(`| ${r.label} | ${fmt(r.asked)} | ${res ? fmt(res.opened) : '—'} | ${res ? fmt(res.failures) : '—'} | ${res ? fmt(res.openMs / 1000, 2) : '—'} | ${mib(r.rssBeforeKiB)} | ${mib(r.rssHeldKiB)} | ${per === undefined ? '—' : fmt(per, 1)} | ${res ? fmt(res.alive) : '—'} | ${notes.join('; ')} |`);
+    out.push(
+      `| ${r.label} | ${fmt(r.asked)} | ${res ? fmt(res.opened) : '—'} | ${res ? fmt(res.failures) : '—'} | ${res ? fmt(res.openMs / 1000, 2) : '—'} | ${mib(r.rssBeforeKiB)} | ${mib(r.rssHeldKiB)} | ${per === undefined ? '—' : fmt(per, 1)} | ${res ? fmt(res.alive) : '—'} | ${notes.join('; ')} |`,
+    );
   }
   return out;
 }
@@ -404,7 +434,9 @@ function fanoutTable(o: StreamsOutcome): string[] {
       if (notes.length === 0) notes.push('ok: every subscriber got every event, in order, and the final one');
     }
     const rate = res !== undefined && res.spanMs > 0 ? fmt(res.delivered / (res.spanMs / 1000)) : '—';
-    out.push(`| ${r.label} | ${fmt(r.subs)} | ${fmt(r.events)} | ${res ? fmt(res.delivered) : '—'} | ${res ? fmt(res.missing) : '—'} | ${rate} | ${res ? fmt(res.spanMs / 1000, 2) : '—'} | ${res ? `${fmt(res.complete)} / ${fmt(r.subs)}` : '—'} | ${mib(r.peakRssKiB)} | ${res ? fmt(res.clientCpuPct) : '—'} | ${notes.join('; ')} |`);
+    out.push(
+      `| ${r.label} | ${fmt(r.subs)} | ${fmt(r.events)} | ${res ? fmt(res.delivered) : '—'} | ${res ? fmt(res.missing) : '—'} | ${rate} | ${res ? fmt(res.spanMs / 1000, 2) : '—'} | ${res ? `${fmt(res.complete)} / ${fmt(r.subs)}` : '—'} | ${mib(r.peakRssKiB)} | ${res ? fmt(res.clientCpuPct) : '—'} | ${notes.join('; ')} |`,
+    );
   }
   return out;
 }
@@ -415,12 +447,13 @@ function ratios(o: StreamsOutcome): string[] {
   const s = o.idle.find((r) => r.target === 'sdk');
   const pg = g && perStream(g);
   const ps = s && perStream(s);
-  if (pg !== undefined && ps !== undefined && ps > 0) out.push(`- memory per idle stream, ours / SDK: ${fmt(pg / ps, 2)}× (below 1× means ours holds a stream in less memory)`);
+  if (pg !== undefined && ps !== undefined && ps > 0)
+    out.push(`- memory per idle stream, ours / SDK: ${fmt(pg / ps, 2)}× (below 1× means ours holds a stream in less memory)`);
   for (const subs of o.options.fanoutSubs) {
     const a = o.fanout.find((r) => r.target === 'gateway' && r.subs === subs)?.result;
     const b = o.fanout.find((r) => r.target === 'sdk' && r.subs === subs)?.result;
     if (a && b && a.spanMs > 0 && b.spanMs > 0) {
-      out.push(`- fan-out to ${fmt(subs)} subscribers, events/s ours / SDK: ${fmt((a.delivered / a.spanMs) / (b.delivered / b.spanMs), 2)}×`);
+      out.push(`- fan-out to ${fmt(subs)} subscribers, events/s ours / SDK: ${fmt(a.delivered / a.spanMs / (b.delivered / b.spanMs), 2)}×`);
     }
   }
   return out;
@@ -429,9 +462,8 @@ function ratios(o: StreamsOutcome): string[] {
 export function renderStreams(o: StreamsOutcome): string[] {
   const op = o.options;
   const nf = o.nofile;
-  const limitNote = nf.server !== undefined && nf.server < nf.wanted
-    ? ` — **${fmt(nf.wanted)} could not be set** (hard limit; raising it needs CAP_SYS_RESOURCE)`
-    : '';
+  const limitNote =
+    nf.server !== undefined && nf.server < nf.wanted ? ` — **${fmt(nf.wanted)} could not be set** (hard limit; raising it needs CAP_SYS_RESOURCE)` : '';
   return [
     '## Streams (SSE): idle streams and fan-out',
     '',

@@ -49,7 +49,10 @@ export const TARGETS: Record<TargetName, Target> = {
 /** Parses BENCH_TARGETS (default: all four, in table order). */
 export function selectedTargets(spec = process.env.BENCH_TARGETS): Target[] {
   if (spec === undefined || spec.trim() === '') return TARGET_NAMES.map((n) => TARGETS[n]);
-  const names = spec.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const names = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   return names.map((n) => {
     if (!(TARGET_NAMES as readonly string[]).includes(n)) {
       throw new Error(`unknown target "${n}" in BENCH_TARGETS (known: ${TARGET_NAMES.join(', ')})`);

@@ -61,8 +61,20 @@ export function errorCount(r: WrkResult): number {
 export async function runWrk(load: WrkLoad): Promise<WrkResult> {
   const threads = 1;
   const args = [
-    `-t${threads}`, `-c${load.connections}`, `-d${load.seconds}s`, '--latency', '--timeout', '5s',
-    '-s', SCRIPT, load.url, '--', load.bodyFile, load.authorization ?? '-', load.expect ?? '-', load.header ?? '-',
+    `-t${threads}`,
+    `-c${load.connections}`,
+    `-d${load.seconds}s`,
+    '--latency',
+    '--timeout',
+    '5s',
+    '-s',
+    SCRIPT,
+    load.url,
+    '--',
+    load.bodyFile,
+    load.authorization ?? '-',
+    load.expect ?? '-',
+    load.header ?? '-',
   ];
   // read as close to wrk's lifetime as possible: just before spawning it and as soon as it is gone
   const cpuBefore = load.serverPid === undefined ? undefined : treeCpuUs(load.serverPid);

@@ -13,7 +13,8 @@ function checkAgents(agents: AgentSpec[], ctx: z.RefinementCtx<AgentSpec[]>): vo
   agents.forEach((a, i) => {
     if (seen.has(a.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate agent id '${a.id}'` });
     seen.add(a.id);
-    if (a.kind === 'module' && !a.entry) ctx.addIssue({ code: 'custom', path: [i, 'entry'], message: 'a module agent needs an entry: the path of its JS file' });
+    if (a.kind === 'module' && !a.entry)
+      ctx.addIssue({ code: 'custom', path: [i, 'entry'], message: 'a module agent needs an entry: the path of its JS file' });
   });
 }
 
@@ -28,7 +29,11 @@ export const Config = z
     /** names this process in task ownership; restart recovery fails only this instance's running tasks */
     instanceId: z.string().min(1).optional(),
     publicUrl: z.url().optional(),
-    maxBodyBytes: z.coerce.number({ error: 'must be a number of bytes' }).int().positive().default(1024 * 1024),
+    maxBodyBytes: z.coerce
+      .number({ error: 'must be a number of bytes' })
+      .int()
+      .positive()
+      .default(1024 * 1024),
     limits: RateLimits.default(DEFAULT_RATE_LIMITS),
     pool: z
       .object({
@@ -56,7 +61,11 @@ export const Config = z
         maxAttempts: z.number().int().positive().default(12),
         /** the delay before the first retry; it doubles per failure (with jitter) up to backoffMaxMs */
         backoffBaseMs: z.number().int().positive().default(2_000),
-        backoffMaxMs: z.number().int().positive().default(15 * 60_000),
+        backoffMaxMs: z
+          .number()
+          .int()
+          .positive()
+          .default(15 * 60_000),
       })
       .strict()
       .default({ allowlist: [], timeoutMs: 10_000, maxAttempts: 12, backoffBaseMs: 2_000, backoffMaxMs: 15 * 60_000 }),
@@ -89,8 +98,16 @@ export const Config = z
     retention: z
       .object({
         /** 7 days by default; 0 keeps tasks forever */
-        taskTtlMs: z.number().int().nonnegative().default(7 * 86_400_000),
-        sweepIntervalMs: z.number().int().positive().default(10 * 60_000),
+        taskTtlMs: z
+          .number()
+          .int()
+          .nonnegative()
+          .default(7 * 86_400_000),
+        sweepIntervalMs: z
+          .number()
+          .int()
+          .positive()
+          .default(10 * 60_000),
       })
       .strict()
       .default({ taskTtlMs: 7 * 86_400_000, sweepIntervalMs: 10 * 60_000 }),
@@ -101,7 +118,11 @@ export const Config = z
         /** events kept per task for resubscribe replay */
         eventRetention: z.number().int().positive().default(1000),
         /** bytes a slow reader may leave unsent before its stream is closed */
-        maxBufferedBytes: z.number().int().positive().default(1024 * 1024),
+        maxBufferedBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(1024 * 1024),
         /** how often the keys holding open streams are read again: a revoked key's streams end within this */
         keyCheckMs: z.number().int().positive().default(1_000),
       })
@@ -184,7 +205,9 @@ export async function loadConfig(o: { file?: string; env: NodeJS.ProcessEnv; fla
   const config = parseConfig({ ...fromFile, ...fromEnv, ...flags });
   // a module agent's relative entry is the config file's business: resolved against its directory, not the cwd
   if (file && config.agents) {
-    config.agents = config.agents.map((a) => (a.kind === 'module' && a.entry && !isAbsolute(a.entry) ? { ...a, entry: resolve(dirname(resolve(file)), a.entry) } : a));
+    config.agents = config.agents.map((a) =>
+      a.kind === 'module' && a.entry && !isAbsolute(a.entry) ? { ...a, entry: resolve(dirname(resolve(file)), a.entry) } : a,
+    );
   }
   return config;
 }
@@ -194,5 +217,7 @@ export function checkAgentEntries(agents: readonly AgentSpec[], exists: (path: s
   const missing = agents.filter((a) => a.kind === 'module' && a.entry && !exists(a.entry));
   if (missing.length === 0) return;
   const lines = missing.map((a) => `  agent '${a.id}': entry ${a.entry} does not exist`);
-  throw new ConfigError(`invalid config: module agents whose file is missing (relative entries are resolved against the config file's directory):\n${lines.join('\n')}`);
+  throw new ConfigError(
+    `invalid config: module agents whose file is missing (relative entries are resolved against the config file's directory):\n${lines.join('\n')}`,
+  );
 }

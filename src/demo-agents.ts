@@ -15,7 +15,9 @@ export const DEMO_AGENTS: AgentSpec[] = [
     name: 'Converse',
     description: 'Multi-turn: asks for more input until the user says "done", then completes with a summary.',
     entry: 'converse',
-    skills: [{ id: 'converse', name: 'Converse', description: 'Collects several turns and summarizes them.', tags: ['demo'], examples: ['first point', 'done'] }],
+    skills: [
+      { id: 'converse', name: 'Converse', description: 'Collects several turns and summarizes them.', tags: ['demo'], examples: ['first point', 'done'] },
+    ],
   },
   {
     id: 'slow',

@@ -71,31 +71,52 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   };
   const store = await openStore(config, { onError: onRedisError });
   const commandTimeoutMs = config.redis.commandTimeoutMs;
-  const limiter: Limiter = config.store === 'redis'
-    ? await createRedisLimiter({ url: config.redisUrl, prefix: limiterPrefix(config.redisPrefix), clock, commandTimeoutMs, onError: onRedisError })
-    : createMemoryLimiter({ clock });
+  const limiter: Limiter =
+    config.store === 'redis'
+      ? await createRedisLimiter({ url: config.redisUrl, prefix: limiterPrefix(config.redisPrefix), clock, commandTimeoutMs, onError: onRedisError })
+      : createMemoryLimiter({ clock });
   // two warm threads at least: an agent that holds one (a long or busy run) never makes the next run wait for a
   // cold thread start (a second or more under load)
   const minThreads = config.pool.minThreads ?? 2;
   const pool = createAgentPool({ minThreads, maxThreads: Math.max(minThreads, config.pool.maxThreads ?? 4) });
   const workers = createWorkerRunner({ pool, log });
   const agents = new AgentRegistry(agentsOf(config).map((spec) => ({ spec, runner: workers })));
-  const bus: EventBus = config.store === 'redis'
-    ? await createRedisBus({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs, onError: onRedisError })
-    : createLocalBus();
+  const bus: EventBus =
+    config.store === 'redis'
+      ? await createRedisBus({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs, onError: onRedisError })
+      : createLocalBus();
   const push = createPushRuntime({ store, clock, timers, log, settings: config.push, resolve: o.lookup });
 
   // stable across restarts so a restarted instance recovers its own tasks; port 0 has no stable name
   const instanceId = config.instanceId ?? (config.store === 'lmdb' ? 'embedded' : `${hostname()}:${config.port === 0 ? `pid${process.pid}` : config.port}`);
-  const supervisor = new TaskSupervisor({ store: store.tasks, bus, retainEvents: config.streaming.eventRetention, clock, timers, cancelTimeoutMs: 10_000, agents, firstWriteHoldMs: config.tasks.firstWriteHoldMs, instanceId, sideWrites: (records) => push.prepare(records),
+  const supervisor = new TaskSupervisor({
+    store: store.tasks,
+    bus,
+    retainEvents: config.streaming.eventRetention,
+    clock,
+    timers,
+    cancelTimeoutMs: 10_000,
+    agents,
+    firstWriteHoldMs: config.tasks.firstWriteHoldMs,
+    instanceId,
+    sideWrites: (records) => push.prepare(records),
     onWriteFailure: (e, t) => log('task change not stored', { task: t.id, workspace: t.workspaceId, error: errorText(e) }),
   });
   const recovered = await supervisor.recover();
   if (recovered > 0) log('recovered tasks left running by a previous process', { failed: recovered });
   // instances share work only on Redis: there each beats, and fails what a dead one left running
-  const presence = config.store === 'redis'
-    ? new Presence({ meta: store.meta, clock, timers, instanceId, beatMs: config.instances.heartbeatMs, deadAfterMs: config.instances.deadAfterMs, onError: (e) => log('instance heartbeat failed', { error: e instanceof Error ? e.message : String(e) }) })
-    : undefined;
+  const presence =
+    config.store === 'redis'
+      ? new Presence({
+          meta: store.meta,
+          clock,
+          timers,
+          instanceId,
+          beatMs: config.instances.heartbeatMs,
+          deadAfterMs: config.instances.deadAfterMs,
+          onError: (e) => log('instance heartbeat failed', { error: e instanceof Error ? e.message : String(e) }),
+        })
+      : undefined;
   presence?.start(async () => {
     const lost = await supervisor.reclaim((owner) => presence.isDead(owner));
     if (lost > 0) log('failed tasks of a gateway instance that stopped answering', { failed: lost });
@@ -111,7 +132,13 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   });
   retention.start();
 
-  const keyWatch = new KeyWatch({ keys: store.keys, clock, timers, everyMs: config.streaming.keyCheckMs, onError: (e) => log('key check failed', { error: errorText(e) }) });
+  const keyWatch = new KeyWatch({
+    keys: store.keys,
+    clock,
+    timers,
+    everyMs: config.streaming.keyCheckMs,
+    onError: (e) => log('key check failed', { error: errorText(e) }),
+  });
   const gateway = createGateway({
     parts: {
       store,

@@ -25,7 +25,10 @@ export class RunDriver implements TurnEffects {
   constructor(private readonly agents: AgentPort) {}
 
   start(actor: TaskActorRef, task: Task): void {
-    this.runs.set(actor, this.begin(task, (e) => actor.send(e)));
+    this.runs.set(
+      actor,
+      this.begin(task, (e) => actor.send(e)),
+    );
   }
 
   /** Leaving `working` (an end, a cancel) or stopping the actor: the run is aborted if it has not returned. */

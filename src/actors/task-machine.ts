@@ -3,7 +3,7 @@ import { assign, setup, type ActorRefFrom } from 'xstate';
 import type { AgentEvent } from '../protocol/agent-events.js';
 import type { Message, Task, TaskState } from '../protocol/model.js';
 import type { Clock } from '../runtime/clock.js';
-import { applyAgentEvent, withCost, withStatus } from './task-updates.js';
+import { applyAgentEvent, withCost, withStatus, type TaskContext } from './task-updates.js';
 
 /** How an agent's turn ended: its run returned, or failed (error, crash, timeout). */
 export type TurnEnd = { ok: true; workerMs: number } | { ok: false; error: { reason: string; message: string }; workerMs: number };
@@ -15,12 +15,7 @@ export type TaskMachineEvent =
   | { type: 'CANCEL'; reason?: string }
   | { type: 'USER_MESSAGE'; message: Message };
 
-export interface TaskContext {
-  task: Task;
-  /** the state the agent asked to end its turn in, and its message; applied when its run returns */
-  pendingFinal: 'completed' | 'input-required' | 'failed' | undefined;
-  pendingMessage?: Message;
-}
+export type { TaskContext } from './task-updates.js';
 
 /**
  * The agent run of a task is an effect of being in `working`: the machine starts it on entry and ends it on exit

@@ -59,7 +59,7 @@ export class TaskSupervisor {
     // another instance asks for a cancel of a task that may run here
     o.bus.onCancelRequest((k) => {
       const l = this.live.get(k);
-      if (l && l.actor.getSnapshot().can({ type: 'CANCEL' })) l.actor.send({ type: 'CANCEL' });
+      if (l?.actor.getSnapshot().can({ type: 'CANCEL' })) l.actor.send({ type: 'CANCEL' });
     });
   }
 
@@ -92,19 +92,31 @@ export class TaskSupervisor {
 
   /** Sends a follow-up message to a task waiting for input. */
   async followUp(task: Task, message: Message): Promise<TaskHandle> {
-    return this.handle(await this.deliver(task, { type: 'USER_MESSAGE', message }, () => {
-      if (TERMINAL_STATES.has(task.status.state)) {
-        return new RpcError('INVALID_PARAMS', { message: `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages`, data: { path: 'params.message', state: task.status.state } });
-      }
-      return new RpcError('INVALID_PARAMS', { message: `Task ${task.id} is ${task.status.state}; it takes a message only in input-required`, data: { path: 'params.message', state: task.status.state } });
-    }));
+    return this.handle(
+      await this.deliver(task, { type: 'USER_MESSAGE', message }, () => {
+        if (TERMINAL_STATES.has(task.status.state)) {
+          return new RpcError('INVALID_PARAMS', {
+            message: `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages`,
+            data: { path: 'params.message', state: task.status.state },
+          });
+        }
+        return new RpcError('INVALID_PARAMS', {
+          message: `Task ${task.id} is ${task.status.state}; it takes a message only in input-required`,
+          data: { path: 'params.message', state: task.status.state },
+        });
+      }),
+    );
   }
 
   async cancel(task: Task): Promise<Task> {
     const running = task.status.state === 'submitted' || task.status.state === 'working';
     if (running && !this.live.has(keyOf(task.workspaceId, task.id))) return this.cancelElsewhere(task);
-    const l = await this.deliver(task, { type: 'CANCEL' }, () =>
-      new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${task.id} is ${task.status.state} and cannot be canceled`, data: { state: task.status.state } }));
+    const l = await this.deliver(
+      task,
+      { type: 'CANCEL' },
+      () =>
+        new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${task.id} is ${task.status.state} and cannot be canceled`, data: { state: task.status.state } }),
+    );
     return this.persistedView(l);
   }
 
@@ -129,7 +141,11 @@ export class TaskSupervisor {
       if (stored) return stored;
     }
     throw isStoreUnavailable(failure)
-      ? new RpcError('STORE_UNAVAILABLE', { message: `Task ${l.view.id} could not be stored: the store cannot be reached; retry shortly`, data: { detail: 'store_unavailable' }, headers: { 'Retry-After': '1' } })
+      ? new RpcError('STORE_UNAVAILABLE', {
+          message: `Task ${l.view.id} could not be stored: the store cannot be reached; retry shortly`,
+          data: { detail: 'store_unavailable' },
+          headers: { 'Retry-After': '1' },
+        })
       : writeFailed(l.view);
   }
 
@@ -143,10 +159,13 @@ export class TaskSupervisor {
       } catch (e) {
         if (!(e instanceof TaskSettledElsewhereError)) throw e;
         const stored = await this.o.store.get(task.workspaceId, task.id);
-        throw new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${task.id} is ${stored?.status.state ?? 'finished'} and cannot be canceled`, data: { state: stored?.status.state } });
+        throw new RpcError('TASK_NOT_CANCELABLE', {
+          message: `Task ${task.id} is ${stored?.status.state ?? 'finished'} and cannot be canceled`,
+          data: { state: stored?.status.state },
+        });
       }
     }
-    let timer = () => undefined as void;
+    let timer: () => void = () => {};
     let sub: ReturnType<EventBus['subscribe']> | undefined;
     const ended = new Promise<boolean>((resolve) => {
       sub = this.o.bus.subscribe(k, (ev) => {
@@ -161,7 +180,10 @@ export class TaskSupervisor {
       const now = await this.o.store.get(task.workspaceId, task.id);
       if (now?.status.state === 'canceled') return now;
       if (now && TERMINAL_STATES.has(now.status.state)) {
-        throw new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${task.id} is ${now.status.state} and cannot be canceled`, data: { state: now.status.state } });
+        throw new RpcError('TASK_NOT_CANCELABLE', {
+          message: `Task ${task.id} is ${now.status.state} and cannot be canceled`,
+          data: { state: now.status.state },
+        });
       }
       throw new RpcError('INTERNAL_ERROR', {
         message: answered ? 'The task did not stop' : `The gateway instance running task ${task.id} did not answer the cancel in time`,
@@ -246,8 +268,17 @@ export class TaskSupervisor {
     const fresh = state === 'submitted' && (task.seq ?? 0) === 0;
     const actor = fresh
       ? createActor(this.machine, { input: { task: owned } })
-      : createActor(this.machine, { input: { task: owned }, snapshot: this.machine.resolveState({ value: state, context: { task: owned, pendingFinal: undefined } }) });
-    const l: Live = { actor, view: owned, writes: this.writer.queue({ fresh, holdMs: holdFirstWriteMs, timers: this.o.timers, onFailure: (e) => this.dropFailed(k, l, e) }), settled: Promise.resolve(), onSettled: undefined };
+      : createActor(this.machine, {
+          input: { task: owned },
+          snapshot: this.machine.resolveState({ value: state, context: { task: owned, pendingFinal: undefined } }),
+        });
+    const l: Live = {
+      actor,
+      view: owned,
+      writes: this.writer.queue({ fresh, holdMs: holdFirstWriteMs, timers: this.o.timers, onFailure: (e) => this.dropFailed(k, l, e) }),
+      settled: Promise.resolve(),
+      onSettled: undefined,
+    };
     let last: Task | undefined = fresh ? undefined : owned;
     let prevView: Task | undefined = fresh ? undefined : owned;
     actor.subscribe({

@@ -2,7 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent } from '../protocol/agent-events.js';
 import type { Artifact, Message, Task, TaskState } from '../protocol/model.js';
-import type { TaskContext } from './task-machine.js';
+
+/** The task machine's context: the task, and how the agent asked to end the turn under way. */
+export interface TaskContext {
+  task: Task;
+  /** the state the agent asked to end its turn in, and its message; applied when its run returns */
+  pendingFinal: 'completed' | 'input-required' | 'failed' | undefined;
+  pendingMessage?: Message;
+}
 
 const agentMessage = (task: Task, parts: Message['parts'], metadata?: Message['metadata']): Message => ({
   role: 'agent',
@@ -24,10 +31,7 @@ const isoTime = (ms: number): string => {
   return lastIso;
 };
 
-export function withStatus(
-  task: Task,
-  o: { state: TaskState; now: number; message?: Message; failure?: { reason: string; message: string } },
-): Task {
+export function withStatus(task: Task, o: { state: TaskState; now: number; message?: Message; failure?: { reason: string; message: string } }): Task {
   let message = o.message;
   if (o.failure) {
     message = agentMessage(task, [{ kind: 'text', text: o.failure.message }], { reason: o.failure.reason });
@@ -58,11 +62,12 @@ export function withCost(task: Task, ev: { workerMs: number } | undefined): Task
 
 function mergeArtifact(task: Task, chunk: Extract<AgentEvent, { type: 'artifact' }>['artifact']): Artifact[] {
   const list = task.artifacts;
-  const at = chunk.artifactId !== undefined
-    ? list.findIndex((a) => a.artifactId === chunk.artifactId)
-    : chunk.index !== undefined
-      ? list.findIndex((a) => a.index === chunk.index)
-      : -1;
+  const at =
+    chunk.artifactId !== undefined
+      ? list.findIndex((a) => a.artifactId === chunk.artifactId)
+      : chunk.index !== undefined
+        ? list.findIndex((a) => a.index === chunk.index)
+        : -1;
   if (chunk.append && at >= 0) {
     const prev = list[at]!;
     const merged: Artifact = { ...prev, parts: [...prev.parts, ...chunk.parts], ...(chunk.lastChunk !== undefined && { lastChunk: chunk.lastChunk }) };

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { ENV_VARS } from '../config.js';
 
-const COMMON = '  --config FILE     the JSON config file (env A2A_CONFIG)\n  --data-dir DIR    the embedded store and the secret file (env A2A_DATA_DIR; default ./data)';
+const COMMON =
+  '  --config FILE     the JSON config file (env A2A_CONFIG)\n  --data-dir DIR    the embedded store and the secret file (env A2A_DATA_DIR; default ./data)';
 
 const USAGES: Record<string, string> = {
   serve: `usage: a2a-gateway serve [--config FILE] [--port N] [--host H] [--data-dir DIR]
@@ -78,7 +79,16 @@ export function usageOf(words: readonly string[]): string {
   return TOP_USAGE;
 }
 
+/** Our package.json: two folders up from src/cli, three from the build's dist/src/cli. */
 export function version(): string {
-  const pkg: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-  return typeof pkg === 'object' && pkg !== null && 'version' in pkg ? String(pkg.version) : 'unknown';
+  for (const path of ['../../package.json', '../../../package.json']) {
+    let pkg: unknown;
+    try {
+      pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (typeof pkg === 'object' && pkg !== null && 'name' in pkg && pkg.name === 'a2a-gateway' && 'version' in pkg) return String(pkg.version);
+  }
+  return 'unknown';
 }

@@ -5,7 +5,13 @@ import { systemClock } from '../runtime/clock.js';
 import { KeyAdminError, createKey, listKeys, parseDuration, revokeKey, rotateKey } from '../runtime/key-admin.js';
 import { COMMON_OPTIONS, configFrom } from './common-flags.js';
 
-const list = (s: string | undefined) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : []);
+const list = (s: string | undefined) =>
+  s
+    ? s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : [];
 
 function positiveInt(name: string, s: string | undefined): number | undefined {
   if (s === undefined) return undefined;
@@ -38,7 +44,7 @@ export async function keysCommand(args: string[]): Promise<number> {
   const config = await configFrom(values);
   const store = await openStore(config);
   const deps = { keys: store.keys, secret: await openSecret(config), clock: systemClock };
-  const out = (s: string) => process.stdout.write(s + '\n');
+  const out = (s: string) => process.stdout.write(`${s}\n`);
   try {
     switch (sub) {
       case 'create': {
@@ -77,7 +83,9 @@ export async function keysCommand(args: string[]): Promise<number> {
         const keys = await listKeys(deps, values.workspace);
         if (values.json) out(JSON.stringify(keys));
         else if (keys.length === 0) out(values.workspace ? `no keys in workspace ${values.workspace}` : 'no keys');
-        else for (const k of keys) out(`${k.id}  ${k.workspace}  ${k.trust}  ${k.revoked ? 'revoked' : 'active'}  expires ${k.expires_at ?? 'never'}${k.name ? `  ${k.name}` : ''}`);
+        else
+          for (const k of keys)
+            out(`${k.id}  ${k.workspace}  ${k.trust}  ${k.revoked ? 'revoked' : 'active'}  expires ${k.expires_at ?? 'never'}${k.name ? `  ${k.name}` : ''}`);
         return 0;
       }
       case 'revoke': {
@@ -93,7 +101,9 @@ export async function keysCommand(args: string[]): Promise<number> {
         const made = await rotateKey(deps, id);
         if (values.json) {
           const v = made.view;
-          out(JSON.stringify({ id: v.id, key: made.key, workspace: v.workspace, trust: v.trust, scopes: v.scopes, expires_at: v.expires_at, rotated_from: id }));
+          out(
+            JSON.stringify({ id: v.id, key: made.key, workspace: v.workspace, trust: v.trust, scopes: v.scopes, expires_at: v.expires_at, rotated_from: id }),
+          );
         } else {
           out(`key ${made.record.id} replaces ${id}; the old key stays valid until you revoke it: a2a-gateway keys revoke ${id}`);
           out(`  ${made.key}`);

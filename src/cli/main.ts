@@ -8,7 +8,7 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const words = argv.filter((a) => !a.startsWith('-'));
   if (argv.includes('--help') || argv.includes('-h') || command === 'help') {
-    process.stdout.write(usageOf(command === 'help' ? words.slice(1) : words) + '\n');
+    process.stdout.write(`${usageOf(command === 'help' ? words.slice(1) : words)}\n`);
     return 0;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
@@ -21,7 +21,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'keys') return await (await import('./keys.js')).keysCommand(rest);
     if (command === 'webhooks') return await (await import('./webhooks.js')).webhooksCommand(rest);
     if (command === undefined) {
-      process.stdout.write(TOP_USAGE + '\n');
+      process.stdout.write(`${TOP_USAGE}\n`);
       return 2;
     }
     process.stderr.write(`a2a-gateway: unknown command '${command}'\n${TOP_USAGE}\n`);

@@ -6,7 +6,8 @@ import { COMMON_OPTIONS, configFrom } from './common-flags.js';
 
 export async function webhooksCommand(args: string[]): Promise<number> {
   const [noun, verb, ...rest] = args;
-  if (noun === undefined || noun.startsWith('-')) throw new WebhookSecretError("webhooks: a subcommand is needed; the only one is 'secret rotate' (a2a-gateway webhooks secret rotate --workspace W)");
+  if (noun === undefined || noun.startsWith('-'))
+    throw new WebhookSecretError("webhooks: a subcommand is needed; the only one is 'secret rotate' (a2a-gateway webhooks secret rotate --workspace W)");
   if (noun !== 'secret' || verb !== 'rotate') {
     throw new WebhookSecretError(`webhooks: unknown subcommand '${[noun, verb].filter(Boolean).join(' ')}'; the only one is 'secret rotate'`);
   }
@@ -20,7 +21,7 @@ export async function webhooksCommand(args: string[]): Promise<number> {
   const store = await openStore(config);
   try {
     const secret = await new WebhookSecrets({ meta: store.meta }).rotate(values.workspace);
-    const out = (s: string) => process.stdout.write(s + '\n');
+    const out = (s: string) => process.stdout.write(`${s}\n`);
     if (values.json) {
       out(JSON.stringify({ workspace: values.workspace, secret }));
     } else {

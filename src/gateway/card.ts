@@ -12,9 +12,7 @@ export interface CardSettings {
 export const PROTOCOL_VERSION = '0.3.0';
 
 function skillsOf(agents: readonly AgentSpec[]) {
-  return agents.flatMap((a) =>
-    a.skills.map((s) => ({ ...s, tags: s.tags ?? [], examples: s.examples ?? [] })),
-  );
+  return agents.flatMap((a) => a.skills.map((s) => ({ ...s, tags: s.tags ?? [], examples: s.examples ?? [] })));
 }
 
 export function buildCard(o: { settings: CardSettings; agents: readonly AgentSpec[]; url: string; name?: string; description?: string }) {

@@ -95,13 +95,24 @@ export function createGateway(o: GatewayOptions): GatewayApi {
         // their HTTP statuses), its error is one event, and the stream ends
         if (a.streaming && a.status === 200) {
           const data = toSanitizedJson(a.response);
-          return { kind: 'stream', headers: { ...SSE_HEADERS, ...a.headers }, start: (sink) => (sink.end({ data }), () => undefined) };
+          return {
+            kind: 'stream',
+            headers: { ...SSE_HEADERS, ...a.headers },
+            start: (sink) => {
+              sink.end({ data });
+              return () => undefined;
+            },
+          };
         }
         return reply(a.status, a.headers, a.response);
       }
       // a batch: each element runs the whole pipeline (and counts against the limit); HTTP says 200
       const answers = await Promise.all(decoded.entries.map(async (e) => noBatchStreams(e, await answer(e, req, baseUrl))));
-      return reply(200, answers[answers.length - 1]!.headers, answers.map((a) => a.response));
+      return reply(
+        200,
+        answers[answers.length - 1]!.headers,
+        answers.map((a) => a.response),
+      );
     },
 
     card(req: CardRequest) {

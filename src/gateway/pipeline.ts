@@ -3,7 +3,7 @@ import { RpcError, isRpcError } from '../protocol/errors.js';
 import type { RpcCall } from '../protocol/envelope.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../protocol/records.js';
 import { METHOD_SCOPES, effectiveScopes, isKnownMethod } from '../protocol/scopes.js';
-import { KeyHasher, verifyKey } from '../runtime/keys.js';
+import { type KeyHasher, verifyKey } from '../runtime/keys.js';
 import { rateLimitHeaders } from '../runtime/limiter/headers.js';
 import type { Limiter } from '../runtime/limiter/types.js';
 import { errorText } from '../runtime/log.js';
@@ -29,9 +29,7 @@ export interface CallInput {
   baseUrl: string;
 }
 
-export type CallOutcome =
-  | { ok: true; result: unknown; headers: Record<string, string> }
-  | { ok: false; error: RpcError; headers: Record<string, string> };
+export type CallOutcome = { ok: true; result: unknown; headers: Record<string, string> } | { ok: false; error: RpcError; headers: Record<string, string> };
 
 /** The presented key; a header that is there but not `Bearer <one token>` (`Bearer a b`, `Basic …`) is an invalid key, not a missing one. */
 const bearer = (h: string | undefined): string | undefined => {

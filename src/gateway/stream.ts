@@ -46,7 +46,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   let last = Number.POSITIVE_INFINITY; // nothing live goes out before the starting point is known
   let buffered: TaskEvent[] | undefined = [];
   let closed = false;
-  let cancelPing = () => undefined as void;
+  let cancelPing: () => void = () => {};
   let task: Pick<Task, 'id' | 'contextId'> = { id: spec.taskId, contextId: '' };
 
   const close = () => {
@@ -56,12 +56,19 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     unwatch();
     cancelPing();
   };
-  const armPing = () => {
-    cancelPing();
-    cancelPing = parts.timers.after(parts.streaming.pingIntervalMs, () => {
+  // a ping goes out after pingIntervalMs of silence. Events only stamp the time: one timer per stream, re-armed when it
+  // fires, instead of one re-armed per event per subscriber (a fan-out to many streams sends many events)
+  let lastSentAt = 0;
+  let pinging = false;
+  const armPing = (ms: number) => {
+    cancelPing = parts.timers.after(ms, () => {
       if (closed) return;
+      const every = parts.streaming.pingIntervalMs;
+      const quiet = parts.clock.now() - lastSentAt;
+      if (quiet < every) return armPing(every - quiet);
       sink.comment('ping');
-      armPing();
+      lastSentAt = parts.clock.now();
+      armPing(every);
     });
   };
   const fail = (e: RpcError) => {
@@ -76,10 +83,19 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     if (closed) return;
     const ok = sink.event({ id: String(id), data: envelope(resultJson) });
     if (!ok) {
-      fail(new RpcError('INTERNAL_ERROR', { message: 'Stream closed: the client fell too far behind; resubscribe with Last-Event-ID', data: { detail: 'backpressure', lastEventId: id } }));
+      fail(
+        new RpcError('INTERNAL_ERROR', {
+          message: 'Stream closed: the client fell too far behind; resubscribe with Last-Event-ID',
+          data: { detail: 'backpressure', lastEventId: id },
+        }),
+      );
       return;
     }
-    armPing();
+    lastSentAt = parts.clock.now();
+    if (!pinging) {
+      pinging = true;
+      armPing(parts.streaming.pingIntervalMs);
+    }
     if (final) {
       sink.end();
       close();
@@ -88,7 +104,11 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   const deliver = (ev: TaskEvent) => {
     if (ev.seq <= last) return;
     last = ev.seq;
-    send(ev.seq, encodedOnce(ev, viewKey, () => toSanitizedJson(encodeEvent(spec.dialect, task, gate(ev)))), isFinal(ev));
+    send(
+      ev.seq,
+      encodedOnce(ev, viewKey, () => toSanitizedJson(encodeEvent(spec.dialect, task, gate(ev)))),
+      isFinal(ev),
+    );
   };
   // results.read / results.files apply to streamed artifacts and status messages as they do to tasks/get
   const gate = (ev: TaskEvent): TaskEvent =>
@@ -126,9 +146,10 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     }
     if (!replayed) {
       last = current.seq ?? 0;
-      const first = spec.dialect === 'B'
-        ? codecs.B.task(taskView(current, spec.view))
-        : encodeEvent('A', current, gate({ seq: last, kind: 'status', status: current.status, final: SETTLED_STATES.has(current.status.state) }));
+      const first =
+        spec.dialect === 'B'
+          ? codecs.B.task(taskView(current, spec.view))
+          : encodeEvent('A', current, gate({ seq: last, kind: 'status', status: current.status, final: SETTLED_STATES.has(current.status.state) }));
       send(last, toSanitizedJson(first), SETTLED_STATES.has(current.status.state));
     }
     const pending = buffered ?? [];

@@ -32,7 +32,10 @@ export type AgentSkill = z.infer<typeof AgentSkill>;
 
 /** An agent as configured: `workspace: '*'` serves every workspace. */
 export const AgentSpec = z.object({
-  id: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore'),
+  id: z
+    .string()
+    .min(1)
+    .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore'),
   name: z.string().min(1),
   description: z.string().default(''),
   kind: AgentKind.default('builtin'),

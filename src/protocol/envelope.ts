@@ -15,9 +15,7 @@ export interface RpcCall {
   params: unknown;
 }
 
-export type RpcResponse =
-  | { jsonrpc: '2.0'; id: RpcId; result: unknown }
-  | { jsonrpc: '2.0'; id: RpcId; error: JsonRpcErrorObject };
+export type RpcResponse = { jsonrpc: '2.0'; id: RpcId; result: unknown } | { jsonrpc: '2.0'; id: RpcId; error: JsonRpcErrorObject };
 
 /** One element of a decoded body: a call to run, or an error to answer without running anything. */
 export type DecodedEntry = { ok: true; call: RpcCall } | { ok: false; id: RpcId; error: RpcError };
@@ -27,8 +25,7 @@ export type DecodedBody =
   | { kind: 'batch'; entries: DecodedEntry[] }
   | { kind: 'invalid'; id: RpcId; error: RpcError };
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function readableId(v: unknown): RpcId {
   return typeof v === 'string' || typeof v === 'number' ? v : null;

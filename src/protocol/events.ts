@@ -18,8 +18,7 @@ export type TaskEvent = z.infer<typeof TaskEvent>;
 type Unsequenced<T> = T extends unknown ? Omit<T, 'seq'> : never;
 export type NewTaskEvent = Unsequenced<TaskEvent>;
 
-const sameStatus = (a: Task['status'], b: Task['status']) =>
-  a.state === b.state && a.message?.messageId === b.message?.messageId;
+const sameStatus = (a: Task['status'], b: Task['status']) => a.state === b.state && a.message?.messageId === b.message?.messageId;
 
 /**
  * The events that take a task from `prev` to `next`: artifact chunks first, then a status change.

@@ -69,9 +69,15 @@ const requireTask = <T extends { id?: string; taskId?: string }>(v: T) => v.id !
 const taskRequired = { message: 'id (or taskId) is required', path: ['id'] };
 
 export const PushSetParams = TaskRef.extend({ pushNotificationConfig: PushConfig, metadata: Metadata.optional() }).refine(requireTask, taskRequired);
-export const PushGetParams = TaskRef.extend({ pushNotificationConfigId: z.string().min(1).optional(), metadata: Metadata.optional() }).refine(requireTask, taskRequired);
+export const PushGetParams = TaskRef.extend({ pushNotificationConfigId: z.string().min(1).optional(), metadata: Metadata.optional() }).refine(
+  requireTask,
+  taskRequired,
+);
 export const PushListParams = TaskRef.extend({ metadata: Metadata.optional() }).refine(requireTask, taskRequired);
-export const PushDeleteParams = TaskRef.extend({ pushNotificationConfigId: z.string().min(1), metadata: Metadata.optional() }).refine(requireTask, taskRequired);
+export const PushDeleteParams = TaskRef.extend({ pushNotificationConfigId: z.string().min(1), metadata: Metadata.optional() }).refine(
+  requireTask,
+  taskRequired,
+);
 
 export const taskIdOf = (p: { id?: string; taskId?: string }): string => (p.taskId ?? p.id) as string;
 
@@ -94,7 +100,7 @@ export function parseParams<S extends z.ZodType>(schema: S, params: unknown): z.
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
     throw new RpcError('INVALID_PARAMS', { message: 'Invalid params: params must be an object', data: { path: 'params' } });
   }
-  if (Object.prototype.hasOwnProperty.call(params, '')) {
+  if (Object.hasOwn(params, '')) {
     throw new RpcError('INVALID_PARAMS', { message: 'Invalid params: params has an empty key', data: { path: 'params.""' } });
   }
   const deep = tooDeepAt(params, { limit: MAX_JSON_DEPTH, root: 'params' });

@@ -1,16 +1,7 @@
 // Scopes, trust levels (the spec's scope bundles) and the method-to-scope table.
 import { z } from 'zod';
 
-export const Scope = z.enum([
-  'tasks.read',
-  'tasks.create',
-  'tasks.cancel',
-  'tasks.stream',
-  'agents.read',
-  'agents.list',
-  'results.read',
-  'results.files',
-]);
+export const Scope = z.enum(['tasks.read', 'tasks.create', 'tasks.cancel', 'tasks.stream', 'agents.read', 'agents.list', 'results.read', 'results.files']);
 export type Scope = z.infer<typeof Scope>;
 
 export const TrustLevel = z.enum(['read_only', 'execute', 'autonomous', 'admin']);
@@ -63,7 +54,7 @@ export const METHOD_SCOPES = {
 } as const satisfies Record<string, Scope>;
 
 export type MethodName = keyof typeof METHOD_SCOPES;
-export const isKnownMethod = (m: string): m is MethodName => Object.prototype.hasOwnProperty.call(METHOD_SCOPES, m);
+export const isKnownMethod = (m: string): m is MethodName => Object.hasOwn(METHOD_SCOPES, m);
 
 /** Methods that answer with an SSE stream (all need tasks.stream). */
 export const isStreamingMethod = (m: MethodName): boolean => METHOD_SCOPES[m] === 'tasks.stream';

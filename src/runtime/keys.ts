@@ -79,7 +79,7 @@ export async function loadSecret(opts: { dataDir: string; fromEnv?: string }): P
   const encoded = Buffer.from(secret, 'utf8').toString('base64url');
   try {
     // 'wx' so that a CLI and a server starting together agree on one secret
-    await writeFile(file, encoded + '\n', { mode: 0o600, flag: 'wx' });
+    await writeFile(file, `${encoded}\n`, { mode: 0o600, flag: 'wx' });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
   }

@@ -2,7 +2,7 @@
 export type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
 export function createLog(o: { level: 'debug' | 'info' | 'silent'; write?: (line: string) => void }): Log {
-  const write = o.write ?? ((line: string) => process.stderr.write(line + '\n'));
+  const write = o.write ?? ((line: string) => process.stderr.write(`${line}\n`));
   if (o.level === 'silent') return () => undefined;
   return (msg, fields) => write(JSON.stringify({ t: new Date().toISOString(), msg, ...fields }));
 }

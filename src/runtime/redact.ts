@@ -3,8 +3,8 @@
 const STACK_LINE = /^\s*at .*$/gm;
 const FILE_URL = /file:\/\/[^\s'"`()<>\]]+/g;
 // an absolute path of two or more segments, after a start, a space, a quote, a bracket or a colon
-const POSIX_PATH = /(^|[\s'"`(\[=:])\/(?:[^\s'"`()<>\]/:]+\/)+[^\s'"`()<>\]/:]*/g;
-const WINDOWS_PATH = /(^|[\s'"`(\[=:])[A-Za-z]:\\[^\s'"`()<>\]]+/g;
+const POSIX_PATH = /(^|[\s'"`([=:])\/(?:[^\s'"`()<>\]/:]+\/)+[^\s'"`()<>\]/:]*/g;
+const WINDOWS_PATH = /(^|[\s'"`([=:])[A-Za-z]:\\[^\s'"`()<>\]]+/g;
 
 /** A failure message without stack lines, file URLs or absolute paths (each path becomes `<path>`). */
 export function redactPaths(message: string): string {

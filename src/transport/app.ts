@@ -49,7 +49,12 @@ function writeReply(res: HttpResponse, state: ResponseState, reply: HttpReply, s
 function tooLarge(res: HttpResponse, state: ResponseState, o: { limit: number; drained: boolean }): void {
   const err = new RpcError('PAYLOAD_TOO_LARGE', { message: `Request body too large: the limit is ${o.limit} bytes`, data: { limit: o.limit } });
   // a body read to its end leaves the connection usable; one past the discard bound is cut off after the answer
-  send(res, state, { status: ERRORS.PAYLOAD_TOO_LARGE.http, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(errorResponse(null, err)), close: !o.drained });
+  send(res, state, {
+    status: ERRORS.PAYLOAD_TOO_LARGE.http,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(errorResponse(null, err)),
+    close: !o.drained,
+  });
 }
 
 function rpcRoute({ gateway, log, sse }: HttpServerOptions) {
@@ -101,7 +106,9 @@ function buildApp(o: HttpServerOptions): TemplatedApp {
     void gateway.ready().then((r) => sendJson(res, state, r.ok ? 200 : 503, r));
   });
   app.any('/api/a2a', (res) => sendJson(res, trackAbort(res), 405, { error: 'method_not_allowed', message: 'Use POST for JSON-RPC' }));
-  app.any('/*', (res, req) => sendJson(res, trackAbort(res), 404, { error: 'not_found', message: `No route for ${req.getMethod().toUpperCase()} ${req.getUrl()}` }));
+  app.any('/*', (res, req) =>
+    sendJson(res, trackAbort(res), 404, { error: 'not_found', message: `No route for ${req.getMethod().toUpperCase()} ${req.getUrl()}` }),
+  );
   return app;
 }
 

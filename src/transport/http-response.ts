@@ -34,11 +34,7 @@ const STATUS_TEXT: Record<number, string> = {
 
 export const statusLine = (status: number): string => `${status} ${STATUS_TEXT[status] ?? ''}`.trim();
 
-export function send(
-  res: HttpResponse,
-  state: ResponseState,
-  o: { status: number; headers?: Record<string, string>; body?: string; close?: boolean },
-): void {
+export function send(res: HttpResponse, state: ResponseState, o: { status: number; headers?: Record<string, string>; body?: string; close?: boolean }): void {
   if (state.aborted) return;
   res.cork(() => {
     res.writeStatus(statusLine(o.status));

@@ -27,7 +27,9 @@ function whyNot(host: string, port: number): Promise<{ why: string; errno?: stri
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', (e: NodeJS.ErrnoException) => resolve({ why: (e.code && WHY[e.code]) ?? e.message, errno: e.code }));
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve({ why: 'refused by the HTTP server (the port was busy for a moment; try again)' })));
+    probe.listen({ host, port, exclusive: true }, () =>
+      probe.close(() => resolve({ why: 'refused by the HTTP server (the port was busy for a moment; try again)' })),
+    );
   });
 }
 

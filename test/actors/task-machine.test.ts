@@ -44,7 +44,13 @@ function machineFor(o: { state: TaskState; task?: Task; clock?: ManualClock }) {
 const T0 = Date.UTC(2026, 0, 1);
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const userMessage = (text: string, messageId: string): Message => ({ role: 'user', parts: [{ kind: 'text', text }], messageId, taskId: 'task-1', contextId: 'ctx-1' });
+const userMessage = (text: string, messageId: string): Message => ({
+  role: 'user',
+  parts: [{ kind: 'text', text }],
+  messageId,
+  taskId: 'task-1',
+  contextId: 'ctx-1',
+});
 
 /** A task whose record says `state`, with one user message and one agent reply in its history. */
 function taskIn(state: TaskState, now: number): Task {
@@ -250,7 +256,11 @@ t.test('AGENT_EVENTS end failure: failed, with the reason and message of the fai
   t.same(task.status.message?.metadata, { reason: 'worker_crash' }, 'the failure reason travels in the status message');
   t.equal(task.status.message?.taskId, 'task-1');
   t.equal(task.status.message?.contextId, 'ctx-1');
-  t.same(task.artifacts.map((a) => a.parts), [[{ kind: 'text', text: 'half done' }]], 'what came with the failure is kept');
+  t.same(
+    task.artifacts.map((a) => a.parts),
+    [[{ kind: 'text', text: 'half done' }]],
+    'what came with the failure is kept',
+  );
   t.same(task.metadata.cost_breakdown, { worker_ms: 12, turns: 1 }, "the turn's worker time is counted");
   t.equal(task.metadata.workspace_id, 'ws-1', 'other metadata kept');
 });
@@ -284,7 +294,16 @@ t.test('AGENT_EVENTS end ok: completed, artifacts and messages applied in order'
   t.same(
     task.artifacts,
     [
-      { artifactId: 'task-1-artifact-0', index: 0, name: 'answer', lastChunk: true, parts: [{ kind: 'text', text: 'one ' }, { kind: 'text', text: 'two' }] },
+      {
+        artifactId: 'task-1-artifact-0',
+        index: 0,
+        name: 'answer',
+        lastChunk: true,
+        parts: [
+          { kind: 'text', text: 'one ' },
+          { kind: 'text', text: 'two' },
+        ],
+      },
       { artifactId: 'chart', index: 1, parts: [{ kind: 'data', data: { x: 1 } }] },
     ],
     'an appended chunk merges into its artifact; a new one gets the next index',

@@ -35,7 +35,16 @@ t.test('serve refuses a bad config file, naming the field', async (t) => {
     ['an unknown field', JSON.stringify({ colour: 'red' }), /colour/],
     ['an agent without a name', JSON.stringify({ agents: [{ id: 'x', entry: 'echo' }] }), /agents\.0\.name/],
     ['an agent with a bad id', JSON.stringify({ agents: [{ id: 'has space', name: 'X' }] }), /agents\.0\.id/],
-    ['two agents with one id', JSON.stringify({ agents: [{ id: 'a', name: 'A', entry: 'echo' }, { id: 'a', name: 'B', entry: 'converse' }] }), /agents\.1\.id: duplicate agent id 'a'/],
+    [
+      'two agents with one id',
+      JSON.stringify({
+        agents: [
+          { id: 'a', name: 'A', entry: 'echo' },
+          { id: 'a', name: 'B', entry: 'converse' },
+        ],
+      }),
+      /agents\.1\.id: duplicate agent id 'a'/,
+    ],
     ['a module agent without an entry', JSON.stringify({ agents: [{ id: 'm', name: 'M', kind: 'module' }] }), /agents\.0\.entry/],
     ['an unknown store', JSON.stringify({ store: 'mongo' }), /\bstore\b/],
     ['not JSON', '{ port: 1', /is not valid JSON/],
@@ -50,7 +59,7 @@ t.test('serve refuses a bad config file, naming the field', async (t) => {
       return runCli(['serve', '--config', file, ...port, '--data-dir', join(dir, 'data')], { timeoutMs: 60_000 });
     }),
   );
-  cases.forEach(([what, , field], i) => refused(t, results[i]!, field, what));
+  for (const [i, [what, , field]] of cases.entries()) refused(t, results[i]!, field, what);
   t.match(results[0]!.stderr, /invalid config/);
 
   const missing = await runCli(['serve', '--config', join(dir, 'nope.json'), '--port', '0', '--data-dir', join(dir, 'data')], { timeoutMs: 60_000 });
@@ -68,7 +77,7 @@ t.test('serve refuses bad env settings, naming the field', async (t) => {
     ['A2A_CONFIG naming a bad file', { A2A_CONFIG: bad }, ['--port', '0'], /maxBodyBytes/],
   ];
   const results = await Promise.all(cases.map(([, env, args]) => runCli(['serve', '--data-dir', join(dir, 'data'), ...args], { env, timeoutMs: 60_000 })));
-  cases.forEach(([what, , , field], i) => refused(t, results[i]!, field, what));
+  for (const [i, [what, , , field]] of cases.entries()) refused(t, results[i]!, field, what);
 });
 
 t.test('serve takes its settings from the config file, env and flags', async (t) => {
@@ -164,7 +173,11 @@ t.test('keys create refuses bad input, naming the field, and creates nothing', a
     ['a bad --expires-in', ['--workspace', 'ws1', '--trust', 'admin', '--expires-in', 'soon'], /expires-in/],
     ['a bad --expires-at', ['--workspace', 'ws1', '--trust', 'admin', '--expires-at', 'tomorrow-ish'], /expires-at/],
     ['an --expires-at in the past', ['--workspace', 'ws1', '--trust', 'admin', '--expires-at', '2001-01-01T00:00:00Z'], /expires_at/],
-    ['both expiry flags', ['--workspace', 'ws1', '--trust', 'admin', '--expires-in', '1d', '--expires-at', '2099-01-01T00:00:00Z'], /expires-in or --expires-at/],
+    [
+      'both expiry flags',
+      ['--workspace', 'ws1', '--trust', 'admin', '--expires-in', '1d', '--expires-at', '2099-01-01T00:00:00Z'],
+      /expires-in or --expires-at/,
+    ],
     ['a zero --per-minute', ['--workspace', 'ws1', '--trust', 'admin', '--per-minute', '0'], /per-minute/],
     ['an unknown flag', ['--workspace', 'ws1', '--trust', 'admin', '--colour', 'red'], /colour/],
   ];
@@ -207,9 +220,21 @@ t.test('keys list, revoke, rotate; list never shows a key or its hash', async (t
     t.notOk('hash' in k, 'no hash field');
     t.equal(k.revoked, false);
   }
-  t.same(listed.find((k: { id: string }) => k.id === b.id), { ...listed.find((k: { id: string }) => k.id === b.id), workspace: 'ws1', trust: 'read_only', name: 'reader', expires_at: null });
-  t.same(JSON.parse(ws2.stdout).map((k: { id: string }) => k.id), [c.id], '--workspace filters');
-  for (const [r, what] of [[all, 'list --json'], [ws2, 'list --workspace --json'], [text, 'list'], [ws1text, 'list --workspace']] as const) {
+  t.same(
+    listed.find((k: { id: string }) => k.id === b.id),
+    { ...listed.find((k: { id: string }) => k.id === b.id), workspace: 'ws1', trust: 'read_only', name: 'reader', expires_at: null },
+  );
+  t.same(
+    JSON.parse(ws2.stdout).map((k: { id: string }) => k.id),
+    [c.id],
+    '--workspace filters',
+  );
+  for (const [r, what] of [
+    [all, 'list --json'],
+    [ws2, 'list --workspace --json'],
+    [text, 'list'],
+    [ws1text, 'list --workspace'],
+  ] as const) {
     t.equal(r.code, 0);
     noSecrets(t, r.stdout, what);
   }
@@ -233,7 +258,11 @@ t.test('keys list, revoke, rotate; list never shows a key or its hash', async (t
   t.not(r.key, b.key, 'a new key');
   t.match(r.key, /^svc_a2a_/);
   t.equal(r.rotated_from, b.id);
-  t.same({ workspace: r.workspace, trust: r.trust, scopes: r.scopes, expires_at: r.expires_at }, { workspace: b.workspace, trust: b.trust, scopes: b.scopes, expires_at: b.expires_at }, 'same workspace, trust, scopes and expiry');
+  t.same(
+    { workspace: r.workspace, trust: r.trust, scopes: r.scopes, expires_at: r.expires_at },
+    { workspace: b.workspace, trust: b.trust, scopes: b.scopes, expires_at: b.expires_at },
+    'same workspace, trust, scopes and expiry',
+  );
   const afterRotate = JSON.parse((await runCli(['keys', 'list', '--data-dir', dir, '--json'])).stdout);
   t.equal(afterRotate.length, 4);
   t.equal(afterRotate.find((k: { id: string }) => k.id === b.id).revoked, false, 'the old key stays valid until revoked');
@@ -275,8 +304,16 @@ t.test('keys made, revoked and rotated by the CLI take effect on a running serve
   t.equal(read.json.result?.id, ok.json.result.id, 'but may read them');
 
   const rotated = JSON.parse((await runCli(['keys', 'rotate', k.id, '--data-dir', dir, '--json'])).stdout);
-  t.equal((await rpcAt(s.url, { key: rotated.key, method: 'tasks/get', params: { id: ok.json.result.id } })).json.result?.id, ok.json.result.id, 'the rotated key works, and sees the same workspace');
-  t.equal((await rpcAt(s.url, { key: k.key, method: 'tasks/get', params: { id: ok.json.result.id } })).status, 200, 'the old key still works before it is revoked');
+  t.equal(
+    (await rpcAt(s.url, { key: rotated.key, method: 'tasks/get', params: { id: ok.json.result.id } })).json.result?.id,
+    ok.json.result.id,
+    'the rotated key works, and sees the same workspace',
+  );
+  t.equal(
+    (await rpcAt(s.url, { key: k.key, method: 'tasks/get', params: { id: ok.json.result.id } })).status,
+    200,
+    'the old key still works before it is revoked',
+  );
 
   t.equal((await runCli(['keys', 'revoke', k.id, '--data-dir', dir])).code, 0);
   const after = await rpcAt(s.url, { key: k.key, method: 'tasks/get', params: { id: ok.json.result.id } });
@@ -294,12 +331,7 @@ t.test('keys made, revoked and rotated by the CLI take effect on a running serve
 });
 
 t.test('usage and unknown commands', async (t) => {
-  const [none, help, unknown, badFlag] = await Promise.all([
-    runCli([]),
-    runCli(['help']),
-    runCli(['frobnicate']),
-    runCli(['serve', '--prot', '0']),
-  ]);
+  const [none, help, unknown, badFlag] = await Promise.all([runCli([]), runCli(['help']), runCli(['frobnicate']), runCli(['serve', '--prot', '0'])]);
   t.equal(none.code, 2, 'no command: usage, exit 2');
   t.match(none.stdout, /usage: a2a-gateway/);
   t.equal(help.code, 0);

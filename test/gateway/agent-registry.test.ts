@@ -33,20 +33,30 @@ t.test('agents come and go while the server runs; lists, cards and sends follow'
   t.teardown(() => gw.close());
   const ws1 = await gw.key({ workspace: 'ws1' });
   const ws2 = await gw.key({ workspace: 'ws2' });
-  const ids = async (key: string) => ((await gw.rpc({ method: 'agents/list', key, params: {} })).json.result.agents as Array<{ id: string }>).map((a) => a.id).sort();
+  const ids = async (key: string) =>
+    ((await gw.rpc({ method: 'agents/list', key, params: {} })).json.result.agents as Array<{ id: string }>).map((a) => a.id).sort();
   const workers = gw.gw.agents.find('ws1', 'echo')!.runner;
 
   t.same(await ids(ws1.key), ['converse', 'echo', 'slow'], 'the configured agents to begin with');
 
-  gw.gw.agents.add({ spec: spec({ id: 'echo2', name: 'Echo two', workspace: 'ws1', skills: [{ id: 'echo2-skill', name: 'Echo two', description: 'echoes' }], entry: 'echo' }), runner: workers });
+  gw.gw.agents.add({
+    spec: spec({ id: 'echo2', name: 'Echo two', workspace: 'ws1', skills: [{ id: 'echo2-skill', name: 'Echo two', description: 'echoes' }], entry: 'echo' }),
+    runner: workers,
+  });
   gw.gw.agents.add({ spec: spec({ id: 'rev', workspace: 'ws1' }), runner: reverser });
   t.same(await ids(ws1.key), ['converse', 'echo', 'echo2', 'rev', 'slow'], 'added agents are listed at once');
   t.same(await ids(ws2.key), ['converse', 'echo', 'slow'], "another workspace does not see ws1's agents");
 
   const card = await gw.rpc({ method: 'agent/getAuthenticatedExtendedCard', key: ws1.key, params: {} });
-  t.ok((card.json.result.skills as Array<{ id: string }>).some((s) => s.id === 'echo2-skill'), 'the extended card shows the new skill');
+  t.ok(
+    (card.json.result.skills as Array<{ id: string }>).some((s) => s.id === 'echo2-skill'),
+    'the extended card shows the new skill',
+  );
   const pub = await (await fetch(`${gw.url}/.well-known/agent-card.json`)).json();
-  t.notOk((pub.skills as Array<{ id: string }>).some((s) => s.id === 'echo2-skill'), 'the public card does not show a workspace agent');
+  t.notOk(
+    (pub.skills as Array<{ id: string }>).some((s) => s.id === 'echo2-skill'),
+    'the public card does not show a workspace agent',
+  );
 
   const viaWorkers = await gw.rpc({ method: 'message/send', key: ws1.key, params: msgB('hello', { metadata: { agentId: 'echo2' } }) });
   t.equal(viaWorkers.json.result.status.state, 'completed', 'a send to an added worker agent runs on the pool');
@@ -70,7 +80,7 @@ t.test('agents come and go while the server runs; lists, cards and sends follow'
   t.equal(kept.json.result.status.state, 'completed', 'its tasks stay readable');
 });
 
-t.test("a turn of a task whose agent was removed meanwhile fails with agent_not_found; no id shadows another", async (t) => {
+t.test('a turn of a task whose agent was removed meanwhile fails with agent_not_found; no id shadows another', async (t) => {
   const gw = await startTestGateway();
   t.teardown(() => gw.close());
   const { key } = await gw.key({ workspace: 'ws1' });
@@ -83,7 +93,11 @@ t.test("a turn of a task whose agent was removed meanwhile fails with agent_not_
   t.match(JSON.stringify(next.json.result.status.message), /no longer configured/);
 
   const workers = gw.gw.agents.find('ws1', 'echo')!.runner;
-  t.throws(() => gw.gw.agents.add({ spec: spec({ id: 'echo', workspace: 'ws1' }), runner: workers }), AgentShadowError, 'a workspace agent cannot hide a shared one');
+  t.throws(
+    () => gw.gw.agents.add({ spec: spec({ id: 'echo', workspace: 'ws1' }), runner: workers }),
+    AgentShadowError,
+    'a workspace agent cannot hide a shared one',
+  );
   gw.gw.agents.add({ spec: spec({ id: 'mine', workspace: 'ws1' }), runner: workers });
   t.throws(() => gw.gw.agents.add({ spec: spec({ id: 'mine' }), runner: workers }), AgentShadowError, 'a shared agent cannot hide a workspace one');
   t.throws(() => gw.gw.agents.add({ spec: spec({ id: 'mine', workspace: 'ws1' }), runner: workers }), AgentShadowError, 'the same id twice in a workspace');

@@ -129,8 +129,21 @@ t.test('Agent Cards: service and per-agent, listed agents only, no secrets', asy
   const gw = await gateway(t, {
     card: { name: 'Test Gateway', description: 'A gateway under test.' },
     agents: [
-      { id: 'echo', name: 'Echo', description: 'Echoes.', entry: 'echo', default: true, skills: [{ id: 'echo', name: 'Echo', description: 'Echoes parts.', tags: ['demo'] }] },
-      { id: 'converse', name: 'Converse', description: 'Talks.', entry: 'converse', skills: [{ id: 'converse', name: 'Converse', description: 'Multi-turn.' }] },
+      {
+        id: 'echo',
+        name: 'Echo',
+        description: 'Echoes.',
+        entry: 'echo',
+        default: true,
+        skills: [{ id: 'echo', name: 'Echo', description: 'Echoes parts.', tags: ['demo'] }],
+      },
+      {
+        id: 'converse',
+        name: 'Converse',
+        description: 'Talks.',
+        entry: 'converse',
+        skills: [{ id: 'converse', name: 'Converse', description: 'Multi-turn.' }],
+      },
       {
         id: 'hidden',
         name: 'Hidden',
@@ -200,7 +213,11 @@ t.test('Agent Cards: service and per-agent, listed agents only, no secrets', asy
   t.equal(convCard.name, 'Converse');
   t.equal(convCard.description, 'Talks.');
   t.equal(convCard.url, `${gw.url}/api/a2a/agents/converse`);
-  t.same(convCard.skills.map((s: { id: string }) => s.id), ['converse'], "only the agent's own skills");
+  t.same(
+    convCard.skills.map((s: { id: string }) => s.id),
+    ['converse'],
+    "only the agent's own skills",
+  );
   t.same(convCard.authentication.schemes, ['bearer']);
   t.same(convCard.capabilities, card.capabilities, 'the same capabilities as the service');
   const convRevA = await fetch(`${gw.url}/api/a2a/agents/converse/.well-known/agent.json`);
@@ -243,7 +260,7 @@ t.test('health and readiness', async (t) => {
     t.equal(res.status, 200, path);
     t.same(await res.json(), { ok: true });
   }
-  const none = await fetch(gw.url + '/nope');
+  const none = await fetch(`${gw.url}/nope`);
   t.equal(none.status, 404);
 });
 
@@ -280,14 +297,24 @@ t.test('a busy-looping slow task (cpu mode) does not slow tasks/get for others, 
 
   // 20 steps of 4 s of busy loop each; wait until the first step is done, so the loop is surely spinning
   const busy = await send(gw, key, {
-    message: { kind: 'message', role: 'user', messageId: 'busy-1', parts: [{ kind: 'data', data: { ms: 80_000, steps: 20, mode: 'cpu' } }], metadata: { agentId: 'slow' } },
+    message: {
+      kind: 'message',
+      role: 'user',
+      messageId: 'busy-1',
+      parts: [{ kind: 'data', data: { ms: 80_000, steps: 20, mode: 'cpu' } }],
+      metadata: { agentId: 'slow' },
+    },
     configuration: { blocking: false },
   });
   const busyId: string = busy.json.result.id;
-  const spinning = await waitFor('the first busy step', async () => {
-    const r = await gw.rpc({ method: 'tasks/get', key, params: { id: busyId, historyLength: 0 } });
-    return r.json.result?.status?.message?.parts?.[0]?.text === 'step 1/20' ? r.json.result : undefined;
-  }, { timeoutMs: 60_000 });
+  const spinning = await waitFor(
+    'the first busy step',
+    async () => {
+      const r = await gw.rpc({ method: 'tasks/get', key, params: { id: busyId, historyLength: 0 } });
+      return r.json.result?.status?.message?.parts?.[0]?.text === 'step 1/20' ? r.json.result : undefined;
+    },
+    { timeoutMs: 60_000 },
+  );
   t.equal(spinning.status.state, 'working');
 
   const others = await getTimes(() => gw.rpc({ method: 'tasks/get', key, params: { id: otherId } }), 50);
@@ -319,13 +346,28 @@ t.test('a sleeping slow task completes with progress and its chunked artifact', 
   const gw = await gateway(t);
   const { key } = await gw.key();
   const r = await send(gw, key, {
-    message: { kind: 'message', role: 'user', messageId: 'sleepy', parts: [{ kind: 'data', data: { ms: 60, steps: 3, mode: 'sleep' } }], metadata: { agentId: 'slow' } },
+    message: {
+      kind: 'message',
+      role: 'user',
+      messageId: 'sleepy',
+      parts: [{ kind: 'data', data: { ms: 60, steps: 3, mode: 'sleep' } }],
+      metadata: { agentId: 'slow' },
+    },
   });
   t.equal(r.json.result.status.state, 'completed');
   t.equal(r.json.result.artifacts.length, 1, 'chunks are appended to one artifact');
-  t.same(r.json.result.artifacts[0].parts.map((p: { text: string }) => p.text), ['chunk 1/3\n', 'chunk 2/3\n', 'chunk 3/3\n']);
+  t.same(
+    r.json.result.artifacts[0].parts.map((p: { text: string }) => p.text),
+    ['chunk 1/3\n', 'chunk 2/3\n', 'chunk 3/3\n'],
+  );
   const nb = await send(gw, key, {
-    message: { kind: 'message', role: 'user', messageId: 'sleepy-2', parts: [{ kind: 'data', data: { ms: 30_000, steps: 30 } }], metadata: { agentId: 'slow' } },
+    message: {
+      kind: 'message',
+      role: 'user',
+      messageId: 'sleepy-2',
+      parts: [{ kind: 'data', data: { ms: 30_000, steps: 30 } }],
+      metadata: { agentId: 'slow' },
+    },
     configuration: { blocking: false },
   });
   await waitForState(gw, { key, id: nb.json.result.id, states: ['working'] });
@@ -371,7 +413,10 @@ t.test('module agents configured through a JSON config file (server as a child p
   });
 
   t.test('a module agent that crashes its worker fails its task; the server keeps serving', async (t) => {
-    for (const [how, extra] of [['a throw from a timer', {}], ['process.exit in the worker', { exit: true }]] as const) {
+    for (const [how, extra] of [
+      ['a throw from a timer', {}],
+      ['process.exit in the worker', { exit: true }],
+    ] as const) {
       const r = await sendTo('crash', 'crash please', extra);
       t.equal(r.json.result?.status?.state, 'failed', `${how}: the task failed`);
       t.equal(r.json.result?.status?.message?.metadata?.reason, 'worker_crash', `${how}: reason worker_crash`);
@@ -431,7 +476,7 @@ t.test('module agents configured through a JSON config file (server as a child p
   });
 
   t.test('the server is still healthy', async (t) => {
-    const h = await fetch(server.url + '/healthz');
+    const h = await fetch(`${server.url}/healthz`);
     t.equal(h.status, 200);
     t.equal(server.proc.exitCode, null);
   });

@@ -39,7 +39,11 @@ t.test('trust levels against every method (table)', async (t) => {
   t.equal(made.json.result?.status?.state, 'completed', 'seed task completed');
   const id: string = made.json.result.id;
   const hook = { url: 'https://hooks.example.com/a2a' };
-  const set = await tg.rpc({ method: 'tasks/pushNotificationConfig/set', key: admin.key, params: { taskId: id, pushNotificationConfig: { id: 'cfg-1', ...hook } } });
+  const set = await tg.rpc({
+    method: 'tasks/pushNotificationConfig/set',
+    key: admin.key,
+    params: { taskId: id, pushNotificationConfig: { id: 'cfg-1', ...hook } },
+  });
   t.ok(set.json.result, 'seed push config stored');
 
   // the spec's scope per method, and the lowest trust level whose bundle holds it (written out, not derived from src)
@@ -57,11 +61,24 @@ t.test('trust levels against every method (table)', async (t) => {
     { method: 'tasks/pushNotificationConfig/set', scope: 'tasks.create', lowest: 'execute', params: { taskId: id, pushNotificationConfig: hook } },
     { method: 'tasks/pushNotificationConfig/get', scope: 'tasks.read', lowest: 'read_only', params: { taskId: id, pushNotificationConfigId: 'cfg-1' } },
     { method: 'tasks/pushNotificationConfig/list', scope: 'tasks.read', lowest: 'read_only', params: { taskId: id } },
-    { method: 'tasks/pushNotificationConfig/delete', scope: 'tasks.create', lowest: 'execute', params: { taskId: id, pushNotificationConfigId: 'no-such-config' } },
+    {
+      method: 'tasks/pushNotificationConfig/delete',
+      scope: 'tasks.create',
+      lowest: 'execute',
+      params: { taskId: id, pushNotificationConfigId: 'no-such-config' },
+    },
     { method: 'agent/getAuthenticatedExtendedCard', scope: 'agents.read', lowest: 'read_only', params: {} },
   ];
   // methods whose allowed call must actually succeed (the others may fail for reasons of their own, never scope)
-  const mustSucceed = new Set(['tasks/send', 'message/send', 'tasks/get', 'tasks/pushNotification/get', 'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list', 'agent/getAuthenticatedExtendedCard']);
+  const mustSucceed = new Set([
+    'tasks/send',
+    'message/send',
+    'tasks/get',
+    'tasks/pushNotification/get',
+    'tasks/pushNotificationConfig/get',
+    'tasks/pushNotificationConfig/list',
+    'agent/getAuthenticatedExtendedCard',
+  ]);
 
   for (const level of LEVELS) {
     const k = await tg.key({ trust: level });
@@ -152,7 +169,10 @@ t.test('results.read gates artifacts and history', async (t) => {
   const full = await tg.key({ trust: 'execute' });
   const marker = 'marker-results-7731';
 
-  for (const [method, params] of [['message/send', msgB(marker)], ['tasks/send', msgA(marker)]] as const) {
+  for (const [method, params] of [
+    ['message/send', msgB(marker)],
+    ['tasks/send', msgA(marker)],
+  ] as const) {
     const sent = await tg.rpc({ method, key: blind.key, params });
     const task = sent.json.result;
     t.equal(task.status.state, 'completed', `${method}: the key without results.read still runs the task`);
@@ -187,10 +207,14 @@ t.test('results.files gates file bytes and uris', async (t) => {
   const sent = await tg.rpc({ method: 'tasks/send', key: exec.key, params: { message: { role: 'user', parts: fileParts } } });
   const task = sent.json.result;
   t.equal(task.status.state, 'completed');
-  t.same(task.artifacts[0].parts, [
-    { type: 'file', file: { name: 'report.bin', mimeType: 'application/octet-stream' } },
-    { type: 'file', file: { name: 'linked.txt', mimeType: 'text/plain' } },
-  ], 'execute sees names and types, no bytes or uri, in the artifact');
+  t.same(
+    task.artifacts[0].parts,
+    [
+      { type: 'file', file: { name: 'report.bin', mimeType: 'application/octet-stream' } },
+      { type: 'file', file: { name: 'linked.txt', mimeType: 'text/plain' } },
+    ],
+    'execute sees names and types, no bytes or uri, in the artifact',
+  );
   t.same(task.history[0].parts, task.artifacts[0].parts, 'nor in the history');
   const text = JSON.stringify(sent.json);
   t.notMatch(text, bytes, 'the bytes appear nowhere');
@@ -208,7 +232,9 @@ t.test('results.files gates file bytes and uris', async (t) => {
   const b = await tg.rpc({
     method: 'message/send',
     key: exec.key,
-    params: { message: { kind: 'message', role: 'user', messageId: 'mf-1', parts: [{ kind: 'file', file: { name: 'b.bin', mimeType: 'application/pdf', bytes } }] } },
+    params: {
+      message: { kind: 'message', role: 'user', messageId: 'mf-1', parts: [{ kind: 'file', file: { name: 'b.bin', mimeType: 'application/pdf', bytes } }] },
+    },
   });
   t.same(b.json.result.artifacts[0].parts, [{ kind: 'file', file: { name: 'b.bin', mimeType: 'application/pdf' } }], 'rev B: gated');
   const bAuto = await tg.rpc({ method: 'tasks/get', key: auto.key, params: { id: b.json.result.id } });
@@ -230,7 +256,11 @@ t.test('agents.read gates the extended card', async (t) => {
   t.same(ok.json.result.skills.map((s: { id: string }) => s.id).sort(), ['converse', 'echo', 'slow'], 'the card lists the agents');
   const only = await tg.key({ trust: 'read_only', agents: ['echo'] });
   const limited = await tg.rpc({ method: 'agent/getAuthenticatedExtendedCard', key: only.key, params: {} });
-  t.same(limited.json.result.skills.map((s: { id: string }) => s.id), ['echo'], 'an allowlisted key sees only its agents');
+  t.same(
+    limited.json.result.skills.map((s: { id: string }) => s.id),
+    ['echo'],
+    'an allowlisted key sees only its agents',
+  );
 });
 
 t.test('unauthenticated requests: -32003 with 401 and WWW-Authenticate', async (t) => {
@@ -293,7 +323,10 @@ t.test('CLI while the server runs: create, use, revoke, rotate, list', async (t)
   const cli = (args: string[]) => runCli(['keys', ...args, '--data-dir', tg.dataDir], { secret: tg.gw.secret });
 
   t.test('revocation takes effect on the very next request', async (t) => {
-    const [c, c2] = await Promise.all([cli(['create', '--workspace', 'w', '--trust', 'execute', '--json']), cli(['create', '--workspace', 'w', '--trust', 'execute', '--json'])]);
+    const [c, c2] = await Promise.all([
+      cli(['create', '--workspace', 'w', '--trust', 'execute', '--json']),
+      cli(['create', '--workspace', 'w', '--trust', 'execute', '--json']),
+    ]);
     t.equal(c.code, 0, c.stderr);
     const made = jsonOut(c) as { id: string; key: string; trust: string };
     t.match(made.key, /^svc_a2a_[0-9A-Za-z]{43,}$/);
@@ -311,14 +344,29 @@ t.test('CLI while the server runs: create, use, revoke, rotate, list', async (t)
     t.equal(next.status, 401, 'the very next request is refused');
     t.equal(next.json.error.code, -32003);
     t.equal((await tg.rpc({ method: 'message/send', key: made.key, params: msgB('after') })).json.error.code, -32003, 'and every later one');
-    t.equal((await tg.rpc({ method: 'tasks/get', key: other.key, params: { id: sent.json.result.id } })).status, 200, 'another key of the workspace is untouched');
+    t.equal(
+      (await tg.rpc({ method: 'tasks/get', key: other.key, params: { id: sent.json.result.id } })).status,
+      200,
+      'another key of the workspace is untouched',
+    );
 
     t.not(again.code, 0, 'revoking an unknown id fails');
     t.match(again.stderr, /key_doesnotexist/);
   });
 
   t.test('rotation: same scopes, both keys work until the old is revoked', async (t) => {
-    const c = await cli(['create', '--workspace', 'rot', '--trust', 'autonomous', '--scopes', 'tasks.read,tasks.create,results.read', '--agents', 'echo', '--json']);
+    const c = await cli([
+      'create',
+      '--workspace',
+      'rot',
+      '--trust',
+      'autonomous',
+      '--scopes',
+      'tasks.read,tasks.create,results.read',
+      '--agents',
+      'echo',
+      '--json',
+    ]);
     t.equal(c.code, 0, c.stderr);
     const old = jsonOut(c) as { id: string; key: string };
     const r = await cli(['rotate', old.id, '--json']);
@@ -335,14 +383,22 @@ t.test('CLI while the server runs: create, use, revoke, rotate, list', async (t)
     const b = await tg.rpc({ method: 'message/send', key: rotated.key, params: msgB('new key') });
     t.equal(a.json.result?.status?.state, 'completed', 'the old key works');
     t.equal(b.json.result?.status?.state, 'completed', 'the new key works');
-    t.equal((await tg.rpc({ method: 'tasks/get', key: rotated.key, params: { id: a.json.result.id } })).json.result?.id, a.json.result.id, 'the new key sees the old key\'s tasks (same workspace)');
+    t.equal(
+      (await tg.rpc({ method: 'tasks/get', key: rotated.key, params: { id: a.json.result.id } })).json.result?.id,
+      a.json.result.id,
+      "the new key sees the old key's tasks (same workspace)",
+    );
     const cancel = await tg.rpc({ method: 'tasks/cancel', key: rotated.key, params: { id: a.json.result.id } });
     t.equal(cancel.json.error?.code, -32006, 'the narrowed scopes carried over (no tasks.cancel although autonomous)');
     const converse = await tg.rpc({ method: 'message/send', key: rotated.key, params: msgB('x', { metadata: { agentId: 'converse' } }) });
     t.equal(converse.json.error?.code, -32005, 'the agent allowlist carried over');
 
     t.equal((await cli(['revoke', old.id])).code, 0);
-    t.equal((await tg.rpc({ method: 'tasks/get', key: old.key, params: { id: a.json.result.id } })).json.error?.code, -32003, 'the old key is refused once revoked');
+    t.equal(
+      (await tg.rpc({ method: 'tasks/get', key: old.key, params: { id: a.json.result.id } })).json.error?.code,
+      -32003,
+      'the old key is refused once revoked',
+    );
     t.equal((await tg.rpc({ method: 'tasks/get', key: rotated.key, params: { id: a.json.result.id } })).status, 200, 'the new key still works');
 
     const rr = await cli(['rotate', old.id, '--json']);

@@ -39,7 +39,12 @@ async function postChunked(body: string, k: string): Promise<RpcResult> {
       c.close();
     },
   });
-  const init: RequestInit & { duplex: 'half' } = { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${k}` }, body: stream, duplex: 'half' };
+  const init: RequestInit & { duplex: 'half' } = {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${k}` },
+    body: stream,
+    duplex: 'half',
+  };
   const res = await fetch(`${gw.url}/api/a2a`, init);
   const raw = await res.text();
   return { status: res.status, headers: res.headers, json: raw ? JSON.parse(raw) : undefined };
@@ -49,18 +54,48 @@ const HUGE = 'x'.repeat(1024 * 1024 + 10);
 
 const cases: Array<{ name: string; id: string; code: number; status?: number; send: (id: string) => Promise<RpcResult> }> = [
   { name: 'not JSON', id: 'bad-notjson', code: -32700, send: (id) => gw.rpc({ key, body: sendBody(id, text('x')).slice(0, -1) }) },
-  { name: 'wrong types (text a number)', id: 'bad-types', code: -32602, send: (id) => gw.rpc({ key, body: sendBody(id, { role: 'user', parts: [{ type: 'text', text: 5 }] }) }) },
-  { name: 'wrong types (sessionId an object)', id: 'bad-session', code: -32602, send: (id) => gw.rpc({ key, body: sendBody(id, text('x'), { sessionId: { s: 1 } }) }) },
+  {
+    name: 'wrong types (text a number)',
+    id: 'bad-types',
+    code: -32602,
+    send: (id) => gw.rpc({ key, body: sendBody(id, { role: 'user', parts: [{ type: 'text', text: 5 }] }) }),
+  },
+  {
+    name: 'wrong types (sessionId an object)',
+    id: 'bad-session',
+    code: -32602,
+    send: (id) => gw.rpc({ key, body: sendBody(id, text('x'), { sessionId: { s: 1 } }) }),
+  },
   { name: 'huge, with Content-Length', id: 'bad-huge', code: -32600, status: 413, send: (id) => gw.rpc({ key, body: sendBody(id, text(HUGE)) }) },
   { name: 'huge, chunked', id: 'bad-huge-chunked', code: -32600, status: 413, send: (id) => postChunked(sendBody(id, text(HUGE)), key) },
   { name: 'empty parts', id: 'bad-empty-parts', code: -32602, send: (id) => gw.rpc({ key, body: sendBody(id, { role: 'user', parts: [] }) }) },
-  { name: 'unknown part type', id: 'bad-part-type', code: -32602, send: (id) => gw.rpc({ key, body: sendBody(id, { role: 'user', parts: [{ type: 'text', text: 'ok' }, { type: 'hologram' }] }) }) },
+  {
+    name: 'unknown part type',
+    id: 'bad-part-type',
+    code: -32602,
+    send: (id) => gw.rpc({ key, body: sendBody(id, { role: 'user', parts: [{ type: 'text', text: 'ok' }, { type: 'hologram' }] }) }),
+  },
   { name: 'missing role', id: 'bad-no-role', code: -32602, send: (id) => gw.rpc({ key, body: sendBody(id, { parts: [{ type: 'text', text: 'x' }] }) }) },
-  { name: 'role agent', id: 'bad-role-agent', code: -32602, send: (id) => gw.rpc({ key, body: sendBody(id, { role: 'agent', parts: [{ type: 'text', text: 'x' }] }) }) },
+  {
+    name: 'role agent',
+    id: 'bad-role-agent',
+    code: -32602,
+    send: (id) => gw.rpc({ key, body: sendBody(id, { role: 'agent', parts: [{ type: 'text', text: 'x' }] }) }),
+  },
   { name: 'negative historyLength', id: 'bad-history', code: -32602, send: (id) => gw.rpc({ key, body: sendBody(id, text('x'), { historyLength: -1 }) }) },
-  { name: 'an invalid inline push config', id: 'bad-push', code: -32602, send: (id) => gw.rpc({ key, body: sendBody(id, text('x'), { pushNotification: { token: 'no url' } }) }) },
+  {
+    name: 'an invalid inline push config',
+    id: 'bad-push',
+    code: -32602,
+    send: (id) => gw.rpc({ key, body: sendBody(id, text('x'), { pushNotification: { token: 'no url' } }) }),
+  },
   { name: 'jsonrpc not 2.0', id: 'bad-version', code: -32600, send: (id) => gw.rpc({ key, body: sendBody(id, text('x')).replace('"2.0"', '"1.0"') }) },
-  { name: 'an unknown agent (with a valid push config)', id: 'bad-agent', code: -32005, send: (id) => gw.rpc({ key, body: sendBody(id, text('x'), { metadata: { agentId: 'nope' }, pushNotification: { url: 'http://127.0.0.1:9/h' } }) }) },
+  {
+    name: 'an unknown agent (with a valid push config)',
+    id: 'bad-agent',
+    code: -32005,
+    send: (id) => gw.rpc({ key, body: sendBody(id, text('x'), { metadata: { agentId: 'nope' }, pushNotification: { url: 'http://127.0.0.1:9/h' } }) }),
+  },
   { name: 'no key', id: 'bad-nokey', code: -32003, status: 401, send: (id) => gw.rpc({ body: sendBody(id, text('x')) }) },
   {
     name: 'a key without tasks.create',
@@ -96,7 +131,14 @@ t.test('a refused tasks/send stores nothing', async (t) => {
 t.test('a batch of bad sends stores nothing, and each is answered', async (t) => {
   const body = `[${sendBody('bad-b1', { role: 'user', parts: [] })}, ${sendBody('bad-b2', { role: 'user', parts: [{ kind: 'nope' }] })}, ${sendBody('bad-b3', { parts: [{ type: 'text', text: 'x' }] })}]`;
   const r = await gw.rpc({ key, body });
-  t.same(r.json.map((e: { id: string; error: { code: number } }) => [e.id, e.error.code]), [['r-bad-b1', -32602], ['r-bad-b2', -32602], ['r-bad-b3', -32602]]);
+  t.same(
+    r.json.map((e: { id: string; error: { code: number } }) => [e.id, e.error.code]),
+    [
+      ['r-bad-b1', -32602],
+      ['r-bad-b2', -32602],
+      ['r-bad-b3', -32602],
+    ],
+  );
   for (const id of ['bad-b1', 'bad-b2', 'bad-b3']) await nothingStored(t, id);
 });
 
@@ -122,7 +164,10 @@ t.test('a refused follow-up leaves the waiting task as it was', async (t) => {
     ['missing role', () => gw.rpc({ key, body: sendBody('conv-1', { parts: [{ type: 'text', text: 'x' }] }) })],
     ['not JSON', () => gw.rpc({ key, body: sendBody('conv-1', text('done')).slice(0, -2) })],
     ['huge', () => gw.rpc({ key, body: sendBody('conv-1', text(HUGE)) })],
-    ['rev B, wrong types', () => gw.rpc({ method: 'message/send', key, params: { message: { role: 'user', taskId: 'conv-1', parts: [{ kind: 'text', text: ['done'] }] } } })],
+    [
+      'rev B, wrong types',
+      () => gw.rpc({ method: 'message/send', key, params: { message: { role: 'user', taskId: 'conv-1', parts: [{ kind: 'text', text: ['done'] }] } } }),
+    ],
   ];
   for (const [name, send] of followUps) {
     const r = await send();

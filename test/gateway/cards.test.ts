@@ -2,7 +2,7 @@
 import t from 'tap';
 import { startTestGateway } from '../support/gateway.js';
 
-t.test('workspace-private agents stay off the public cards and on the owning workspace\'s extended card', async (t) => {
+t.test("workspace-private agents stay off the public cards and on the owning workspace's extended card", async (t) => {
   const gw = await startTestGateway({
     config: {
       agents: [
@@ -14,7 +14,11 @@ t.test('workspace-private agents stay off the public cards and on the owning wor
   t.teardown(() => gw.close());
   for (const path of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {
     const card = await (await fetch(gw.url + path)).json();
-    t.strictSame(card.skills.map((s: { id: string }) => s.id), ['shared-skill'], `${path} lists the shared agent only`);
+    t.strictSame(
+      card.skills.map((s: { id: string }) => s.id),
+      ['shared-skill'],
+      `${path} lists the shared agent only`,
+    );
   }
   const privateCard = await fetch(`${gw.url}/api/a2a/agents/acme-only/.well-known/agent-card.json`);
   t.equal(privateCard.status, 404, 'no public per-agent card for a workspace agent');
@@ -23,19 +27,31 @@ t.test('workspace-private agents stay off the public cards and on the owning wor
   const { key: acme } = await gw.key({ workspace: 'acme' });
   const { key: other } = await gw.key({ workspace: 'other' });
   const ext = await gw.rpc({ key: acme, method: 'agent/getAuthenticatedExtendedCard', params: {} });
-  t.strictSame(ext.json.result.skills.map((s: { id: string }) => s.id).sort(), ['acme-secret-skill', 'shared-skill'], 'acme sees its own agent on the extended card');
+  t.strictSame(
+    ext.json.result.skills.map((s: { id: string }) => s.id).sort(),
+    ['acme-secret-skill', 'shared-skill'],
+    'acme sees its own agent on the extended card',
+  );
   const extOther = await gw.rpc({ key: other, method: 'agent/getAuthenticatedExtendedCard', params: {} });
-  t.strictSame(extOther.json.result.skills.map((s: { id: string }) => s.id), ['shared-skill'], 'another workspace does not');
+  t.strictSame(
+    extOther.json.result.skills.map((s: { id: string }) => s.id),
+    ['shared-skill'],
+    'another workspace does not',
+  );
 });
 
-t.test('a key without results.read sees a task\'s status only: state and time, no message', async (t) => {
+t.test("a key without results.read sees a task's status only: state and time, no message", async (t) => {
   const gw = await startTestGateway();
   t.teardown(() => gw.close());
   const { key: full } = await gw.key({ trust: 'execute' });
   const { key: narrow } = await gw.key({ trust: 'execute', scopes: ['tasks.read', 'tasks.create'] });
-  const made = await gw.rpc({ key: full, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'secret answer' }], metadata: { agentId: 'converse' } } } });
+  const made = await gw.rpc({
+    key: full,
+    method: 'message/send',
+    params: { message: { kind: 'message', role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'secret answer' }], metadata: { agentId: 'converse' } } },
+  });
   t.equal(made.json.result.status.state, 'input-required');
-  t.ok(made.json.result.status.message, 'a key with results.read sees the agent\'s question');
+  t.ok(made.json.result.status.message, "a key with results.read sees the agent's question");
   const seen = await gw.rpc({ key: narrow, method: 'tasks/get', params: { id: made.json.result.id } });
   t.strictSame(Object.keys(seen.json.result.status).sort(), ['state', 'timestamp']);
   t.notOk(JSON.stringify(seen.json).includes('secret answer'), 'nothing of the exchange leaks');
@@ -48,10 +64,17 @@ t.test('agents/list needs agents.list and shows the reachable agents; agents/get
   const { key: echoOnly } = await gw.key({ trust: 'read_only', agents: ['echo'] });
   const { key: noList } = await gw.key({ trust: 'read_only', scopes: ['tasks.read', 'agents.read'] });
   const list = await gw.rpc({ key, method: 'agents/list', params: {} });
-  t.strictSame(list.json.result.agents.map((a: { id: string }) => a.id), ['echo', 'converse', 'slow']);
+  t.strictSame(
+    list.json.result.agents.map((a: { id: string }) => a.id),
+    ['echo', 'converse', 'slow'],
+  );
   t.notOk(JSON.stringify(list.json).includes('entry'), 'no internals of an agent are shown');
   const narrow = await gw.rpc({ key: echoOnly, method: 'agents/list', params: {} });
-  t.strictSame(narrow.json.result.agents.map((a: { id: string }) => a.id), ['echo'], 'a key sees only the agents it may reach');
+  t.strictSame(
+    narrow.json.result.agents.map((a: { id: string }) => a.id),
+    ['echo'],
+    'a key sees only the agents it may reach',
+  );
   const denied = await gw.rpc({ key: noList, method: 'agents/list', params: {} });
   t.equal(denied.json.error.code, -32006);
   t.equal(denied.status, 403);
@@ -68,7 +91,12 @@ t.test('a malformed percent-escape in an agent path is not found, and the server
   const { key } = await gw.key();
   const card = await fetch(`${gw.url}/api/a2a/agents/%zz/.well-known/agent-card.json`);
   t.equal(card.status, 404);
-  const rpc = await gw.rpc({ key, path: '/api/a2a/agents/%E0%A4%A', method: 'message/send', params: { message: { role: 'user', messageId: 'm-esc', parts: [{ kind: 'text', text: 'x' }] } } });
+  const rpc = await gw.rpc({
+    key,
+    path: '/api/a2a/agents/%E0%A4%A',
+    method: 'message/send',
+    params: { message: { role: 'user', messageId: 'm-esc', parts: [{ kind: 'text', text: 'x' }] } },
+  });
   t.equal(rpc.json.error.code, -32005);
   t.equal((await fetch(`${gw.url}/healthz`)).status, 200, 'still up');
 });

@@ -38,7 +38,11 @@ t.test('-32600 INVALID_REQUEST', async (t) => {
   const env = (o: Record<string, unknown>) => gw.rpc({ body: JSON.stringify(o), key });
 
   t.test('jsonrpc not "2.0": the id is echoed', async (t) => {
-    isError(t, await env({ jsonrpc: '1.0', id: 'v1', method: 'tasks/get', params: { id: 'seed-task' } }), { code: -32600, reason: 'INVALID_REQUEST', id: 'v1' });
+    isError(t, await env({ jsonrpc: '1.0', id: 'v1', method: 'tasks/get', params: { id: 'seed-task' } }), {
+      code: -32600,
+      reason: 'INVALID_REQUEST',
+      id: 'v1',
+    });
     const missing = await env({ id: 7, method: 'tasks/get', params: { id: 'seed-task' } });
     isError(t, missing, { code: -32600, reason: 'INVALID_REQUEST', id: 7 });
     t.equal(missing.json.error.data.field, 'jsonrpc');
@@ -58,8 +62,16 @@ t.test('-32600 INVALID_REQUEST', async (t) => {
     const r = await env({ jsonrpc: '2.0', id: { x: 1 }, method: 'tasks/get', params: { id: 'seed-task' } });
     isError(t, r, { code: -32600, reason: 'INVALID_REQUEST', id: null });
     t.equal(r.json.error.data.field, 'id');
-    isError(t, await env({ jsonrpc: '2.0', id: ['a'], method: 'tasks/get', params: { id: 'seed-task' } }), { code: -32600, reason: 'INVALID_REQUEST', id: null });
-    isError(t, await env({ jsonrpc: '2.0', id: true, method: 'tasks/get', params: { id: 'seed-task' } }), { code: -32600, reason: 'INVALID_REQUEST', id: null });
+    isError(t, await env({ jsonrpc: '2.0', id: ['a'], method: 'tasks/get', params: { id: 'seed-task' } }), {
+      code: -32600,
+      reason: 'INVALID_REQUEST',
+      id: null,
+    });
+    isError(t, await env({ jsonrpc: '2.0', id: true, method: 'tasks/get', params: { id: 'seed-task' } }), {
+      code: -32600,
+      reason: 'INVALID_REQUEST',
+      id: null,
+    });
   });
 
   t.test('an empty batch, and a body that is JSON but no request object', async (t) => {
@@ -68,7 +80,14 @@ t.test('-32600 INVALID_REQUEST', async (t) => {
     isError(t, await gw.rpc({ body: 'null', key }), { code: -32600, reason: 'INVALID_REQUEST', id: null });
     const batch = await gw.rpc({ body: '[1, "x"]', key });
     t.equal(batch.status, 200);
-    t.same(batch.json.map((e: { id: unknown; error: { code: number } }) => [e.id, e.error.code]), [[null, -32600], [null, -32600]], 'each bad batch element answered');
+    t.same(
+      batch.json.map((e: { id: unknown; error: { code: number } }) => [e.id, e.error.code]),
+      [
+        [null, -32600],
+        [null, -32600],
+      ],
+      'each bad batch element answered',
+    );
   });
 });
 
@@ -91,7 +110,21 @@ t.test('-32602 INVALID_PARAMS, with error.data.path naming the failing path', as
     ['parts empty', 'tasks/send', { id: 'x', message: { role: 'user', parts: [] } }, 'params.message.parts'],
     ['parts not a list', 'message/send', { message: { role: 'user', parts: { kind: 'text', text: 'x' } } }, 'params.message.parts'],
     ['parts missing', 'message/send', { message: { role: 'user' } }, 'params.message.parts'],
-    ['a rev A part of unknown type', 'tasks/send', { id: 'x', message: { role: 'user', parts: [{ type: 'text', text: 'ok' }, { type: 'image', url: 'u' }] } }, 'params.message.parts.1.type'],
+    [
+      'a rev A part of unknown type',
+      'tasks/send',
+      {
+        id: 'x',
+        message: {
+          role: 'user',
+          parts: [
+            { type: 'text', text: 'ok' },
+            { type: 'image', url: 'u' },
+          ],
+        },
+      },
+      'params.message.parts.1.type',
+    ],
     ['a rev B part of unknown kind', 'message/send', { message: { role: 'user', parts: [{ kind: 'video' }] } }, 'params.message.parts.0.kind'],
     ['a part with no type at all', 'message/send', { message: { role: 'user', parts: [{ text: 'x' }] } }, 'params.message.parts.0.kind'],
     ['role missing', 'tasks/send', { id: 'x', message: { parts: [{ type: 'text', text: 'x' }] } }, 'params.message.role'],
@@ -145,7 +178,7 @@ t.test('-32001 TASK_NOT_FOUND', async (t) => {
   nf(await gw.rpc({ method: 'tasks/pushNotificationConfig/list', key, params: { id: 'no-such-task' } }));
   nf(await gw.rpc({ method: 'message/send', key, params: msgB('x', { taskId: 'no-such-task' }) }), undefined);
 
-  t.test('another workspace\'s task is not found', async (t) => {
+  t.test("another workspace's task is not found", async (t) => {
     const other = (await gw.key({ workspace: 'ws2' })).key;
     isError(t, await gw.rpc({ method: 'tasks/get', key: other, params: { id: 'seed-task' } }), { code: -32001, reason: 'TASK_NOT_FOUND' });
     isError(t, await gw.rpc({ method: 'tasks/cancel', key: other, params: { id: 'seed-task' } }), { code: -32001, reason: 'TASK_NOT_FOUND' });
@@ -157,7 +190,7 @@ t.test('-32001 TASK_NOT_FOUND', async (t) => {
     const viaUrl = await gw.rpc({ method: 'tasks/get', key, params: { id: 'seed-task' }, path: '/api/a2a/agents/converse' });
     isError(t, viaUrl, { code: -32001, reason: 'TASK_NOT_FOUND' });
     const right = await gw.rpc({ method: 'tasks/get', key, params: { id: 'seed-task' }, path: '/api/a2a/agents/echo' });
-    t.equal(right.json.result.id, 'seed-task', 'found under its own agent\'s URL');
+    t.equal(right.json.result.id, 'seed-task', "found under its own agent's URL");
   });
 });
 
@@ -240,7 +273,11 @@ t.test('-32004 RATE_LIMITED: 429 with Retry-After', async (t) => {
     const r = await gw.rpc({ body, key: k });
     t.equal(r.json.length, 2);
     t.equal(r.json.filter((e: { result?: unknown }) => e.result).length, 1, 'one answered');
-    t.same(r.json.filter((e: { error?: { code: number } }) => e.error).map((e: { error: { code: number } }) => e.error.code), [-32004], 'one refused');
+    t.same(
+      r.json.filter((e: { error?: { code: number } }) => e.error).map((e: { error: { code: number } }) => e.error.code),
+      [-32004],
+      'one refused',
+    );
   });
 });
 
@@ -250,11 +287,17 @@ t.test('-32005 AGENT_NOT_FOUND', async (t) => {
   t.match(r.json.error.message, /nope/);
   isError(t, await gw.rpc({ method: 'message/send', key, params: msgB('x', { metadata: { agentId: 'nope' } }) }), { code: -32005, reason: 'AGENT_NOT_FOUND' });
   isError(t, await gw.rpc({ method: 'message/send', key, params: msgB('x'), path: '/api/a2a/agents/nope' }), { code: -32005, reason: 'AGENT_NOT_FOUND' });
-  isError(t, await gw.rpc({ method: 'message/send', key, params: { ...msgB('x'), metadata: { skillId: 'no-skill' } } }), { code: -32005, reason: 'AGENT_NOT_FOUND' });
+  isError(t, await gw.rpc({ method: 'message/send', key, params: { ...msgB('x'), metadata: { skillId: 'no-skill' } } }), {
+    code: -32005,
+    reason: 'AGENT_NOT_FOUND',
+  });
   const narrow = (await gw.key({ agents: ['converse'] })).key;
-  isError(t, await gw.rpc({ method: 'message/send', key: narrow, params: msgB('x', { metadata: { agentId: 'echo' } }) }), { code: -32005, reason: 'AGENT_NOT_FOUND' });
+  isError(t, await gw.rpc({ method: 'message/send', key: narrow, params: msgB('x', { metadata: { agentId: 'echo' } }) }), {
+    code: -32005,
+    reason: 'AGENT_NOT_FOUND',
+  });
   const ok = await gw.rpc({ method: 'message/send', key, params: msgB('x'), path: '/api/a2a/agents/converse' });
-  t.equal(ok.json.result.status.state, 'input-required', 'the URL\'s agent runs the task');
+  t.equal(ok.json.result.status.state, 'input-required', "the URL's agent runs the task");
   isError(t, await gw.rpc({ method: 'tasks/get', key, params: { id: 'anf-1' } }), { code: -32001, reason: 'TASK_NOT_FOUND' });
 });
 
@@ -300,7 +343,12 @@ t.test('413: an over-size body', async (t) => {
           c.close();
         },
       });
-      const init: RequestInit & { duplex: 'half' } = { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${k}` }, body, duplex: 'half' };
+      const init: RequestInit & { duplex: 'half' } = {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${k}` },
+        body,
+        duplex: 'half',
+      };
       return fetch(`${small.url}/api/a2a`, init);
     };
     const res = await post(big);
@@ -317,7 +365,8 @@ t.test('413: an over-size body', async (t) => {
   });
 
   t.test('the default limit is 1 MiB', async (t) => {
-    const padding = (n: number) => JSON.stringify({ jsonrpc: '2.0', id: 'pad', method: 'tasks/get', params: { id: 'seed-task', metadata: { pad: 'p'.repeat(n) } } });
+    const padding = (n: number) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 'pad', method: 'tasks/get', params: { id: 'seed-task', metadata: { pad: 'p'.repeat(n) } } });
     const base = padding(0).length;
     const under = await gw.rpc({ body: padding(1024 * 1024 - base), key });
     t.equal(under.status, 200, 'exactly 1 MiB is accepted');

@@ -13,7 +13,11 @@ t.test('edges', async (t) => {
     const good = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 'u1', method: 'message/send', params: msgB('caf\u00e9 XX') }));
     const at = good.indexOf('XX');
     good[at] = 0xc3; // a lead byte followed by an ASCII byte: not UTF-8
-    const res = await fetch(gw.url + '/api/a2a', { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` }, body: good });
+    const res = await fetch(`${gw.url}/api/a2a`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+      body: good,
+    });
     const json = await res.json();
     t.equal(json.error?.code, -32700);
     t.match(json.error?.message, /UTF-8/);
@@ -26,7 +30,11 @@ t.test('edges', async (t) => {
     const statuses: Array<number | string> = [];
     for (let i = 0; i < 20; i++) {
       try {
-        const res = await fetch(gw.url + '/api/a2a', { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` }, body: big });
+        const res = await fetch(`${gw.url}/api/a2a`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+          body: big,
+        });
         const json = await res.json();
         statuses.push(res.status === 413 && json.error?.data?.reason === 'PAYLOAD_TOO_LARGE' ? 413 : `${res.status}`);
       } catch (e) {

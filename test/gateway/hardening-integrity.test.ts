@@ -2,6 +2,7 @@
 // stays terminal whoever finished it (item 4, the store's half). Each test is named after the issue item it covers.
 import t, { type Test } from 'tap';
 import { withStatus } from '../../src/actors/task-updates.js';
+import type { Task } from '../../src/protocol/model.js';
 import { msgA, msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 
@@ -15,11 +16,18 @@ async function assertOneTask(t: Test, o: { gw: TestGateway; key: string; id: str
   const task = got.json.result;
   const ok = o.answers.filter((a) => a.result);
   t.ok(ok.length >= 1, 'at least one send succeeded');
-  t.ok(ok.every((a) => a.result.id === o.id && a.result.sessionId === task.sessionId), 'every success names that task, with one sessionId');
+  t.ok(
+    ok.every((a) => a.result.id === o.id && a.result.sessionId === task.sessionId),
+    'every success names that task, with one sessionId',
+  );
   const inHistory = new Set(task.history.filter((m: any) => m.role === 'user').map((m: any) => m.parts[0].text));
   o.answers.forEach((a, i) => {
     if (a.result) t.ok(inHistory.has(o.texts[i]), `acknowledged turn "${o.texts[i]}" is in the task's history`);
-    else t.ok(a.error?.code === -32602 && /working|completed|input-required|submitted/.test(a.error.message), `the loser "${o.texts[i]}" got a clear error: ${a.error?.message}`);
+    else
+      t.ok(
+        a.error?.code === -32602 && /working|completed|input-required|submitted/.test(a.error.message),
+        `the loser "${o.texts[i]}" got a clear error: ${a.error?.message}`,
+      );
   });
 }
 
@@ -28,7 +36,10 @@ t.test('item 3: sends racing with the same new rev A id keep one task (one insta
   t.teardown(() => gw.close());
   const { key } = await gw.key();
   const texts = ['b0', 'b1', 'b2', 'b3', 'b4', 'b5'];
-  const batch = await gw.rpc({ key, body: JSON.stringify(texts.map((x, i) => ({ jsonrpc: '2.0', id: i, method: 'tasks/send', params: msgA(x, { id: 'dup-batch' }) }))) });
+  const batch = await gw.rpc({
+    key,
+    body: JSON.stringify(texts.map((x, i) => ({ jsonrpc: '2.0', id: i, method: 'tasks/send', params: msgA(x, { id: 'dup-batch' }) }))),
+  });
   const byId = [...batch.json].sort((a: any, b: any) => a.id - b.id);
   await assertOneTask(t, { gw, key, id: 'dup-batch', answers: byId, texts });
 
@@ -36,7 +47,15 @@ t.test('item 3: sends racing with the same new rev A id keep one task (one insta
   await assertOneTask(t, { gw, key, id: 'dup-http', answers: http.map((r) => r.json), texts });
 
   // a conversation: the losers of a race to create it may join it only where a follow-up may
-  const conv = await Promise.all(['c0', 'c1'].map((x) => gw.rpc({ key, method: 'tasks/send', params: msgA(x, { id: 'dup-conv', message: { role: 'user', parts: [{ type: 'text', text: x }], metadata: { agentId: 'converse' } } }) })));
+  const conv = await Promise.all(
+    ['c0', 'c1'].map((x) =>
+      gw.rpc({
+        key,
+        method: 'tasks/send',
+        params: msgA(x, { id: 'dup-conv', message: { role: 'user', parts: [{ type: 'text', text: x }], metadata: { agentId: 'converse' } } }),
+      }),
+    ),
+  );
   await assertOneTask(t, { gw, key, id: 'dup-conv', answers: conv.map((r) => r.json), texts: ['c0', 'c1'] });
 });
 
@@ -63,10 +82,12 @@ t.test('item 4: a task finished by another writer while its run goes on stays fi
   const gw = await startTestGateway();
   t.teardown(() => gw.close());
   const { key } = await gw.key();
-  const slow = { message: { kind: 'message', role: 'user', messageId: 'm-s', parts: [{ kind: 'data', data: { ms: 400, steps: 2 } }], metadata: { agentId: 'slow' } } };
+  const slow = {
+    message: { kind: 'message', role: 'user', messageId: 'm-s', parts: [{ kind: 'data', data: { ms: 400, steps: 2 } }], metadata: { agentId: 'slow' } },
+  };
   const pending = gw.rpc({ key, method: 'message/send', params: slow });
   // another instance judged this one dead and failed the task in the store (as reclaim does)
-  let stored;
+  let stored: Task | undefined;
   for (let i = 0; i < 100 && stored?.status.state !== 'working'; i++) {
     await new Promise((r) => setTimeout(r, 10));
     stored = (await gw.gw.store.tasks.listByState(['working']))[0];
@@ -87,7 +108,11 @@ t.test('item 13: a key limited to some agents cannot tell a task id of an agent 
   const gw = await startTestGateway();
   t.teardown(() => gw.close());
   const admin = (await gw.key()).key;
-  const hidden = await gw.rpc({ key: admin, method: 'tasks/send', params: msgA('hello', { id: 'hidden-task', message: { role: 'user', parts: [{ type: 'text', text: 'hello' }], metadata: { agentId: 'converse' } } }) });
+  const hidden = await gw.rpc({
+    key: admin,
+    method: 'tasks/send',
+    params: msgA('hello', { id: 'hidden-task', message: { role: 'user', parts: [{ type: 'text', text: 'hello' }], metadata: { agentId: 'converse' } } }),
+  });
   t.equal(hidden.json.result?.status?.state, 'input-required', 'a converse task waits for input');
   const limited = (await gw.key({ agents: ['echo'] })).key;
 

@@ -40,11 +40,30 @@ for (const engine of ['lmdb', 'redis'] as const) {
     const { key } = await gw.key();
     const done = (await gw.rpc({ key, method: 'message/send', params: msgB('hello') })).json.result;
     t.equal(done.status.state, 'completed');
-    const set = await gw.rpc({ key, method: 'tasks/pushNotificationConfig/set', params: { taskId: done.id, pushNotificationConfig: { id: 'cfg', url: 'http://127.0.0.1:9/hook' } } });
+    const set = await gw.rpc({
+      key,
+      method: 'tasks/pushNotificationConfig/set',
+      params: { taskId: done.id, pushNotificationConfig: { id: 'cfg', url: 'http://127.0.0.1:9/hook' } },
+    });
     t.ok(set.json.result, 'a push config on the finished task');
     const waiting = (await gw.rpc({ key, method: 'message/send', params: msgB('hi', { metadata: { agentId: 'converse' } }) })).json.result;
     t.equal(waiting.status.state, 'input-required');
-    const running = (await gw.rpc({ key, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: 'm-slow', parts: [{ kind: 'data', data: { ms: 120_000, steps: 2 } }], metadata: { agentId: 'slow' } }, configuration: { blocking: false } } })).json.result;
+    const running = (
+      await gw.rpc({
+        key,
+        method: 'message/send',
+        params: {
+          message: {
+            kind: 'message',
+            role: 'user',
+            messageId: 'm-slow',
+            parts: [{ kind: 'data', data: { ms: 120_000, steps: 2 } }],
+            metadata: { agentId: 'slow' },
+          },
+          configuration: { blocking: false },
+        },
+      })
+    ).json.result;
     t.equal(running.status.state, 'working');
     const store = gw.gw.store;
     const doneKey = `ws1/${done.id}`;
@@ -62,7 +81,10 @@ for (const engine of ['lmdb', 'redis'] as const) {
     t.equal(after.json.error?.code, -32001, 'gone: tasks/get answers task not found');
     t.strictSame(await store.events.after(doneKey, 0), [], 'its events are gone');
     t.strictSame(await store.pushConfigs.list(doneKey), [], 'its push configs are gone');
-    t.notOk((await store.tasks.listByState(ALL_STATES)).some((x) => x.id === done.id), 'no state index lists it');
+    t.notOk(
+      (await store.tasks.listByState(ALL_STATES)).some((x) => x.id === done.id),
+      'no state index lists it',
+    );
     if (engine === 'redis') t.strictSame(await redisKeysNaming(prefix, done.id), [], 'no Redis key or index entry names it');
 
     clock.advance(30 * TTL);

@@ -94,7 +94,13 @@ t.test('server as a child process, with module agents', async (t) => {
 
   t.test('item 14: a step of 2^31 ms or more does not complete at once (long timers are chained)', async (t) => {
     const r = await call('message/send', {
-      message: { kind: 'message', role: 'user', messageId: 'long-1', parts: [{ kind: 'data', data: { ms: 2 ** 33, steps: 2 } }], metadata: { agentId: 'slow' } },
+      message: {
+        kind: 'message',
+        role: 'user',
+        messageId: 'long-1',
+        parts: [{ kind: 'data', data: { ms: 2 ** 33, steps: 2 } }],
+        metadata: { agentId: 'slow' },
+      },
       configuration: { blocking: false },
     });
     const id: string = r.json.result.id;
@@ -117,7 +123,12 @@ t.test('in process', async (t) => {
     const r = await gw.rpc({ key, method: 'message/send', params: { message: { kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } } });
     t.equal(r.json.error?.code, -32602);
     t.equal(r.json.error?.data?.path, 'params.message.messageId');
-    const s = await openSse({ url: gw.url, key, method: 'message/stream', params: { message: { kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } } });
+    const s = await openSse({
+      url: gw.url,
+      key,
+      method: 'message/stream',
+      params: { message: { kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } },
+    });
     const frames = (await s.all()).filter((f) => f.data);
     t.match(frames[0]?.data?.error ?? {}, { code: -32602, data: { path: 'params.message.messageId' } }, 'the streaming send too (as its SSE error event)');
     const a = await gw.rpc({ key, method: 'tasks/send', params: { id: 'a-no-message-id', message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] } } });

@@ -4,7 +4,17 @@ import t, { type Test } from 'tap';
 import { msgA, msgB, startTestGateway, type RpcResult, type TestGateway } from '../support/gateway.js';
 
 /** The spec's internal fields, written out here rather than imported from the sanitizer under test. */
-const INTERNAL = ['workspace_id', 'user_id', 'internal_task_id', 'system_prompt', 'cost_breakdown', 'model_config', 'browser_session_id', 'memory_document', 'api_key_id'];
+const INTERNAL = [
+  'workspace_id',
+  'user_id',
+  'internal_task_id',
+  'system_prompt',
+  'cost_breakdown',
+  'model_config',
+  'browser_session_id',
+  'memory_document',
+  'api_key_id',
+];
 
 /** Every path in `v` whose key is an internal field. */
 function internalPaths(v: unknown, path = '$'): string[] {
@@ -17,7 +27,11 @@ function internalPaths(v: unknown, path = '$'): string[] {
 function withoutInternal(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutInternal);
   if (typeof v !== 'object' || v === null) return v;
-  return Object.fromEntries(Object.entries(v).filter(([k]) => !INTERNAL.includes(k)).map(([k, x]) => [k, withoutInternal(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => !INTERNAL.includes(k))
+      .map(([k, x]) => [k, withoutInternal(x)]),
+  );
 }
 
 function noInternal(t: Test, r: RpcResult, label: string) {
@@ -53,13 +67,17 @@ async function converseTask(tg: TestGateway, key: string, text: string) {
   return r.json.result as { id: string; contextId: string };
 }
 
-t.test('workspaces: another workspace\'s task is not found, indistinguishable from a random id', async (t) => {
+t.test("workspaces: another workspace's task is not found, indistinguishable from a random id", async (t) => {
   const tg = await startTestGateway();
   t.teardown(() => tg.close());
   const ws1 = await tg.key({ workspace: 'ws1', trust: 'admin' });
   const ws2 = await tg.key({ workspace: 'ws2', trust: 'admin' });
   const task = await converseTask(tg, ws1.key, 'ws1 private words');
-  const set = await tg.rpc({ method: 'tasks/pushNotificationConfig/set', key: ws1.key, params: { taskId: task.id, pushNotificationConfig: { id: 'cfg', ...hook('ws1') } } });
+  const set = await tg.rpc({
+    method: 'tasks/pushNotificationConfig/set',
+    key: ws1.key,
+    params: { taskId: task.id, pushNotificationConfig: { id: 'cfg', ...hook('ws1') } },
+  });
   t.ok(set.json.result, 'ws1 stored a push config on its task');
 
   for (const [label, method, params] of TASK_CALLS) {
@@ -75,18 +93,22 @@ t.test('workspaces: another workspace\'s task is not found, indistinguishable fr
   t.equal(mine.json.result.status.state, 'input-required', 'the cancel from ws2 did not cancel it');
   t.equal(mine.json.result.history.filter((m: { role: string }) => m.role === 'user').length, 1, 'the follow-up from ws2 did not reach it');
   const cfgs = await tg.rpc({ method: 'tasks/pushNotificationConfig/list', key: ws1.key, params: { taskId: task.id } });
-  t.same(cfgs.json.result.map((c: { pushNotificationConfig: { url: string } }) => c.pushNotificationConfig.url), ['https://hooks.example.com/ws1'], 'ws2 added no push config');
+  t.same(
+    cfgs.json.result.map((c: { pushNotificationConfig: { url: string } }) => c.pushNotificationConfig.url),
+    ['https://hooks.example.com/ws1'],
+    'ws2 added no push config',
+  );
   const done = await tg.rpc({ method: 'message/send', key: ws1.key, params: msgB('done', { taskId: task.id }) });
   t.equal(done.json.result.status.state, 'completed', 'the owner continues it');
 
   // a rev A send naming ws1's id from ws2 does not continue ws1's task: it makes ws2's own task under that id
   const a = await tg.rpc({ method: 'tasks/send', key: ws2.key, params: msgA('ws2 words', { id: task.id }) });
   t.equal(a.json.result?.id, task.id);
-  t.notMatch(JSON.stringify(a.json), 'ws1 private words', 'ws2 sees nothing of ws1\'s history');
-  t.equal(a.json.result.history.length, 1, 'a fresh task with only ws2\'s message');
+  t.notMatch(JSON.stringify(a.json), 'ws1 private words', "ws2 sees nothing of ws1's history");
+  t.equal(a.json.result.history.length, 1, "a fresh task with only ws2's message");
   const still = await tg.rpc({ method: 'tasks/get', key: ws1.key, params: { id: task.id } });
   t.equal(still.json.result.status.state, 'completed');
-  t.notMatch(JSON.stringify(still.json), 'ws2 words', 'ws1\'s task did not get ws2\'s message');
+  t.notMatch(JSON.stringify(still.json), 'ws2 words', "ws1's task did not get ws2's message");
 });
 
 t.test('agent allowlist: agents outside it are -32005 to send to and -32001 to reach', async (t) => {
@@ -123,7 +145,7 @@ t.test('agent allowlist: agents outside it are -32005 to send to and -32001 to r
   const ok = await tg.rpc({ method: 'tasks/get', key: echoOnly.key, params: { id: fresh.json.result.id } });
   t.equal(ok.json.result?.status?.state, 'completed', 'an echo task of the same workspace made by another key is visible');
   const wrongUrl = await tg.rpc({ method: 'tasks/get', key: wide.key, params: { id: fresh.json.result.id }, path: '/api/a2a/agents/converse' });
-  t.equal(wrongUrl.json.error?.code, -32001, 'an echo task asked for under another agent\'s URL is not found');
+  t.equal(wrongUrl.json.error?.code, -32001, "an echo task asked for under another agent's URL is not found");
   const mine = await tg.rpc({ method: 'tasks/get', key: wide.key, params: { id: theirs.id } });
   t.equal(mine.json.result.status.state, 'input-required', 'the converse task was not canceled by the echo-only key');
 });
@@ -140,17 +162,17 @@ t.test('two workspaces use the rev A client-chosen id "same-id" independently', 
   t.equal(a1.json.result.id, 'same-id');
   t.equal(b1.json.result.id, 'same-id');
   t.equal(a1.json.result.status.state, 'input-required');
-  t.equal(b1.json.result.status.state, 'input-required', 'ws2\'s send started its own task rather than continuing ws1\'s');
+  t.equal(b1.json.result.status.state, 'input-required', "ws2's send started its own task rather than continuing ws1's");
   t.not(a1.json.result.sessionId, b1.json.result.sessionId, 'separate sessions');
 
   const a2 = await send(ws1.key, 'done');
   const b2 = await send(ws2.key, 'gamma');
   t.equal(a2.json.result.status.state, 'completed', 'ws1 continued its own task');
   const summaryA = a2.json.result.artifacts[0].parts[1].data;
-  t.same(summaryA, { turns: 2, texts: ['alpha', 'done'] }, 'ws1\'s task holds only ws1\'s turns');
-  t.equal(b2.json.result.status.state, 'input-required', 'ws2\'s task is still going (its turn 2)');
+  t.same(summaryA, { turns: 2, texts: ['alpha', 'done'] }, "ws1's task holds only ws1's turns");
+  t.equal(b2.json.result.status.state, 'input-required', "ws2's task is still going (its turn 2)");
   const b3 = await send(ws2.key, 'done');
-  t.same(b3.json.result.artifacts[0].parts[1].data, { turns: 3, texts: ['beta', 'gamma', 'done'] }, 'ws2\'s task holds only ws2\'s turns');
+  t.same(b3.json.result.artifacts[0].parts[1].data, { turns: 3, texts: ['beta', 'gamma', 'done'] }, "ws2's task holds only ws2's turns");
 
   const g1 = await tg.rpc({ method: 'tasks/get', key: ws1.key, params: { id: 'same-id' } });
   const g2 = await tg.rpc({ method: 'tasks/get', key: ws2.key, params: { id: 'same-id' } });
@@ -167,7 +189,8 @@ t.test('two workspaces use the rev A client-chosen id "same-id" independently', 
 /** Every internal field with a recognizable value, `keep_me` beside it, nested `depth` levels further (objects and arrays). */
 function poison(depth: number): Record<string, unknown> {
   const here: Record<string, unknown> = { keep_me: depth };
-  for (const f of INTERNAL) here[f] = f === 'cost_breakdown' || f === 'model_config' ? { leak: `LEAK-${f}`, nested: { api_key_id: 'LEAK-nested' } } : `LEAK-${f}`;
+  for (const f of INTERNAL)
+    here[f] = f === 'cost_breakdown' || f === 'model_config' ? { leak: `LEAK-${f}`, nested: { api_key_id: 'LEAK-nested' } } : `LEAK-${f}`;
   if (depth > 0) {
     here.child = poison(depth - 1);
     here.list = [{ items: [poison(depth - 1)] }];
@@ -187,7 +210,14 @@ t.test('sanitization at depth: no internal field in any response body', async (t
     key: k.key,
     params: {
       metadata: { ...deep, agentId: 'echo' },
-      message: { role: 'user', metadata: deep, parts: [{ type: 'text', text: 'plain', metadata: deep }, { type: 'data', data: deep, metadata: deep }] },
+      message: {
+        role: 'user',
+        metadata: deep,
+        parts: [
+          { type: 'text', text: 'plain', metadata: deep },
+          { type: 'data', data: deep, metadata: deep },
+        ],
+      },
     },
   });
   t.equal(sentA.json.result?.status?.state, 'completed', 'rev A send completed');
@@ -218,7 +248,17 @@ t.test('sanitization at depth: no internal field in any response body', async (t
     ['get A', await tg.rpc({ method: 'tasks/get', key: k.key, params: { id: idA } })],
     ['get A as rev B', await tg.rpc({ method: 'tasks/get', key: k.key, params: { id: idA }, headers: { 'A2A-Version': '0.3.0' } })],
     ['get B', await tg.rpc({ method: 'tasks/get', key: k.key, params: { id: idB } })],
-    ['push set', await tg.rpc({ method: 'tasks/pushNotification/set', key: k.key, params: { id: idA, pushNotificationConfig: { url: 'https://hooks.example.com/a', token: 't', authentication: { schemes: ['bearer'], credentials: 'c' } } } })],
+    [
+      'push set',
+      await tg.rpc({
+        method: 'tasks/pushNotification/set',
+        key: k.key,
+        params: {
+          id: idA,
+          pushNotificationConfig: { url: 'https://hooks.example.com/a', token: 't', authentication: { schemes: ['bearer'], credentials: 'c' } },
+        },
+      }),
+    ],
     ['push get', await tg.rpc({ method: 'tasks/pushNotification/get', key: k.key, params: { id: idA } })],
     ['push list', await tg.rpc({ method: 'tasks/pushNotificationConfig/list', key: k.key, params: { taskId: idB } })],
     ['cancel of a completed task (error)', await tg.rpc({ method: 'tasks/cancel', key: k.key, params: { id: idA } })],
@@ -228,7 +268,23 @@ t.test('sanitization at depth: no internal field in any response body', async (t
   }
 
   // cancel of a running (waiting) task returns the whole task
-  const waiting = await tg.rpc({ method: 'message/send', key: k.key, params: { message: { kind: 'message', role: 'user', messageId: 'mc-1', metadata: deep, parts: [{ kind: 'data', data: deep }, { kind: 'text', text: 'x' }] }, metadata: { ...deep, agentId: 'converse' } } });
+  const waiting = await tg.rpc({
+    method: 'message/send',
+    key: k.key,
+    params: {
+      message: {
+        kind: 'message',
+        role: 'user',
+        messageId: 'mc-1',
+        metadata: deep,
+        parts: [
+          { kind: 'data', data: deep },
+          { kind: 'text', text: 'x' },
+        ],
+      },
+      metadata: { ...deep, agentId: 'converse' },
+    },
+  });
   t.equal(waiting.json.result?.status?.state, 'input-required');
   noInternal(t, waiting, 'converse send');
   const canceled = await tg.rpc({ method: 'tasks/cancel', key: k.key, params: { id: waiting.json.result.id } });
@@ -237,7 +293,13 @@ t.test('sanitization at depth: no internal field in any response body', async (t
   noInternal(t, canceled, 'cancel');
 
   // a batch passes the same exit
-  const batch = await tg.rpc({ key: k.key, body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: idA } }, { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: idB } }]) });
+  const batch = await tg.rpc({
+    key: k.key,
+    body: JSON.stringify([
+      { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: idA } },
+      { jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: idB } },
+    ]),
+  });
   t.equal(batch.json.length, 2);
   noInternal(t, batch, 'batch');
 

@@ -192,11 +192,17 @@ t.test('the configured default applies to keys without an override', async (t) =
 });
 
 t.test('order of checks: authentication and scope come before the rate limit', async (t) => {
-  t.test('unauthenticated requests never spend a key\'s budget', async (t) => {
+  t.test("unauthenticated requests never spend a key's budget", async (t) => {
     const { tg, hit } = await setup(t);
     const k = await tg.key({ trust: 'read_only', limits: { perMinute: 3, perHour: 5 } });
     const near = k.key.slice(0, -1) + (k.key.endsWith('A') ? 'B' : 'A');
-    const variants: Array<Record<string, string>> = [{}, { Authorization: `Basic ${k.key}` }, { Authorization: `Bearer ${near}` }, { Authorization: `Bearer ${k.key}x` }, { Authorization: 'Bearer' }];
+    const variants: Array<Record<string, string>> = [
+      {},
+      { Authorization: `Basic ${k.key}` },
+      { Authorization: `Bearer ${near}` },
+      { Authorization: `Bearer ${k.key}x` },
+      { Authorization: 'Bearer' },
+    ];
     for (const headers of variants) {
       for (let i = 0; i < 4; i++) {
         const r = await tg.rpc({ method: 'agent/getAuthenticatedExtendedCard', params: {}, headers });
@@ -205,7 +211,7 @@ t.test('order of checks: authentication and scope come before the rate limit', a
       }
     }
     const first = await hit(k.key, 0);
-    t.equal(header(first, 'ratelimit-remaining'), '2', 'the key\'s budget is whole');
+    t.equal(header(first, 'ratelimit-remaining'), '2', "the key's budget is whole");
     t.equal(await countAllowed(() => hit(k.key), 10), 2);
   });
 
@@ -266,4 +272,3 @@ t.test('a batch counts each element against the limit', async (t) => {
   t.equal(codes.filter((c) => c === -32004).length, 1, 'one rate limited');
   refused(t, await hit(k.key, 0), 'the batch spent the minute');
 });
-

@@ -9,7 +9,13 @@ const INTERNAL = ['workspace_id', 'api_key_id', 'internal_task_id'];
 const texts = (history: Array<{ parts: Array<{ text?: string }> }>) => history.map((m) => m.parts[0]?.text);
 /** a slow-agent message that keeps the task working for `ms` unless canceled */
 const slowB = (ms: number, extra: Record<string, unknown> = {}) => ({
-  message: { kind: 'message', role: 'user', messageId: `m-slow-${ms}-${Math.random()}`, parts: [{ kind: 'data', data: { ms, steps: 1 } }], metadata: { agentId: 'slow' } },
+  message: {
+    kind: 'message',
+    role: 'user',
+    messageId: `m-slow-${ms}-${Math.random()}`,
+    parts: [{ kind: 'data', data: { ms, steps: 1 } }],
+    metadata: { agentId: 'slow' },
+  },
   ...extra,
 });
 const slowA = (id: string, ms: number) => ({ id, message: { role: 'user', parts: [{ type: 'data', data: { ms, steps: 1 } }] }, metadata: { agentId: 'slow' } });
@@ -86,13 +92,13 @@ t.test('message/send (rev B)', async (t) => {
     t.same(art.parts, [{ kind: 'text', text: 'hello B' }]);
     const m = task.history[0];
     t.equal(m.kind, 'message');
-    t.equal(m.messageId, params.message.messageId, 'the caller\'s messageId is kept');
+    t.equal(m.messageId, params.message.messageId, "the caller's messageId is kept");
     t.equal(m.taskId, task.id);
     t.equal(m.contextId, task.contextId);
     for (const f of INTERNAL) t.notOk(f in task.metadata, `${f} is not shown`);
   });
 
-  t.test('a contextId sent in the message becomes the task\'s', async (t) => {
+  t.test("a contextId sent in the message becomes the task's", async (t) => {
     const r = await gw.rpc({ method: 'message/send', key, params: msgB('ctx', { contextId: 'ctx-42' }) });
     t.equal(r.json.result.contextId, 'ctx-42');
   });
@@ -134,7 +140,11 @@ t.test('multi-turn with converse', async (t) => {
     const summary = done.json.result.artifacts[0];
     t.equal(summary.name, 'summary');
     t.same(summary.parts[1], { type: 'data', data: { turns: 3, texts: ['first point', 'second point', 'done'] } });
-    t.same(texts(done.json.result.history).filter((_, i) => i % 2 === 0), ['first point', 'second point', 'done'], 'the user turns in order');
+    t.same(
+      texts(done.json.result.history).filter((_, i) => i % 2 === 0),
+      ['first point', 'second point', 'done'],
+      'the user turns in order',
+    );
 
     const after = await gw.rpc({ method: 'tasks/send', key, params: msgA('one more', { id: 'a-conv' }) });
     t.equal(after.json.error.code, -32602, 'a follow-up to a completed task is refused');
@@ -175,19 +185,25 @@ t.test('tasks/get', async (t) => {
   // a rev A converse task with history: user, agent, user, agent
   await gw.rpc({ method: 'tasks/send', key, params: msgA('u1', { id: 'hist', metadata: { agentId: 'converse' } }) });
   await gw.rpc({ method: 'tasks/send', key, params: msgA('u2', { id: 'hist' }) });
-  const get = (params: Record<string, unknown>, headers?: Record<string, string>) => gw.rpc({ method: 'tasks/get', key, params: { id: 'hist', ...params }, headers });
+  const get = (params: Record<string, unknown>, headers?: Record<string, string>) =>
+    gw.rpc({ method: 'tasks/get', key, params: { id: 'hist', ...params }, headers });
 
   t.test('historyLength: absent = whole, 0 = none, n = last n', async (t) => {
     const whole = await get({});
     t.equal(whole.json.result.status.state, 'input-required');
-    t.same(texts(whole.json.result.history), ['u1', 'Turn 1: got "u1". Send more, or "done" to finish.', 'u2', 'Turn 2: got "u2". Send more, or "done" to finish.']);
+    t.same(texts(whole.json.result.history), [
+      'u1',
+      'Turn 1: got "u1". Send more, or "done" to finish.',
+      'u2',
+      'Turn 2: got "u2". Send more, or "done" to finish.',
+    ]);
     t.same((await get({ historyLength: 0 })).json.result.history ?? [], []);
     t.same(texts((await get({ historyLength: 1 })).json.result.history), ['Turn 2: got "u2". Send more, or "done" to finish.']);
     t.same(texts((await get({ historyLength: 2 })).json.result.history), ['u2', 'Turn 2: got "u2". Send more, or "done" to finish.']);
     t.equal((await get({ historyLength: 99 })).json.result.history.length, 4, 'more than there is: all of it');
   });
 
-  t.test('answers in the task\'s dialect without a header', async (t) => {
+  t.test("answers in the task's dialect without a header", async (t) => {
     const a = await get({});
     t.type(a.json.result.sessionId, 'string');
     t.notOk('kind' in a.json.result);
@@ -214,12 +230,12 @@ t.test('tasks/get', async (t) => {
     t.same(asA.json.result.artifacts[0].parts, [{ type: 'text', text: 'bee' }]);
 
     const other = await gw.rpc({ method: 'tasks/get', key, params: { id: b.json.result.id }, headers: { 'A2A-Version': '9.9' } });
-    t.equal(other.json.result.kind, 'task', 'an unknown version falls back to the task\'s dialect');
+    t.equal(other.json.result.kind, 'task', "an unknown version falls back to the task's dialect");
   });
 });
 
 t.test('tasks/cancel in every state', async (t) => {
-  t.test('working (non-blocking rev B) -> canceled, answered in the task\'s dialect', async (t) => {
+  t.test("working (non-blocking rev B) -> canceled, answered in the task's dialect", async (t) => {
     const r = await gw.rpc({ method: 'message/send', key, params: slowB(30_000, { configuration: { blocking: false } }) });
     const id = r.json.result.id;
     t.ok(['submitted', 'working'].includes(r.json.result.status.state));
@@ -272,7 +288,12 @@ t.test('tasks/cancel in every state', async (t) => {
 
   t.test('failed -> -32002', async (t) => {
     const fgw = await startTestGateway({
-      config: { agents: [...DEMO_AGENTS, { id: 'throws', name: 'Throws', kind: 'module', entry: fileURLToPath(new URL('../fixtures/agents/throws.js', import.meta.url)) }] },
+      config: {
+        agents: [
+          ...DEMO_AGENTS,
+          { id: 'throws', name: 'Throws', kind: 'module', entry: fileURLToPath(new URL('../fixtures/agents/throws.js', import.meta.url)) },
+        ],
+      },
     });
     t.teardown(() => fgw.close());
     const k = (await fgw.key()).key;
@@ -314,7 +335,10 @@ t.test('push notification configs', async (t) => {
       key,
       params: { taskId, pushNotificationConfig: { id: 'mine', url: hook('2'), authentication: { schemes: ['Bearer'], credentials: 'c' } } },
     });
-    t.same(s2.json.result, { taskId, pushNotificationConfig: { id: 'mine', url: hook('2'), authentication: { schemes: ['Bearer'], credentials: '********' } } });
+    t.same(s2.json.result, {
+      taskId,
+      pushNotificationConfig: { id: 'mine', url: hook('2'), authentication: { schemes: ['Bearer'], credentials: '********' } },
+    });
 
     const list = await gw.rpc({ method: 'tasks/pushNotificationConfig/list', key, params: { id: taskId } });
     t.same(list.json.result.map((c: { pushNotificationConfig: { id: string } }) => c.pushNotificationConfig.id).sort(), [id1, 'mine'].sort(), 'both listed');
@@ -330,7 +354,11 @@ t.test('push notification configs', async (t) => {
     t.equal(d.json.result, null);
     t.notOk('error' in d.json);
     const after = await gw.rpc({ method: 'tasks/pushNotificationConfig/list', key, params: { id: taskId } });
-    t.same(after.json.result.map((c: { pushNotificationConfig: { id: string } }) => c.pushNotificationConfig.id), [id1], 'only the other one is left');
+    t.same(
+      after.json.result.map((c: { pushNotificationConfig: { id: string } }) => c.pushNotificationConfig.id),
+      [id1],
+      'only the other one is left',
+    );
     const gone = await gw.rpc({ method: 'tasks/pushNotificationConfig/get', key, params: { id: taskId, pushNotificationConfigId: 'mine' } });
     t.equal(gone.json.error.code, -32602, 'a deleted config is not found');
     t.equal(gone.json.error.data.path, 'params.pushNotificationConfigId');
@@ -340,7 +368,11 @@ t.test('push notification configs', async (t) => {
   });
 
   t.test('a config inline in message/send is stored with the task', async (t) => {
-    const b = await gw.rpc({ method: 'message/send', key, params: { ...msgB('x'), configuration: { pushNotificationConfig: { url: hook('inline'), token: 'ti' } } } });
+    const b = await gw.rpc({
+      method: 'message/send',
+      key,
+      params: { ...msgB('x'), configuration: { pushNotificationConfig: { url: hook('inline'), token: 'ti' } } },
+    });
     const list = await gw.rpc({ method: 'tasks/pushNotificationConfig/list', key, params: { taskId: b.json.result.id } });
     t.equal(list.json.result.length, 1);
     t.equal(list.json.result[0].pushNotificationConfig.url, hook('inline'));
@@ -380,7 +412,11 @@ t.test('agent/getAuthenticatedExtendedCard', async (t) => {
 
   const narrow = (await gw.key({ trust: 'read_only', agents: ['converse'] })).key;
   const n = await gw.rpc({ method: 'agent/getAuthenticatedExtendedCard', key: narrow });
-  t.same(n.json.result.skills.map((s: { id: string }) => s.id), ['converse'], 'only the agents the key may reach');
+  t.same(
+    n.json.result.skills.map((s: { id: string }) => s.id),
+    ['converse'],
+    'only the agents the key may reach',
+  );
 
   const noAgentsRead = (await gw.key({ trust: 'read_only', scopes: ['tasks.read'] })).key;
   const refused = await gw.rpc({ method: 'agent/getAuthenticatedExtendedCard', key: noAgentsRead });
@@ -415,9 +451,15 @@ t.test('streaming methods: tasks.stream is checked first, then the stream opens'
     });
     t.equal(res.status, 200, `${method}: with tasks.stream, 200`);
     t.match(res.headers.get('content-type') ?? '', /text\/event-stream/, `${method}: an SSE stream`);
-    const events = (await res.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+    const events = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)));
     t.ok(events.length > 0, `${method}: at least one event`);
-    t.ok(events.every((e) => e.id === `s-${method}` && e.result !== undefined), `${method}: each event answers the request id`);
+    t.ok(
+      events.every((e) => e.id === `s-${method}` && e.result !== undefined),
+      `${method}: each event answers the request id`,
+    );
   }
   t.equal((await gw.rpc({ method: 'tasks/get', key, params: { id: 'a-stream' } })).json.result.status.state, 'completed', 'tasks/sendSubscribe ran the task');
 });
@@ -464,7 +506,11 @@ t.test('batches', async (t) => {
     t.equal(only.json.result?.status?.state, 'completed');
     const unknown = await gw.rpc({ body: JSON.stringify({ jsonrpc: '2.0', method: 'no/such/method', params: {} }), key });
     t.equal(unknown.status, 200);
-    t.same(unknown.json, { jsonrpc: '2.0', id: null, error: { code: -32601, message: 'Method not found: no/such/method', data: { reason: 'METHOD_NOT_FOUND', method: 'no/such/method' } } });
+    t.same(unknown.json, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32601, message: 'Method not found: no/such/method', data: { reason: 'METHOD_NOT_FOUND', method: 'no/such/method' } },
+    });
     const bad = await gw.rpc({ body: JSON.stringify({ jsonrpc: '2.0', method: 'tasks/get', params: { id: 7 } }), key });
     t.equal(bad.json.id, null);
     t.equal(bad.json.error?.code, -32602, 'bad params without id: -32602');

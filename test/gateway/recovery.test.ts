@@ -28,7 +28,13 @@ const getTask = async (s: ChildServer, key: string, id: string) => {
 };
 
 const slowMessage = (ms: number, steps: number, extra: Record<string, unknown> = {}) => ({
-  message: { kind: 'message', role: 'user', messageId: `slow-${Math.random().toString(36).slice(2)}`, parts: [{ kind: 'data', data: { ms, steps, mode: 'sleep' } }], metadata: { agentId: 'slow' } },
+  message: {
+    kind: 'message',
+    role: 'user',
+    messageId: `slow-${Math.random().toString(36).slice(2)}`,
+    parts: [{ kind: 'data', data: { ms, steps, mode: 'sleep' } }],
+    metadata: { agentId: 'slow' },
+  },
   configuration: { blocking: false },
   ...extra,
 });
@@ -50,7 +56,11 @@ t.test('SIGKILL mid-task: the running task fails with a reason, finished tasks s
   t.equal(revA.json.result?.status?.state, 'completed');
   completed.push({ id: 'rev-a-task-1', before: undefined });
   for (const c of completed) c.before = await getTask(first, key, c.id);
-  t.same((completed[0]!.before as { artifacts: Array<{ parts: unknown }> }).artifacts[0]!.parts, [{ kind: 'text', text: 'one' }], 'the echo artifact holds the message');
+  t.same(
+    (completed[0]!.before as { artifacts: Array<{ parts: unknown }> }).artifacts[0]!.parts,
+    [{ kind: 'text', text: 'one' }],
+    'the echo artifact holds the message',
+  );
 
   // a conversation left waiting for input
   const conv = await rpcAt(first.url, { key, method: 'message/send', params: msgB('first point', { metadata: { agentId: 'converse' } }) });

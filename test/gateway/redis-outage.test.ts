@@ -17,57 +17,64 @@ const slow = (ms: number, steps: number) => ({
   configuration: { blocking: false },
 });
 
-t.test('items 2 and 8: a Redis stall with a task running: the process stays up, calls fail fast with 503, /readyz tells, recovery needs no restart', async (t) => {
-  const redis = await startPrivateRedis();
-  t.teardown(() => redis.stop());
-  const dir = await mkdtemp(join(tmpdir(), 'a2a-outage-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const configFile = join(dir, 'config.json');
-  await writeFile(configFile, JSON.stringify({ store: 'redis', redisUrl: redis.url, redisPrefix: 'outage:', redis: { commandTimeoutMs: 500 } }));
-  const env = { A2A_SECRET: 'outage-test-secret-0123456789' };
-  const server = await startChildServer({ dataDir: dir, args: ['--config', configFile], env });
-  t.teardown(() => server.kill('SIGKILL'));
-  const { key } = await createKeyCli(dir, { extra: ['--config', configFile, '--per-minute', '100000', '--per-hour', '1000000'], env });
-  const call = (method: string, params: unknown) => rpcAt(server.url, { key, method, params });
+t.test(
+  'items 2 and 8: a Redis stall with a task running: the process stays up, calls fail fast with 503, /readyz tells, recovery needs no restart',
+  async (t) => {
+    const redis = await startPrivateRedis();
+    t.teardown(() => redis.stop());
+    const dir = await mkdtemp(join(tmpdir(), 'a2a-outage-'));
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const configFile = join(dir, 'config.json');
+    await writeFile(configFile, JSON.stringify({ store: 'redis', redisUrl: redis.url, redisPrefix: 'outage:', redis: { commandTimeoutMs: 500 } }));
+    const env = { A2A_SECRET: 'outage-test-secret-0123456789' };
+    const server = await startChildServer({ dataDir: dir, args: ['--config', configFile], env });
+    t.teardown(() => server.kill('SIGKILL'));
+    const { key } = await createKeyCli(dir, { extra: ['--config', configFile, '--per-minute', '100000', '--per-hour', '1000000'], env });
+    const call = (method: string, params: unknown) => rpcAt(server.url, { key, method, params });
 
-  const running = await call('message/send', slow(1500, 3));
-  t.equal(running.json.result?.status?.state, 'working', 'a task is running');
-  t.equal((await fetch(server.url + '/readyz')).status, 200, 'ready before the outage');
+    const running = await call('message/send', slow(1500, 3));
+    t.equal(running.json.result?.status?.state, 'working', 'a task is running');
+    t.equal((await fetch(`${server.url}/readyz`)).status, 200, 'ready before the outage');
 
-  redis.stall();
-  t.teardown(() => redis.resume());
-  await new Promise((r) => setTimeout(r, 3000)); // longer than the command timeout: every connection notices
+    redis.stall();
+    t.teardown(() => redis.resume());
+    await new Promise((r) => setTimeout(r, 3000)); // longer than the command timeout: every connection notices
 
-  const t0 = Date.now();
-  const during = await call('tasks/get', { id: running.json.result.id });
-  const took = Date.now() - t0;
-  t.equal(during.status, 503, 'a call during the outage: 503');
-  t.equal(during.json.error?.data?.reason, 'STORE_UNAVAILABLE', 'naming the store as unavailable');
-  t.equal(during.headers.get('retry-after'), '1');
-  t.ok(took < 2_500, `it fails fast (${took} ms), not after the whole stall`);
-  const ready = await fetch(server.url + '/readyz');
-  t.equal(ready.status, 503, '/readyz says not ready');
-  t.match(((await ready.json()) as { detail?: string }).detail, /store \(redis\) unavailable/);
-  t.equal(server.proc.exitCode, null, 'the process is up');
+    const t0 = Date.now();
+    const during = await call('tasks/get', { id: running.json.result.id });
+    const took = Date.now() - t0;
+    t.equal(during.status, 503, 'a call during the outage: 503');
+    t.equal(during.json.error?.data?.reason, 'STORE_UNAVAILABLE', 'naming the store as unavailable');
+    t.equal(during.headers.get('retry-after'), '1');
+    t.ok(took < 2_500, `it fails fast (${took} ms), not after the whole stall`);
+    const ready = await fetch(`${server.url}/readyz`);
+    t.equal(ready.status, 503, '/readyz says not ready');
+    t.match(((await ready.json()) as { detail?: string }).detail, /store \(redis\) unavailable/);
+    t.equal(server.proc.exitCode, null, 'the process is up');
 
-  await new Promise((r) => setTimeout(r, 7000)); // a stall of about 10 s in all, as in the report
-  t.equal(server.proc.exitCode, null, 'still up after 10 s of stall');
-  redis.resume();
+    await new Promise((r) => setTimeout(r, 7000)); // a stall of about 10 s in all, as in the report
+    t.equal(server.proc.exitCode, null, 'still up after 10 s of stall');
+    redis.resume();
 
-  await waitFor('ready again', async () => ((await fetch(server.url + '/readyz')).status === 200 ? true : undefined), { timeoutMs: 20_000, everyMs: 200 });
-  const after = await waitFor('a send to work again', async () => {
-    const r = await call('message/send', msgB('after the outage'));
-    return r.json.result?.status?.state === 'completed' ? r : undefined;
-  }, { timeoutMs: 20_000, everyMs: 200 });
-  t.ok(after, 'sends work again without a restart');
-  const got = await call('tasks/get', { id: running.json.result.id });
-  t.ok(got.json.result, 'the task that ran during the outage can be read');
-  t.equal(server.proc.exitCode, null, 'the process never exited');
-  t.notMatch(server.output().stderr, /"error":""/, 'log lines carry the real error');
-  t.match(server.output().stderr, /redis connection error|store unavailable/, 'the outage was logged');
-});
+    await waitFor('ready again', async () => ((await fetch(`${server.url}/readyz`)).status === 200 ? true : undefined), { timeoutMs: 20_000, everyMs: 200 });
+    const after = await waitFor(
+      'a send to work again',
+      async () => {
+        const r = await call('message/send', msgB('after the outage'));
+        return r.json.result?.status?.state === 'completed' ? r : undefined;
+      },
+      { timeoutMs: 20_000, everyMs: 200 },
+    );
+    t.ok(after, 'sends work again without a restart');
+    const got = await call('tasks/get', { id: running.json.result.id });
+    t.ok(got.json.result, 'the task that ran during the outage can be read');
+    t.equal(server.proc.exitCode, null, 'the process never exited');
+    t.notMatch(server.output().stderr, /"error":""/, 'log lines carry the real error');
+    t.match(server.output().stderr, /redis connection error|store unavailable/, 'the outage was logged');
+  },
+);
 
-t.test('item 4: after a Redis stall longer than deadAfterMs, live instances do not fail each other\'s tasks', async (t) => {
+t.test("item 4: after a Redis stall longer than deadAfterMs, live instances do not fail each other's tasks", async (t) => {
   const redis = await startPrivateRedis();
   t.teardown(() => redis.stop());
   const config = (id: string) => ({

@@ -40,7 +40,10 @@ t.test('a task made on one instance is read, continued and streamed on the other
   const frames = await s.all();
   const last = frames[frames.length - 1]!.data.result;
   t.equal(last.status.state, 'completed', 'B streams live events of a task running on A, to the final one');
-  t.ok(frames.some((f) => f.data.result.kind === 'artifact-update'), 'including its artifact chunks');
+  t.ok(
+    frames.some((f) => f.data.result.kind === 'artifact-update'),
+    'including its artifact chunks',
+  );
 });
 
 t.test('a cancel sent to one instance stops a task running on the other', async (t) => {
@@ -71,7 +74,13 @@ t.test('keys and rate limits are shared: a revoke on one holds on the other, one
 t.test('a task left running by an instance that stopped beating is failed by another (injected clock)', async (t) => {
   const prefix = testPrefix('scale-dead');
   const clock = new ManualClock(Date.now());
-  const config = (id: string) => ({ store: 'redis' as const, redisUrl: REDIS_URL, redisPrefix: prefix, instanceId: id, instances: { heartbeatMs: 5_000, deadAfterMs: 20_000 } });
+  const config = (id: string) => ({
+    store: 'redis' as const,
+    redisUrl: REDIS_URL,
+    redisPrefix: prefix,
+    instanceId: id,
+    instances: { heartbeatMs: 5_000, deadAfterMs: 20_000 },
+  });
   const a = await startTestGateway({ config: config('gw-dead'), clock, timers: clock });
   const b = await startTestGateway({ config: config('gw-alive'), clock, timers: clock });
   t.teardown(async () => {
@@ -91,7 +100,7 @@ t.test('a task left running by an instance that stopped beating is failed by ano
   await a.gw.close(); // A goes away: its task stays stored as working, and A beats no more
   clock.advance(25_000);
   let state = '';
-  let task;
+  let task: any;
   for (let i = 0; i < 100 && state !== 'failed'; i++) {
     await new Promise((r) => setTimeout(r, 20));
     task = (await b.rpc({ key, method: 'tasks/get', params: { id } })).json.result;

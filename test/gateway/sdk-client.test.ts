@@ -15,11 +15,13 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { waitForState } from '../support/tasks.js';
 
 /** fetch that adds the gateway's Bearer key, as a user of the SDK would write it. */
-const bearerFetch = (key: string): typeof fetch => (input, init) => {
-  const headers = new Headers(init?.headers);
-  headers.set('Authorization', `Bearer ${key}`);
-  return fetch(input, { ...init, headers });
-};
+const bearerFetch =
+  (key: string): typeof fetch =>
+  (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('Authorization', `Bearer ${key}`);
+    return fetch(input, { ...init, headers });
+  };
 
 const userMessage = (text: string, extra: Partial<Message> = {}): Message => ({
   kind: 'message',
@@ -92,7 +94,10 @@ t.test('A2AClient: a multi-turn task (converse) continued with taskId until done
   t.equal(done.status.state, 'completed');
   const summary = done.artifacts?.[0];
   t.equal(summary?.name, 'summary');
-  t.same(summary?.parts.find((p) => p.kind === 'data'), { kind: 'data', data: { turns: 3, texts: ['first point', 'second point', 'done'] } });
+  t.same(
+    summary?.parts.find((p) => p.kind === 'data'),
+    { kind: 'data', data: { turns: 3, texts: ['first point', 'second point', 'done'] } },
+  );
 
   const after = await client.sendMessage({ message: userMessage('more?', { taskId: first.id }) });
   t.ok('error' in after, 'a completed task takes no more messages');
@@ -122,7 +127,7 @@ t.test('A2AClient: a non-blocking slow task, then cancel', async (t) => {
 t.test('A2AClient: a wrong key is an error the SDK reports, not a crash', async (t) => {
   const gw = await startTestGateway();
   t.teardown(() => gw.close());
-  const client = await A2AClient.fromCardUrl(`${gw.url}/.well-known/agent-card.json`, { fetchImpl: bearerFetch('svc_a2a_' + 'x'.repeat(43)) });
+  const client = await A2AClient.fromCardUrl(`${gw.url}/.well-known/agent-card.json`, { fetchImpl: bearerFetch(`svc_a2a_${'x'.repeat(43)}`) });
   const r = await client.sendMessage({ message: userMessage('hi') });
   t.ok('error' in r);
   if ('error' in r) {

@@ -19,7 +19,11 @@ t.test('a quick blocking task keeps every event of its life, in order, from seq 
     const stored = await gw.gw.store.tasks.get('ws1', sent.json.result.id);
     t.equal(stored?.status.state, 'completed', `hold ${firstWriteHoldMs}: what was acknowledged is stored`);
     const events = await gw.gw.store.events.after(`ws1/${sent.json.result.id}`, 0);
-    t.same(events.map((e) => e.seq), events.map((_, i) => i + 1), `hold ${firstWriteHoldMs}: events numbered 1..n with no gap`);
+    t.same(
+      events.map((e) => e.seq),
+      events.map((_, i) => i + 1),
+      `hold ${firstWriteHoldMs}: events numbered 1..n with no gap`,
+    );
     t.same(
       events.map((e) => (e.kind === 'status' ? e.status.state : e.kind)),
       ['submitted', 'working', 'artifact', 'completed'],
@@ -42,7 +46,12 @@ t.test('a blocking task still running when the hold ends is stored as running th
   const turnBegan = new Promise<void>((r) => (began = r));
   gw.gw.agents.add({
     spec: { ...slow.spec, id: 'slow-watched', workspace: 'ws1', entry: 'slow' },
-    runner: { run: (turn) => (began(), slow.runner.run(turn)) },
+    runner: {
+      run: (turn) => {
+        began();
+        return slow.runner.run(turn);
+      },
+    },
   });
   const watched = slowMsg(60_000);
   watched.message.metadata.agentId = 'slow-watched';
@@ -62,7 +71,11 @@ t.test('a blocking task still running when the hold ends is stored as running th
   t.equal((await blocking).json.result.status.state, 'canceled', 'the blocking send answers with the end');
 
   const nb = await gw.rpc({ method: 'message/send', key, params: { ...slowMsg(60_000), configuration: { blocking: false } } });
-  t.equal((await gw.gw.store.tasks.get('ws1', nb.json.result.id))?.status.state, nb.json.result.status.state, 'a non-blocking send is stored before it is answered');
+  t.equal(
+    (await gw.gw.store.tasks.get('ws1', nb.json.result.id))?.status.state,
+    nb.json.result.status.state,
+    'a non-blocking send is stored before it is answered',
+  );
 
   const stream = await openSse({ url: gw.url, key, method: 'message/stream', params: slowMsg(60_000) });
   let first = await stream.next();

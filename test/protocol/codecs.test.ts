@@ -110,7 +110,15 @@ const CASES: Case[] = [
     name: 'submitted with history',
     task: task({ status: { state: 'submitted', timestamp: TS0 } }),
     A: { id: 'task-1', sessionId: 'ctx-1', status: { state: 'submitted', timestamp: TS0 }, artifacts: [], history: [userA], metadata: { source: 'sdk' } },
-    B: { kind: 'task', id: 'task-1', contextId: 'ctx-1', status: { state: 'submitted', timestamp: TS0 }, artifacts: [], history: [userB], metadata: { source: 'sdk' } },
+    B: {
+      kind: 'task',
+      id: 'task-1',
+      contextId: 'ctx-1',
+      status: { state: 'submitted', timestamp: TS0 },
+      artifacts: [],
+      history: [userB],
+      metadata: { source: 'sdk' },
+    },
   },
   {
     name: 'completed with text, file and data artifacts',
@@ -118,7 +126,14 @@ const CASES: Case[] = [
       status: { state: 'completed', message: agentMsg('Done', 'm-3'), timestamp: TS1 },
       history: [userMsg, agentMsg('Done', 'm-3')],
       artifacts: [
-        { artifactId: 'task-1-artifact-0', index: 0, name: 'summary', description: 'short summary', parts: [{ kind: 'text', text: 'It is short.' }], lastChunk: true },
+        {
+          artifactId: 'task-1-artifact-0',
+          index: 0,
+          name: 'summary',
+          description: 'short summary',
+          parts: [{ kind: 'text', text: 'It is short.' }],
+          lastChunk: true,
+        },
         {
           artifactId: 'report',
           index: 1,
@@ -136,7 +151,12 @@ const CASES: Case[] = [
       status: { state: 'completed', message: agentA('Done'), timestamp: TS1 },
       artifacts: [
         { name: 'summary', description: 'short summary', parts: [{ type: 'text', text: 'It is short.' }], index: 0, lastChunk: true },
-        { name: 'report.pdf', parts: [{ type: 'file', file: { name: 'report.pdf', mimeType: 'application/pdf', uri: 'https://files.example/r.pdf' } }], index: 1, append: false },
+        {
+          name: 'report.pdf',
+          parts: [{ type: 'file', file: { name: 'report.pdf', mimeType: 'application/pdf', uri: 'https://files.example/r.pdf' } }],
+          index: 1,
+          append: false,
+        },
         { parts: [{ type: 'data', data: { words: 3, kind: 'stats', type: 'payload' } }], index: 2, metadata: { unit: 'words' } },
       ],
       history: [userA, agentA('Done')],
@@ -149,7 +169,11 @@ const CASES: Case[] = [
       status: { state: 'completed', message: agentB('Done', 'm-3'), timestamp: TS1 },
       artifacts: [
         { artifactId: 'task-1-artifact-0', name: 'summary', description: 'short summary', parts: [{ kind: 'text', text: 'It is short.' }] },
-        { artifactId: 'report', name: 'report.pdf', parts: [{ kind: 'file', file: { name: 'report.pdf', mimeType: 'application/pdf', uri: 'https://files.example/r.pdf' } }] },
+        {
+          artifactId: 'report',
+          name: 'report.pdf',
+          parts: [{ kind: 'file', file: { name: 'report.pdf', mimeType: 'application/pdf', uri: 'https://files.example/r.pdf' } }],
+        },
         { artifactId: 'stats', parts: [{ kind: 'data', data: { words: 3, kind: 'stats', type: 'payload' } }], metadata: { unit: 'words' } },
       ],
       history: [userB, agentB('Done', 'm-3')],
@@ -179,7 +203,10 @@ const CASES: Case[] = [
   },
   {
     name: 'input-required',
-    task: task({ status: { state: 'input-required', message: agentMsg('Which city?', 'm-5'), timestamp: TS1 }, history: [userMsg, agentMsg('Which city?', 'm-5')] }),
+    task: task({
+      status: { state: 'input-required', message: agentMsg('Which city?', 'm-5'), timestamp: TS1 },
+      history: [userMsg, agentMsg('Which city?', 'm-5')],
+    }),
     A: {
       id: 'task-1',
       sessionId: 'ctx-1',
@@ -202,13 +229,34 @@ const CASES: Case[] = [
     name: 'canceled with a half-streamed artifact',
     task: task({
       status: { state: 'canceled', timestamp: TS1 },
-      artifacts: [{ artifactId: 'draft', index: 0, parts: [{ kind: 'text', text: 'Once upon' }, { kind: 'text', text: ' a time' }], append: true, lastChunk: false }],
+      artifacts: [
+        {
+          artifactId: 'draft',
+          index: 0,
+          parts: [
+            { kind: 'text', text: 'Once upon' },
+            { kind: 'text', text: ' a time' },
+          ],
+          append: true,
+          lastChunk: false,
+        },
+      ],
     }),
     A: {
       id: 'task-1',
       sessionId: 'ctx-1',
       status: { state: 'canceled', timestamp: TS1 },
-      artifacts: [{ parts: [{ type: 'text', text: 'Once upon' }, { type: 'text', text: ' a time' }], index: 0, append: true, lastChunk: false }],
+      artifacts: [
+        {
+          parts: [
+            { type: 'text', text: 'Once upon' },
+            { type: 'text', text: ' a time' },
+          ],
+          index: 0,
+          append: true,
+          lastChunk: false,
+        },
+      ],
       history: [userA],
       metadata: { source: 'sdk' },
     },
@@ -217,7 +265,15 @@ const CASES: Case[] = [
       id: 'task-1',
       contextId: 'ctx-1',
       status: { state: 'canceled', timestamp: TS1 },
-      artifacts: [{ artifactId: 'draft', parts: [{ kind: 'text', text: 'Once upon' }, { kind: 'text', text: ' a time' }] }],
+      artifacts: [
+        {
+          artifactId: 'draft',
+          parts: [
+            { kind: 'text', text: 'Once upon' },
+            { kind: 'text', text: ' a time' },
+          ],
+        },
+      ],
       history: [userB],
       metadata: { source: 'sdk' },
     },
@@ -251,17 +307,23 @@ function shapeProblemsA(out: Obj): string[] {
   };
   const message = (m: Obj, at: string) => {
     for (const k of ['kind', 'messageId', 'taskId', 'contextId']) if (k in m) bad.push(`${at}.${k}`);
-    m.parts.forEach((p: Obj, i: number) => part(p, `${at}.parts.${i}`));
+    m.parts.forEach((p: Obj, i: number) => {
+      part(p, `${at}.parts.${i}`);
+    });
   };
   for (const k of ['kind', 'contextId']) if (k in out) bad.push(k);
   if (typeof out.sessionId !== 'string') bad.push('sessionId missing');
   if ('kind' in out.status) bad.push('status.kind');
   if (out.status.message) message(out.status.message, 'status.message');
-  (out.history ?? []).forEach((m: Obj, i: number) => message(m, `history.${i}`));
+  (out.history ?? []).forEach((m: Obj, i: number) => {
+    message(m, `history.${i}`);
+  });
   out.artifacts.forEach((a: Obj, i: number) => {
     for (const k of ['kind', 'artifactId']) if (k in a) bad.push(`artifacts.${i}.${k}`);
     if (!Number.isInteger(a.index)) bad.push(`artifacts.${i}.index missing`);
-    a.parts.forEach((p: Obj, j: number) => part(p, `artifacts.${i}.parts.${j}`));
+    a.parts.forEach((p: Obj, j: number) => {
+      part(p, `artifacts.${i}.parts.${j}`);
+    });
   });
   return bad;
 }
@@ -276,17 +338,23 @@ function shapeProblemsB(out: Obj): string[] {
   const message = (m: Obj, at: string) => {
     if (m.kind !== 'message') bad.push(`${at}.kind = ${m.kind}`);
     if (typeof m.messageId !== 'string') bad.push(`${at}.messageId missing`);
-    m.parts.forEach((p: Obj, i: number) => part(p, `${at}.parts.${i}`));
+    m.parts.forEach((p: Obj, i: number) => {
+      part(p, `${at}.parts.${i}`);
+    });
   };
   if (out.kind !== 'task') bad.push(`kind = ${out.kind}`);
   if ('sessionId' in out) bad.push('sessionId');
   if (typeof out.contextId !== 'string') bad.push('contextId missing');
   if (out.status.message) message(out.status.message, 'status.message');
-  (out.history ?? []).forEach((m: Obj, i: number) => message(m, `history.${i}`));
+  (out.history ?? []).forEach((m: Obj, i: number) => {
+    message(m, `history.${i}`);
+  });
   out.artifacts.forEach((a: Obj, i: number) => {
     if (typeof a.artifactId !== 'string') bad.push(`artifacts.${i}.artifactId missing`);
     for (const k of ['index', 'append', 'lastChunk', 'type']) if (k in a) bad.push(`artifacts.${i}.${k}`);
-    a.parts.forEach((p: Obj, j: number) => part(p, `artifacts.${i}.parts.${j}`));
+    a.parts.forEach((p: Obj, j: number) => {
+      part(p, `artifacts.${i}.parts.${j}`);
+    });
   });
   return bad;
 }
@@ -321,7 +389,13 @@ for (const c of CASES) {
       t.same(leaks(a), [], `no internal field from the codec, rev A (${vname})`);
       t.same(leaks(b), [], `no internal field from the codec, rev B (${vname})`);
     }
-    t.strictSame(Object.keys(c.task.metadata).filter((k) => INTERNAL_FIELDS.has(k)).sort(), [...INTERNAL_FIELDS].sort(), 'the input did carry every internal field');
+    t.strictSame(
+      Object.keys(c.task.metadata)
+        .filter((k) => INTERNAL_FIELDS.has(k))
+        .sort(),
+      [...INTERNAL_FIELDS].sort(),
+      'the input did carry every internal field',
+    );
   });
 
   t.test(`task ${c.name}: the view decides history, results and files`, async (t) => {
@@ -353,12 +427,18 @@ t.test('internal names in caller data: the codec leaves them to the exit filter,
   const tk = task({
     status: { state: 'completed', message: agentMsg('ok', 'm-9', { api_key_id: 'leak-nested', lang: 'fr' }), timestamp: TS1 },
     history: [{ ...userMsg, metadata: { user_id: 'leak-user', lang: 'en' } }],
-    artifacts: [{ artifactId: 'x', index: 0, parts: [{ kind: 'data', data: { rows: [{ workspace_id: 'leak-ws', n: 1 }] } }], metadata: { system_prompt: 'leak-prompt' } }],
+    artifacts: [
+      { artifactId: 'x', index: 0, parts: [{ kind: 'data', data: { rows: [{ workspace_id: 'leak-ws', n: 1 }] } }], metadata: { system_prompt: 'leak-prompt' } },
+    ],
     metadata: { ...INTERNAL, deep: { memory_document: 'leak-memory' }, source: 'sdk' },
   });
   for (const d of DIALECTS) {
     const out = encode(d, tk);
-    t.same(Object.keys(out.metadata).filter((k) => INTERNAL_FIELDS.has(k)), [], `${d}: the task's own internal metadata is left out by the codec`);
+    t.same(
+      Object.keys(out.metadata).filter((k) => INTERNAL_FIELDS.has(k)),
+      [],
+      `${d}: the task's own internal metadata is left out by the codec`,
+    );
     const wire = JSON.parse(toSanitizedJson(out));
     t.same(leaks(wire), [], `${d}: nothing internal at any depth once it leaves`);
     t.equal(wire.status.message.metadata.lang, 'fr', `${d}: the public neighbours stay`);
@@ -390,7 +470,13 @@ const EVENT_CASES: EventCase[] = [
     name: 'status input-required with the question, final',
     ev: { seq: 3, kind: 'status', status: { state: 'input-required', message: agentMsg('Which city?', 'm-5'), timestamp: TS1 }, final: true },
     A: { id: 'task-1', status: { state: 'input-required', message: agentA('Which city?'), timestamp: TS1 }, final: true },
-    B: { kind: 'status-update', taskId: 'task-1', contextId: 'ctx-1', status: { state: 'input-required', message: agentB('Which city?', 'm-5'), timestamp: TS1 }, final: true },
+    B: {
+      kind: 'status-update',
+      taskId: 'task-1',
+      contextId: 'ctx-1',
+      status: { state: 'input-required', message: agentB('Which city?', 'm-5'), timestamp: TS1 },
+      final: true,
+    },
   },
   {
     name: 'status failed with its reason, final',
@@ -420,7 +506,14 @@ const EVENT_CASES: EventCase[] = [
       lastChunk: true,
     },
     A: { id: 'task-1', artifact: { name: 'summary', parts: [{ type: 'text', text: 'short' }], index: 0, append: false, lastChunk: true } },
-    B: { kind: 'artifact-update', taskId: 'task-1', contextId: 'ctx-1', artifact: { artifactId: 'sum', name: 'summary', parts: [{ kind: 'text', text: 'short' }] }, append: false, lastChunk: true },
+    B: {
+      kind: 'artifact-update',
+      taskId: 'task-1',
+      contextId: 'ctx-1',
+      artifact: { artifactId: 'sum', name: 'summary', parts: [{ kind: 'text', text: 'short' }] },
+      append: false,
+      lastChunk: true,
+    },
   },
   {
     name: 'an appended file chunk, more to come',
@@ -456,14 +549,24 @@ for (const c of EVENT_CASES) {
 }
 
 t.test('stream events from a task change: artifacts first, then the status, final only when settled', async (t) => {
-  const before = task({ status: { state: 'working', timestamp: TS0 }, artifacts: [{ artifactId: 'a', index: 0, parts: [{ kind: 'text', text: 'x' }], lastChunk: false }] });
+  const before = task({
+    status: { state: 'working', timestamp: TS0 },
+    artifacts: [{ artifactId: 'a', index: 0, parts: [{ kind: 'text', text: 'x' }], lastChunk: false }],
+  });
   const grown = { ...before.artifacts[0]!, parts: [...before.artifacts[0]!.parts, { kind: 'text' as const, text: 'y' }], lastChunk: true };
   const after: Task = { ...before, artifacts: [grown], status: { state: 'completed', timestamp: TS1 } };
   const evs = diffTask(before, after).map((e, i) => ({ ...e, seq: i + 1 }) as TaskEvent);
   t.strictSame(
     evs.map((e) => encodeEvent('B', where, e)),
     [
-      { kind: 'artifact-update', taskId: 'task-1', contextId: 'ctx-1', artifact: { artifactId: 'a', parts: [{ kind: 'text', text: 'y' }] }, append: true, lastChunk: true },
+      {
+        kind: 'artifact-update',
+        taskId: 'task-1',
+        contextId: 'ctx-1',
+        artifact: { artifactId: 'a', parts: [{ kind: 'text', text: 'y' }] },
+        append: true,
+        lastChunk: true,
+      },
       { kind: 'status-update', taskId: 'task-1', contextId: 'ctx-1', status: { state: 'completed', timestamp: TS1 }, final: true },
     ],
     'rev B: only the new part, appended, then the final status',
@@ -477,7 +580,11 @@ t.test('stream events from a task change: artifacts first, then the status, fina
     'rev A: the same two',
   );
   const working = diffTask(after, { ...after, status: { state: 'working', timestamp: TS1 } });
-  t.strictSame(working.map((e) => e.kind === 'status' && e.final), [false], 'a working status is not final');
+  t.strictSame(
+    working.map((e) => e.kind === 'status' && e.final),
+    [false],
+    'a working status is not final',
+  );
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -501,10 +608,19 @@ t.test('push configs: per dialect, secrets masked', async (t) => {
   });
   t.strictSame(codecs.B.pushConfig(cfg, 'task-1'), {
     taskId: 'task-1',
-    pushNotificationConfig: { id: 'cfg-1', url: 'https://hooks.example/a2a', token: WRITE_ONLY_MASK, authentication: { schemes: ['Bearer'], credentials: WRITE_ONLY_MASK } },
+    pushNotificationConfig: {
+      id: 'cfg-1',
+      url: 'https://hooks.example/a2a',
+      token: WRITE_ONLY_MASK,
+      authentication: { schemes: ['Bearer'], credentials: WRITE_ONLY_MASK },
+    },
   });
   const bare = { id: 'cfg-2', taskId: 'task-1', url: 'https://hooks.example/b', createdAt: T0, disabled: false };
-  t.strictSame(codecs.B.pushConfig(bare, 'task-1').pushNotificationConfig, { id: 'cfg-2', url: 'https://hooks.example/b' }, 'nothing masked when nothing is set');
+  t.strictSame(
+    codecs.B.pushConfig(bare, 'task-1').pushNotificationConfig,
+    { id: 'cfg-2', url: 'https://hooks.example/b' },
+    'nothing masked when nothing is set',
+  );
 });
 
 t.test('dialect by method name and by A2A-Version header', async (t) => {
@@ -554,8 +670,18 @@ interface InCase {
 }
 
 const IN_CASES: InCase[] = [
-  { name: 'a rev A part (type)', schema: SendParams, params: send({ role: 'user', parts: [{ type: 'text', text: 'hi' }] }), ok: send({ role: 'user', parts: [text('hi')] }) },
-  { name: 'a rev B part (kind)', schema: SendParams, params: send({ role: 'user', parts: [{ kind: 'text', text: 'hi' }] }), ok: send({ role: 'user', parts: [text('hi')] }) },
+  {
+    name: 'a rev A part (type)',
+    schema: SendParams,
+    params: send({ role: 'user', parts: [{ type: 'text', text: 'hi' }] }),
+    ok: send({ role: 'user', parts: [text('hi')] }),
+  },
+  {
+    name: 'a rev B part (kind)',
+    schema: SendParams,
+    params: send({ role: 'user', parts: [{ kind: 'text', text: 'hi' }] }),
+    ok: send({ role: 'user', parts: [text('hi')] }),
+  },
   {
     name: 'both type and kind: kind wins, type is dropped',
     schema: SendParams,
@@ -565,14 +691,32 @@ const IN_CASES: InCase[] = [
   {
     name: 'file and data parts by type, unknown part keys dropped',
     schema: SendParams,
-    params: send({ role: 'user', parts: [{ type: 'file', file: { uri: 'https://x.example/f', mimeType: 'text/plain' }, extra: 1 }, { type: 'data', data: { type: 'kept', kind: 'kept' } }] }),
-    ok: send({ role: 'user', parts: [{ kind: 'file', file: { uri: 'https://x.example/f', mimeType: 'text/plain' } }, { kind: 'data', data: { type: 'kept', kind: 'kept' } }] }),
+    params: send({
+      role: 'user',
+      parts: [
+        { type: 'file', file: { uri: 'https://x.example/f', mimeType: 'text/plain' }, extra: 1 },
+        { type: 'data', data: { type: 'kept', kind: 'kept' } },
+      ],
+    }),
+    ok: send({
+      role: 'user',
+      parts: [
+        { kind: 'file', file: { uri: 'https://x.example/f', mimeType: 'text/plain' } },
+        { kind: 'data', data: { type: 'kept', kind: 'kept' } },
+      ],
+    }),
   },
   {
     name: 'a rev B message with its ids and configuration',
     schema: SendParams,
-    params: send({ kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'more' }], messageId: 'm-7', taskId: 'task-1', contextId: 'ctx-1' }, { configuration: { blocking: false, historyLength: 0 } }),
-    ok: send({ kind: 'message', role: 'user', parts: [text('more')], messageId: 'm-7', taskId: 'task-1', contextId: 'ctx-1' }, { configuration: { blocking: false, historyLength: 0 } }),
+    params: send(
+      { kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'more' }], messageId: 'm-7', taskId: 'task-1', contextId: 'ctx-1' },
+      { configuration: { blocking: false, historyLength: 0 } },
+    ),
+    ok: send(
+      { kind: 'message', role: 'user', parts: [text('more')], messageId: 'm-7', taskId: 'task-1', contextId: 'ctx-1' },
+      { configuration: { blocking: false, historyLength: 0 } },
+    ),
   },
   {
     name: 'a rev A send with its id and sessionId',
@@ -584,24 +728,55 @@ const IN_CASES: InCase[] = [
 
   { name: 'empty parts', schema: SendParams, params: send({ role: 'user', parts: [] }), path: 'params.message.parts' },
   { name: 'parts not a list', schema: SendParams, params: send({ role: 'user', parts: text('x') }), path: 'params.message.parts' },
-  { name: 'unknown part type, said with type', schema: SendParams, params: send({ role: 'user', parts: [{ type: 'image', text: 'x' }] }), path: 'params.message.parts.0.type' },
-  { name: 'unknown part type, said with kind', schema: SendParams, params: send({ role: 'user', parts: [{ kind: 'image', text: 'x' }] }), path: 'params.message.parts.0.kind' },
+  {
+    name: 'unknown part type, said with type',
+    schema: SendParams,
+    params: send({ role: 'user', parts: [{ type: 'image', text: 'x' }] }),
+    path: 'params.message.parts.0.type',
+  },
+  {
+    name: 'unknown part type, said with kind',
+    schema: SendParams,
+    params: send({ role: 'user', parts: [{ kind: 'image', text: 'x' }] }),
+    path: 'params.message.parts.0.kind',
+  },
   { name: 'a part with no type at all', schema: SendParams, params: send({ role: 'user', parts: [{ text: 'x' }] }), path: 'params.message.parts.0.kind' },
   { name: 'a text part without text', schema: SendParams, params: send({ role: 'user', parts: [{ type: 'text' }] }), path: 'params.message.parts.0.text' },
-  { name: 'the second part is bad', schema: SendParams, params: send({ role: 'user', parts: [{ type: 'text', text: 'a' }, { type: 'file' }] }), path: 'params.message.parts.1.file' },
+  {
+    name: 'the second part is bad',
+    schema: SendParams,
+    params: send({ role: 'user', parts: [{ type: 'text', text: 'a' }, { type: 'file' }] }),
+    path: 'params.message.parts.1.file',
+  },
   { name: 'missing role', schema: SendParams, params: send({ parts: [text('x')] }), path: 'params.message.role' },
   { name: 'unknown role', schema: SendParams, params: send({ role: 'system', parts: [text('x')] }), path: 'params.message.role' },
   { name: 'missing message', schema: SendParams, params: { id: 'task-1' }, path: 'params.message' },
-  { name: 'negative historyLength (rev A)', schema: SendParams, params: send({ role: 'user', parts: [text('x')] }, { historyLength: -1 }), path: 'params.historyLength' },
+  {
+    name: 'negative historyLength (rev A)',
+    schema: SendParams,
+    params: send({ role: 'user', parts: [text('x')] }, { historyLength: -1 }),
+    path: 'params.historyLength',
+  },
   {
     name: 'negative configuration.historyLength (rev B)',
     schema: SendParams,
     params: send({ role: 'user', parts: [text('x')] }, { configuration: { historyLength: -1 } }),
     path: 'params.configuration.historyLength',
   },
-  { name: 'fractional historyLength', schema: SendParams, params: send({ role: 'user', parts: [text('x')] }, { historyLength: 1.5 }), path: 'params.historyLength' },
+  {
+    name: 'fractional historyLength',
+    schema: SendParams,
+    params: send({ role: 'user', parts: [text('x')] }, { historyLength: 1.5 }),
+    path: 'params.historyLength',
+  },
   { name: 'negative historyLength on tasks/get', schema: TaskQueryParams, params: { id: 'task-1', historyLength: -3 }, path: 'params.historyLength' },
-  { name: 'an empty key', schema: SendParams, params: { '': 1, message: { role: 'user', parts: [text('x')] } }, path: 'params.""', says: 'params has an empty key' },
+  {
+    name: 'an empty key',
+    schema: SendParams,
+    params: { '': 1, message: { role: 'user', parts: [text('x')] } },
+    path: 'params.""',
+    says: 'params has an empty key',
+  },
   { name: 'params not an object', schema: TaskQueryParams, params: ['task-1'], path: 'params' },
   { name: 'push set without a task id', schema: PushSetParams, params: { pushNotificationConfig: { url: 'https://h.example' } }, path: 'params.id' },
 ];

@@ -17,10 +17,29 @@ import { drive, keysDeep, runs, startReceiver, verifySignature, type Delivery } 
 const PUSH = { allowlist: ['127.0.0.1'], timeoutMs: 5_000, maxAttempts: 6, backoffBaseMs: 1_000, backoffMaxMs: 4_000 };
 const STEP = PUSH.backoffMaxMs;
 /** Internal fields written out here (not imported from src): none may reach a receiver. */
-const INTERNAL = ['workspace_id', 'user_id', 'internal_task_id', 'system_prompt', 'cost_breakdown', 'model_config', 'browser_session_id', 'memory_document', 'api_key_id'];
+const INTERNAL = [
+  'workspace_id',
+  'user_id',
+  'internal_task_id',
+  'system_prompt',
+  'cost_breakdown',
+  'model_config',
+  'browser_session_id',
+  'memory_document',
+  'api_key_id',
+];
 
-async function gateway(t: { teardown(fn: () => unknown): void }, o: { clock: ManualClock; dataDir?: string; push?: Partial<typeof PUSH>; lookup?: Resolve; config?: ConfigInput }): Promise<TestGateway> {
-  const tg = await startTestGateway({ clock: o.clock, timers: o.clock, dataDir: o.dataDir, lookup: o.lookup, config: { ...o.config, push: { ...PUSH, ...o.push } } });
+async function gateway(
+  t: { teardown(fn: () => unknown): void },
+  o: { clock: ManualClock; dataDir?: string; push?: Partial<typeof PUSH>; lookup?: Resolve; config?: ConfigInput },
+): Promise<TestGateway> {
+  const tg = await startTestGateway({
+    clock: o.clock,
+    timers: o.clock,
+    dataDir: o.dataDir,
+    lookup: o.lookup,
+    config: { ...o.config, push: { ...PUSH, ...o.push } },
+  });
   t.teardown(() => tg.close());
   return tg;
 }
@@ -46,7 +65,11 @@ t.test('every update of a task, signed, in order, through two failed attempts (r
   const first = await tg.rpc({
     method: 'message/send',
     key,
-    params: { ...msgB('one', { metadata: { agentId: 'converse' } }), metadata: { trace: 'abc' }, configuration: { pushNotificationConfig: { url: rx.url, token: 'tok-1' } } },
+    params: {
+      ...msgB('one', { metadata: { agentId: 'converse' } }),
+      metadata: { trace: 'abc' },
+      configuration: { pushNotificationConfig: { url: rx.url, token: 'tok-1' } },
+    },
   });
   t.equal(first.json.result.status.state, 'input-required', 'delivery failures do not hold the task up');
   const taskId: string = first.json.result.id;
@@ -61,11 +84,18 @@ t.test('every update of a task, signed, in order, through two failed attempts (r
   const good = ok(all);
 
   t.same(runs(states(good)), ['submitted', 'working', 'input-required', 'working', 'input-required', 'working', 'completed'], 'every state change, in order');
-  t.same(all.slice(0, 3).map((d) => d.status), [500, 500, 200]);
+  t.same(
+    all.slice(0, 3).map((d) => d.status),
+    [500, 500, 200],
+  );
   t.equal(new Set(all.slice(0, 3).map((d) => d.headers['webhook-id'])).size, 1, 'a retried job keeps its webhook-id');
   t.equal(new Set(good.map((d) => d.headers['webhook-id'])).size, good.length, 'each update has its own webhook-id');
   const historyLengths = good.map((d) => (d.json.history as unknown[]).length);
-  t.same(historyLengths, [...historyLengths].sort((a, b) => a - b), 'the history only grows from one delivery to the next');
+  t.same(
+    historyLengths,
+    [...historyLengths].sort((a, b) => a - b),
+    'the history only grows from one delivery to the next',
+  );
 
   for (const d of all) {
     t.ok(verifySignature({ secret, headers: d.headers, body: d.body }), `delivery ${d.n}: signature verifies with the CLI's secret`);
@@ -98,9 +128,17 @@ t.test('several configs per task; rev A bodies; a config set later gets the upda
   const { key } = await tg.key();
   const secret = await tg.gw.push.secrets.rotate('ws1');
 
-  const a = await tg.rpc({ method: 'tasks/send', key, params: msgA('hello', { id: 'a-multi', metadata: { agentId: 'converse' }, pushNotification: { url: r1.url, token: 'one' } }) });
+  const a = await tg.rpc({
+    method: 'tasks/send',
+    key,
+    params: msgA('hello', { id: 'a-multi', metadata: { agentId: 'converse' }, pushNotification: { url: r1.url, token: 'one' } }),
+  });
   t.equal(a.json.result.status.state, 'input-required');
-  const set = await tg.rpc({ method: 'tasks/pushNotification/set', key, params: { id: 'a-multi', pushNotificationConfig: { url: r2url, authentication: { schemes: ['Bearer'], credentials: 'cred-2' } } } });
+  const set = await tg.rpc({
+    method: 'tasks/pushNotification/set',
+    key,
+    params: { id: 'a-multi', pushNotificationConfig: { url: r2url, authentication: { schemes: ['Bearer'], credentials: 'cred-2' } } },
+  });
   t.same(set.json.result, { id: 'a-multi', pushNotificationConfig: { url: r2url, authentication: { schemes: ['Bearer'], credentials: '********' } } });
   const list = await tg.rpc({ method: 'tasks/pushNotificationConfig/list', key, params: { id: 'a-multi' } });
   t.equal(list.json.result.length, 2, 'two configs on one task');
@@ -117,7 +155,10 @@ t.test('several configs per task; rev A bodies; a config set later gets the upda
     t.notOk('kind' in d.json, 'rev A shape: no kind');
   }
   t.ok(r1.deliveries.every((d) => d.headers['x-a2a-notification-token'] === 'one' && d.headers.authorization === undefined));
-  t.ok(r2.deliveries.every((d) => d.headers['x-a2a-notification-token'] === undefined && d.headers.authorization === 'Bearer cred-2'), 'no token given, none sent; bearer credentials sent');
+  t.ok(
+    r2.deliveries.every((d) => d.headers['x-a2a-notification-token'] === undefined && d.headers.authorization === 'Bearer cred-2'),
+    'no token given, none sent; bearer credentials sent',
+  );
   const last = r1.deliveries[r1.deliveries.length - 1]!;
   t.match(last.json.artifacts[0].parts[0], { type: 'text' }, 'rev A parts carry type');
 });
@@ -133,12 +174,20 @@ t.test('a restart in the middle of retries loses nothing and keeps the order', a
   const one = await startTestGateway({ clock, timers: clock, dataDir, config: { push: PUSH } });
   const secret = await one.gw.push.secrets.rotate('ws1');
   const { key } = await one.key();
-  const sent = await one.rpc({ method: 'message/send', key, params: { ...msgB('hi', { metadata: { agentId: 'echo' } }), configuration: { pushNotificationConfig: { url: rx.url } } } });
+  const sent = await one.rpc({
+    method: 'message/send',
+    key,
+    params: { ...msgB('hi', { metadata: { agentId: 'echo' } }), configuration: { pushNotificationConfig: { url: rx.url } } },
+  });
   t.equal(sent.json.result.status.state, 'completed');
   await one.gw.push.idle();
   clock.advance(STEP);
   await one.gw.push.idle();
-  t.same(rx.deliveries.map((d) => d.status), [503, 503], 'two failed attempts before the stop');
+  t.same(
+    rx.deliveries.map((d) => d.status),
+    [503, 503],
+    'two failed attempts before the stop',
+  );
   const waiting = await one.gw.store.pushJobs.list();
   t.ok(waiting.length >= 3, `updates wait in the store (${waiting.length})`);
   t.equal(waiting[0]!.attempts, 2);
@@ -153,7 +202,10 @@ t.test('a restart in the middle of retries loses nothing and keeps the order', a
   t.same(runs(states(good)), ['submitted', 'working', 'completed'], 'the rest arrived, in order, after the restart');
   t.equal(good.length, waiting.length, 'each waiting job delivered once');
   t.equal(good[0]!.headers['webhook-id'], rx.deliveries[0]!.headers['webhook-id'], 'the retried job kept its webhook-id across the restart');
-  t.ok(rx.deliveries.every((d) => verifySignature({ secret, headers: d.headers, body: d.body })), 'signed with the stored secret before and after');
+  t.ok(
+    rx.deliveries.every((d) => verifySignature({ secret, headers: d.headers, body: d.body })),
+    'signed with the stored secret before and after',
+  );
   t.same(await two.gw.store.pushJobs.list(), []);
 });
 
@@ -165,7 +217,11 @@ t.test('410 Gone disables the config: nothing more goes to it', async (t) => {
   t.teardown(() => Promise.all([gone.close(), live.close()]));
   const { key } = await tg.key();
 
-  const r = await tg.rpc({ method: 'message/send', key, params: { ...msgB('one', { metadata: { agentId: 'converse' } }), configuration: { pushNotificationConfig: { id: 'gone-cfg', url: gone.url } } } });
+  const r = await tg.rpc({
+    method: 'message/send',
+    key,
+    params: { ...msgB('one', { metadata: { agentId: 'converse' } }), configuration: { pushNotificationConfig: { id: 'gone-cfg', url: gone.url } } },
+  });
   const taskId: string = r.json.result.id;
   await drive({ gw: tg.gw, clock, stepMs: STEP, done: () => false, maxSteps: 3 });
   t.equal(gone.deliveries.length, 1, 'one attempt, then the queued updates were dropped');
@@ -185,7 +241,11 @@ t.test('a receiver that never answers: the task is not held up, the attempt time
   const rx = await startReceiver({ answer: (n) => (n === 1 ? { status: 0, hang: true } : { status: 204 }) });
   t.teardown(() => rx.close());
   const { key } = await tg.key();
-  const r = await tg.rpc({ method: 'message/send', key, params: { ...msgB('x', { metadata: { agentId: 'echo' } }), configuration: { pushNotificationConfig: { url: rx.url } } } });
+  const r = await tg.rpc({
+    method: 'message/send',
+    key,
+    params: { ...msgB('x', { metadata: { agentId: 'echo' } }), configuration: { pushNotificationConfig: { url: rx.url } } },
+  });
   t.equal(r.json.result.status.state, 'completed', 'the send finished while the first delivery hangs');
   while (rx.deliveries.length === 0) await new Promise((done) => setImmediate(done));
   clock.advance(PUSH.timeoutMs);
@@ -238,22 +298,46 @@ t.test('SSRF: refused at registration with the reason, never followed, checked a
 
   // inline on send: refused before anything is stored (no task made)
   const before = (await tg.gw.store.tasks.listByState(['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed'])).length;
-  const inlineB = await tg.rpc({ method: 'message/send', key, params: { ...msgB('x'), configuration: { pushNotificationConfig: { url: 'http://192.168.0.1/h' } } } });
+  const inlineB = await tg.rpc({
+    method: 'message/send',
+    key,
+    params: { ...msgB('x'), configuration: { pushNotificationConfig: { url: 'http://192.168.0.1/h' } } },
+  });
   t.equal(inlineB.json.error?.code, -32602);
   t.equal(inlineB.json.error?.data?.path, 'params.configuration.pushNotificationConfig.url');
-  const inlineA = await tg.rpc({ method: 'tasks/send', key, params: msgA('x', { id: 'a-refused', pushNotification: { url: `http://localhost:${trap.port}/` } }) });
+  const inlineA = await tg.rpc({
+    method: 'tasks/send',
+    key,
+    params: msgA('x', { id: 'a-refused', pushNotification: { url: `http://localhost:${trap.port}/` } }),
+  });
   t.equal(inlineA.json.error?.code, -32602);
   t.equal(inlineA.json.error?.data?.path, 'params.pushNotification.url');
-  const follow = await tg.rpc({ method: 'message/send', key, params: { ...msgB('x', { taskId }), configuration: { pushNotificationConfig: { url: 'ftp://h/' } } } });
+  const follow = await tg.rpc({
+    method: 'message/send',
+    key,
+    params: { ...msgB('x', { taskId }), configuration: { pushNotificationConfig: { url: 'ftp://h/' } } },
+  });
   t.equal(follow.json.error?.code, -32602, 'a follow-up with a bad inline config is refused too');
   t.equal((await tg.rpc({ method: 'tasks/get', key, params: { id: 'a-refused' } })).json.error?.code, -32001, 'the refused rev A send made no task');
-  t.equal((await tg.gw.store.tasks.listByState(['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed'])).length, before, 'no task was stored');
+  t.equal(
+    (await tg.gw.store.tasks.listByState(['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed'])).length,
+    before,
+    'no task was stored',
+  );
   t.equal((await tg.rpc({ method: 'tasks/get', key, params: { id: taskId } })).json.result.history.length, 2, 'the refused follow-up did not reach the task');
 
   // admitted at registration, then: a redirect to a refused address, and a name that rebinds to one
-  const viaRedirect = await tg.rpc({ method: 'tasks/pushNotificationConfig/set', key, params: { taskId, pushNotificationConfig: { id: 'redirect', url: redirector.url } } });
+  const viaRedirect = await tg.rpc({
+    method: 'tasks/pushNotificationConfig/set',
+    key,
+    params: { taskId, pushNotificationConfig: { id: 'redirect', url: redirector.url } },
+  });
   t.ok(viaRedirect.json.result, 'the allowlisted receiver is accepted');
-  const viaName = await tg.rpc({ method: 'tasks/pushNotificationConfig/set', key, params: { taskId, pushNotificationConfig: { id: 'rebind', url: `http://flip.test:${trap.port}/hook` } } });
+  const viaName = await tg.rpc({
+    method: 'tasks/pushNotificationConfig/set',
+    key,
+    params: { taskId, pushNotificationConfig: { id: 'rebind', url: `http://flip.test:${trap.port}/hook` } },
+  });
   t.ok(viaName.json.result, 'flip.test resolves to an admitted address at registration');
   flipped = true;
   await tg.rpc({ method: 'message/send', key, params: msgB('done', { taskId }) });

@@ -29,7 +29,10 @@ const fileMsg = () => ({
     kind: 'message',
     role: 'user',
     messageId: `m-${Math.random()}`,
-    parts: [{ kind: 'text', text: 'secret words' }, { kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain', bytes: Buffer.from('file bytes').toString('base64') } }],
+    parts: [
+      { kind: 'text', text: 'secret words' },
+      { kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain', bytes: Buffer.from('file bytes').toString('base64') } },
+    ],
   },
 });
 
@@ -56,7 +59,8 @@ t.test('item 5: a webhook carries what the registering key may read, as tasks/ge
   t.equal(lastFor('no-results')!.json.history, undefined, 'no history');
   t.notMatch(JSON.stringify(lastFor('no-results')!.json), /secret words|ZmlsZSBieXRlcw/, 'nothing of the results');
   t.same(lastFor('no-results')!.json.artifacts, (await getAs(noResults.key, a.id)).artifacts, 'as tasks/get shows it to that key');
-  const fileOf = (task: { artifacts: Array<{ parts: Array<{ kind: string; file?: unknown }> }> }) => task.artifacts[0]!.parts.find((p) => p.kind === 'file')!.file;
+  const fileOf = (task: { artifacts: Array<{ parts: Array<{ kind: string; file?: unknown }> }> }) =>
+    task.artifacts[0]!.parts.find((p) => p.kind === 'file')!.file;
   t.same(fileOf(lastFor('no-files')!.json), { name: 'a.txt', mimeType: 'text/plain' }, 'without results.files: file parts lose their bytes');
   t.same(fileOf(lastFor('no-files')!.json), fileOf(await getAs(noFiles.key, b.id)), 'as tasks/get shows it to that key');
   t.match(fileOf(lastFor('all')!.json), { bytes: Buffer.from('file bytes').toString('base64') }, 'a key with both scopes gets everything');
@@ -70,12 +74,22 @@ t.test('item 6: push secrets are write-only: reads (any key) show that they are 
   const reader = await tg.key({ trust: 'read_only' });
   const made = await tg.rpc({ key: owner.key, method: 'message/send', params: msgB('x', { metadata: { agentId: 'converse' } }) });
   const taskId: string = made.json.result.id;
-  const config = { id: 'cfg-1', url: 'http://127.0.0.1:9/hook', token: 'tok-very-secret', authentication: { schemes: ['Bearer'], credentials: 'cred-very-secret' } };
+  const config = {
+    id: 'cfg-1',
+    url: 'http://127.0.0.1:9/hook',
+    token: 'tok-very-secret',
+    authentication: { schemes: ['Bearer'], credentials: 'cred-very-secret' },
+  };
   const set = await tg.rpc({ key: owner.key, method: 'tasks/pushNotificationConfig/set', params: { taskId, pushNotificationConfig: config } });
   const get = await tg.rpc({ key: reader.key, method: 'tasks/pushNotificationConfig/get', params: { id: taskId, pushNotificationConfigId: 'cfg-1' } });
   const list = await tg.rpc({ key: reader.key, method: 'tasks/pushNotificationConfig/list', params: { id: taskId } });
   const getA = await tg.rpc({ key: reader.key, method: 'tasks/pushNotification/get', params: { id: taskId } });
-  for (const [what, r] of [['set', set], ['get', get], ['list', list], ['rev A get', getA]] as const) {
+  for (const [what, r] of [
+    ['set', set],
+    ['get', get],
+    ['list', list],
+    ['rev A get', getA],
+  ] as const) {
     const text = JSON.stringify(r.json);
     t.ok(r.json.result, `${what}: answered`);
     t.notMatch(text, /very-secret/, `${what}: no secret value`);
@@ -96,7 +110,15 @@ for (const engine of ['lmdb', 'redis'] as const) {
     if (engine === 'redis') t.teardown(() => cleanupPrefix(REDIS_URL, prefix));
     const doomed = await a.key();
     const other = await a.key();
-    const slow = { message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'data', data: { ms: 60_000, steps: 1 } }], metadata: { agentId: 'slow' } } };
+    const slow = {
+      message: {
+        kind: 'message',
+        role: 'user',
+        messageId: `m-${Math.random()}`,
+        parts: [{ kind: 'data', data: { ms: 60_000, steps: 1 } }],
+        metadata: { agentId: 'slow' },
+      },
+    };
     const s = await openSse({ url: b.url, key: doomed.key, method: 'message/stream', params: slow });
     const kept = await openSse({ url: b.url, key: other.key, method: 'message/stream', params: slow });
     t.equal((await nextData(s))?.data?.result?.kind, 'task', 'the stream is open');
@@ -113,14 +135,18 @@ for (const engine of ['lmdb', 'redis'] as const) {
   });
 }
 
-t.test("item 7: webhooks registered by a revoked key stop, queued deliveries included", async (t) => {
+t.test('item 7: webhooks registered by a revoked key stop, queued deliveries included', async (t) => {
   const clock = new ManualClock(Date.now());
   const tg = await gateway(t, clock);
   let down = true;
   const rx = await startReceiver({ answer: () => ({ status: down ? 503 : 200 }) });
   t.teardown(() => rx.close());
   const doomed = await tg.key();
-  const r = await tg.rpc({ key: doomed.key, method: 'message/send', params: { ...msgB('one', { metadata: { agentId: 'converse' } }), configuration: { pushNotificationConfig: { url: rx.url } } } });
+  const r = await tg.rpc({
+    key: doomed.key,
+    method: 'message/send',
+    params: { ...msgB('one', { metadata: { agentId: 'converse' } }), configuration: { pushNotificationConfig: { url: rx.url } } },
+  });
   const taskId: string = r.json.result.id;
   await tg.gw.push.idle();
   const before = rx.deliveries.length;

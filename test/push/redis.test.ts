@@ -32,7 +32,11 @@ t.test('two gateways on one Redis: each update delivered once, in order per task
   const ids: string[] = [];
   for (let i = 0; i < 4; i++) {
     const [first, second] = i % 2 === 0 ? [a, b] : [b, a];
-    const r = await first.rpc({ method: 'message/send', key, params: { ...msgB(`t${i}`, { metadata: { agentId: 'converse' } }), configuration: { pushNotificationConfig: { url: `${rx.url}?task=${i}` } } } });
+    const r = await first.rpc({
+      method: 'message/send',
+      key,
+      params: { ...msgB(`t${i}`, { metadata: { agentId: 'converse' } }), configuration: { pushNotificationConfig: { url: `${rx.url}?task=${i}` } } },
+    });
     ids.push(r.json.result.id);
     await second.rpc({ method: 'message/send', key, params: msgB('done', { taskId: r.json.result.id }) });
   }
@@ -44,13 +48,20 @@ t.test('two gateways on one Redis: each update delivered once, in order per task
   t.same(await a.gw.store.pushJobs.list(), [], 'every job delivered');
   const byId = new Map<string, number>();
   for (const d of rx.deliveries) byId.set(String(d.headers['webhook-id']), (byId.get(String(d.headers['webhook-id'])) ?? 0) + 1);
-  t.same([...byId.values()].filter((n) => n > 1), [], 'no job went out twice');
+  t.same(
+    [...byId.values()].filter((n) => n > 1),
+    [],
+    'no job went out twice',
+  );
   ids.forEach((id, i) => {
     const mine = rx.deliveries.filter((d) => d.path.endsWith(`task=${i}`));
     t.ok(mine.every((d) => d.json.id === id));
     t.same(runs(states(mine)), ['submitted', 'working', 'input-required', 'working', 'completed'], `task ${i}: in order across both instances`);
   });
-  t.ok(rx.deliveries.every((d) => verifySignature({ secret, headers: d.headers, body: d.body })), 'one workspace secret, shared through the store');
+  t.ok(
+    rx.deliveries.every((d) => verifySignature({ secret, headers: d.headers, body: d.body })),
+    'one workspace secret, shared through the store',
+  );
 });
 
 t.test('a job claimed by an instance that died is delivered by another once the lease lapses, and only then', async (t) => {
@@ -74,7 +85,11 @@ t.test('a job claimed by an instance that died is delivered by another once the 
   // the other instance queued two updates, claimed the first, and died without finishing it
   await dead.pushJobs.enqueue([
     ...jobsFor({ task, configs: [{ config: cfg, view: { results: true, files: true } }], now: clock.now() }),
-    ...jobsFor({ task: { ...task, status: { ...task.status, state: 'completed' }, seq: 4 }, configs: [{ config: cfg, view: { results: true, files: true } }], now: clock.now() }),
+    ...jobsFor({
+      task: { ...task, status: { ...task.status, state: 'completed' }, seq: 4 },
+      configs: [{ config: cfg, view: { results: true, files: true } }],
+      now: clock.now(),
+    }),
   ]);
   const [stolen, ...more] = await dead.pushJobs.claim({ now: clock.now(), leaseMs: 60_000, limit: 10 });
   t.ok(stolen, 'the dead instance holds the lease of the first job');

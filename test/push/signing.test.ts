@@ -52,8 +52,14 @@ t.test('workspace secrets live in the store: made on first use, replaced by rota
 
 t.test('backoff: exponential, capped, jittered within the upper half', async (t) => {
   const p = { baseMs: 1_000, maxMs: 30_000 };
-  t.same([1, 2, 3, 4, 5, 6, 7].map((n) => backoffDelay(p, n, () => 0.999999)), [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
-  t.same([1, 2, 3].map((n) => backoffDelay(p, n, () => 0)), [500, 1_000, 2_000]);
+  t.same(
+    [1, 2, 3, 4, 5, 6, 7].map((n) => backoffDelay(p, n, () => 0.999999)),
+    [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000],
+  );
+  t.same(
+    [1, 2, 3].map((n) => backoffDelay(p, n, () => 0)),
+    [500, 1_000, 2_000],
+  );
   for (let n = 1; n < 80; n++) {
     const d = backoffDelay(p, n);
     t.ok(d >= Math.min(p.maxMs, p.baseMs * 2 ** (n - 1)) / 2 && d <= p.maxMs, `failure ${n}: ${d} ms`);

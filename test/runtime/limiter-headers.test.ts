@@ -16,8 +16,7 @@ t.test('allowed: the deciding window, no Retry-After; item 10: Reset is never 0 
 });
 
 t.test('refused: seconds rounded up, Retry-After at least 1', async (t) => {
-  const h = (resetMs: number, retryAfterMs: number) =>
-    rateLimitHeaders({ allowed: false, window: 'minute', limit: 3, remaining: 0, resetMs, retryAfterMs });
+  const h = (resetMs: number, retryAfterMs: number) => rateLimitHeaders({ allowed: false, window: 'minute', limit: 3, remaining: 0, resetMs, retryAfterMs });
   t.same(h(1, 1), { 'RateLimit-Limit': '3', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '1', 'Retry-After': '1' });
   t.equal(h(1500, 1500)['Retry-After'], '2');
   t.equal(h(60_000, 60_000)['Retry-After'], '60');

@@ -10,7 +10,10 @@ t.test('the ring grows to its limit, keeps order, expires from the oldest', asyn
   const r = new TimestampRing(1000, 20);
   for (let i = 0; i < 20; i++) r.push(i * 10);
   t.equal(r.size, 20);
-  t.same(Array.from({ length: 20 }, (_, i) => r.at(i)), Array.from({ length: 20 }, (_, i) => i * 10));
+  t.same(
+    Array.from({ length: 20 }, (_, i) => r.at(i)),
+    Array.from({ length: 20 }, (_, i) => i * 10),
+  );
   t.equal(r.gate(), 0, 'full: the oldest frees the next slot');
   t.equal(r.expire(1000 + 45), 15, 'entries at 0..40 are at or before now - window');
   t.equal(r.at(0), 50);
@@ -35,7 +38,11 @@ t.test('keys idle for an hour are evicted as checks go by', async (t) => {
   clock.advance(1);
   for (let i = 0; i < 60; i++) lim.checkSync('busy', { perMinute: 1e6, perHour: 1e6 });
   t.equal(lim.keyCount(), 1, 'only the busy key is left');
-  t.same(lim.checkSync('k0', L), { allowed: true, window: 'minute', limit: 5, remaining: 4, resetMs: 0 }, 'an evicted key starts fresh, as it would have anyway');
+  t.same(
+    lim.checkSync('k0', L),
+    { allowed: true, window: 'minute', limit: 5, remaining: 4, resetMs: 0 },
+    'an evicted key starts fresh, as it would have anyway',
+  );
 });
 
 t.test('a short idleEvictMs cannot forget budget still spent in the hour', async (t) => {

@@ -18,7 +18,14 @@ t.test('50 concurrent checks with a limit of 10 allow exactly 10', async (t) => 
   t.teardown(() => limiter.close());
   const ds = await Promise.all(Array.from({ length: 50 }, () => limiter.check('burst', { perMinute: 10, perHour: 100 })));
   t.equal(ds.filter((d) => d.allowed).length, 10);
-  t.same(ds.filter((d) => d.allowed).map((d) => d.remaining).sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 'each allowed one saw its own count');
+  t.same(
+    ds
+      .filter((d) => d.allowed)
+      .map((d) => d.remaining)
+      .sort((a, b) => a - b),
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    'each allowed one saw its own count',
+  );
 });
 
 t.test('two instances share one budget', async (t) => {
@@ -114,7 +121,5 @@ t.test('a prefix with braces is refused (it would break the hash tag)', async (t
 });
 
 t.test('a Redis that cannot be reached fails the create', async (t) => {
-  await t.rejects(
-    createRedisLimiter({ url: 'redis://127.0.0.1:1', prefix, clock: new ManualClock(T0) }),
-  );
+  await t.rejects(createRedisLimiter({ url: 'redis://127.0.0.1:1', prefix, clock: new ManualClock(T0) }));
 });

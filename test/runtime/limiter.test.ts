@@ -98,7 +98,11 @@ for (const engine of engines) {
       const both = { perMinute: 2, perHour: 2 };
       await at(0, both);
       await at(1, both);
-      t.same(await at(100, both), { allowed: false, window: 'hour', limit: 2, remaining: 0, resetMs: 3_599_900, retryAfterMs: 3_599_900 }, 'the minute frees first, the hour decides');
+      t.same(
+        await at(100, both),
+        { allowed: false, window: 'hour', limit: 2, remaining: 0, resetMs: 3_599_900, retryAfterMs: 3_599_900 },
+        'the minute frees first, the hour decides',
+      );
       t.match(await at(60_001, both), { allowed: false, window: 'hour', retryAfterMs: 3_539_999 }, 'minute free, hour not');
 
       const s2 = await setup(t);
@@ -127,11 +131,30 @@ for (const engine of engines) {
     t.test('a key whose limits change keeps every live entry', async (t) => {
       const { at } = await setup(t);
       for (let ms = 0; ms < 4; ms++) t.ok((await at(ms, { perMinute: 5, perHour: 100 })).allowed);
-      t.same(await at(4, { perMinute: 2, perHour: 100 }), { allowed: false, window: 'minute', limit: 2, remaining: 0, resetMs: 59_998, retryAfterMs: 59_998 }, 'lowered: count 4 over 2, a slot frees when the 3rd oldest goes');
-      t.same(await at(5, { perMinute: 5, perHour: 100 }), { allowed: true, window: 'minute', limit: 5, remaining: 0, resetMs: 59_995 }, 'raised back: the 4 spent are still there');
+      t.same(
+        await at(4, { perMinute: 2, perHour: 100 }),
+        { allowed: false, window: 'minute', limit: 2, remaining: 0, resetMs: 59_998, retryAfterMs: 59_998 },
+        'lowered: count 4 over 2, a slot frees when the 3rd oldest goes',
+      );
+      t.same(
+        await at(5, { perMinute: 5, perHour: 100 }),
+        { allowed: true, window: 'minute', limit: 5, remaining: 0, resetMs: 59_995 },
+        'raised back: the 4 spent are still there',
+      );
       t.same(await at(6, { perMinute: 10, perHour: 100 }), { allowed: true, window: 'minute', limit: 10, remaining: 4, resetMs: 0 });
-      t.same(await at(7, { perMinute: 10, perHour: 6 }), { allowed: false, window: 'hour', limit: 6, remaining: 0, resetMs: 3_599_993, retryAfterMs: 3_599_993 });
-      t.same(await at(60_002, { perMinute: 10, perHour: 100 }), { allowed: true, window: 'minute', limit: 10, remaining: 6, resetMs: 0 }, 'minute: 0..2 expired, 3, 5, 6 live');
+      t.same(await at(7, { perMinute: 10, perHour: 6 }), {
+        allowed: false,
+        window: 'hour',
+        limit: 6,
+        remaining: 0,
+        resetMs: 3_599_993,
+        retryAfterMs: 3_599_993,
+      });
+      t.same(
+        await at(60_002, { perMinute: 10, perHour: 100 }),
+        { allowed: true, window: 'minute', limit: 10, remaining: 6, resetMs: 0 },
+        'minute: 0..2 expired, 3, 5, 6 live',
+      );
     });
 
     t.test('limits that are not positive integers are refused loudly', async (t) => {
@@ -159,13 +182,14 @@ for (const engine of engines) {
         { perMinute: 12, perHour: 12 },
       ];
       const keys = ['a', 'b', 'c'].map((k) => `${engine.name}-${keySeq++}-${k}`);
-      const limitsOf = new Map(keys.map((k) => [k, limitChoices[0]]));
+      const limitsOf = new Map(keys.map((k) => [k, limitChoices[0]!]));
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
       let mismatches = 0;
       for (let i = 0; i < 1500; i++) {
-        clock.advance(steps[Math.floor(rnd() * steps.length)] * (rnd() < 0.7 ? 0.01 : 1) | 0);
-        const k = keys[Math.floor(rnd() * keys.length)];
-        if (rnd() < 0.03) limitsOf.set(k, limitChoices[Math.floor(rnd() * limitChoices.length)]);
-        const limits = limitsOf.get(k) ?? limitChoices[0];
+        clock.advance((pick(steps) * (rnd() < 0.7 ? 0.01 : 1)) | 0);
+        const k = pick(keys);
+        if (rnd() < 0.03) limitsOf.set(k, pick(limitChoices));
+        const limits = limitsOf.get(k) ?? limitChoices[0]!;
         const got = await limiter.check(k, limits);
         const want = oracle.check(k, limits, clock.now());
         if (JSON.stringify(got) !== JSON.stringify(want) && mismatches++ < 5) t.same(got, want, `step ${i}`);

@@ -6,11 +6,13 @@ import { parseConfig } from '../../src/config.js';
 
 const none = parseAllowlist([]);
 /** A stand-in for DNS (outside the project): names map to fixed addresses. */
-const fakeDns = (table: Record<string, string[]>): Resolve => async (host) => {
-  const list = table[host];
-  if (!list) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-  return list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-};
+const fakeDns =
+  (table: Record<string, string[]>): Resolve =>
+  async (host) => {
+    const list = table[host];
+    if (!list) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
 
 t.test('internal addresses are refused, each with its reason', async (t) => {
   const cases: Array<[string, RegExp]> = [
@@ -67,7 +69,11 @@ t.test('the allowlist admits CIDRs and exact addresses, and only those', async (
   t.throws(() => parseAllowlist(['10.0.0.0/33']), { code: 'ERR_ALLOWLIST', message: /^allowlist\[0\]: / });
   t.throws(() => parseConfig({ push: { allowlist: ['nope'] } }), { message: /push\.allowlist\.0/ }, 'the config schema names the entry');
   const c = parseConfig({ push: { allowlist: ['127.0.0.1'] } });
-  t.match(c.push, { allowlist: ['127.0.0.1'], timeoutMs: Number, maxAttempts: Number, backoffBaseMs: Number, backoffMaxMs: Number }, 'defaults fill the other knobs');
+  t.match(
+    c.push,
+    { allowlist: ['127.0.0.1'], timeoutMs: Number, maxAttempts: Number, backoffBaseMs: Number, backoffMaxMs: Number },
+    'defaults fill the other knobs',
+  );
 });
 
 t.test('URLs: http and https only, no localhost by name, literals checked without DNS', async (t) => {

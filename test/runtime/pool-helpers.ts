@@ -12,11 +12,7 @@ export function userMessage(text: string, extra: Partial<Message> = {}): Message
   return { role: 'user', parts: [{ kind: 'text', text }], messageId: `m-${seq}`, ...extra };
 }
 
-export function runInput(opts: {
-  agent: Partial<AgentSpec> & { id: string };
-  message?: Message;
-  history?: Message[];
-}): AgentRunInput {
+export function runInput(opts: { agent: Partial<AgentSpec> & { id: string }; message?: Message; history?: Message[] }): AgentRunInput {
   return {
     agent: AgentSpec.parse({ name: opts.agent.id, ...opts.agent }),
     task: { id: 'task-1', contextId: 'ctx-1', history: opts.history ?? [], artifacts: [], metadata: {} },

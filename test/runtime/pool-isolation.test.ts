@@ -17,7 +17,10 @@ t.test('a cpu-busy agent on one thread does not stop echo runs on the other', as
 
   const started = performance.now();
   const echoes = await Promise.all(Array.from({ length: 50 }, (_, i) => pool.run(runInput({ agent: { id: 'echo' }, message: userMessage(`e${i}`) }))));
-  t.ok(echoes.every((r) => r.ok), 'every echo run succeeded');
+  t.ok(
+    echoes.every((r) => r.ok),
+    'every echo run succeeded',
+  );
   t.ok(performance.now() - started < 5_000, 'echo runs finished while the busy agent still held its thread');
   t.equal(pool.stats().inFlight, 1, 'the busy run is still going');
 

@@ -68,7 +68,10 @@ t.test('a burst of chunks: every event delivered in order before the result', as
   const input = runInput({ agent: { id: 'burst', kind: 'module', entry: fixture('burst.js'), options: { chunks: 120 } } });
   t.same(await pool.run(input, { onEvent: rec.onEvent }), { ok: true, events: 121 });
   const texts = rec.events.flatMap((e) => (e.type === 'artifact' ? e.artifact.parts.map((p) => (p.kind === 'text' ? p.text : '')) : []));
-  t.same(texts, Array.from({ length: 120 }, (_, i) => `${i},`));
+  t.same(
+    texts,
+    Array.from({ length: 120 }, (_, i) => `${i},`),
+  );
   t.equal(rec.events[120]?.type, 'status');
 });
 

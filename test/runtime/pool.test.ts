@@ -8,7 +8,12 @@ t.teardown(() => pool.destroy());
 
 t.test('echo: one artifact with the message parts, then completed, all before the result', async (t) => {
   const rec = recorder();
-  const message = userMessage('hi there', { parts: [{ kind: 'text', text: 'hi there' }, { kind: 'data', data: { n: 1 } }] });
+  const message = userMessage('hi there', {
+    parts: [
+      { kind: 'text', text: 'hi there' },
+      { kind: 'data', data: { n: 1 } },
+    ],
+  });
   const result = await pool.run(runInput({ agent: { id: 'echo' }, message }), { onEvent: rec.onEvent });
   t.same(result, { ok: true, events: 2 });
   t.same(rec.events, [
@@ -48,7 +53,13 @@ t.test('converse: asks for input each turn, summarises on "done"', async (t) => 
   t.same(result, { ok: true, events: 2 });
   t.match(r3.events[0], {
     type: 'artifact',
-    artifact: { name: 'summary', parts: [{ kind: 'text', text: /^3 user turns/ }, { kind: 'data', data: { turns: 3, texts: ['hello', 'world', '  DONE '] } }] },
+    artifact: {
+      name: 'summary',
+      parts: [
+        { kind: 'text', text: /^3 user turns/ },
+        { kind: 'data', data: { turns: 3, texts: ['hello', 'world', '  DONE '] } },
+      ],
+    },
   });
   t.same(r3.events[1], { type: 'status', state: 'completed' });
 });
@@ -60,7 +71,9 @@ t.test('slow: progress and artifact chunks arrive live and in order', async (t) 
   const resolvedAt = performance.now();
   t.same(result, { ok: true, events: 9 });
   t.same(
-    rec.events.map((e) => (e.type === 'status' ? `${e.state}` : e.type === 'artifact' ? `chunk${e.artifact.append ? '+' : ''}${e.artifact.lastChunk ? '!' : ''}` : e.type)),
+    rec.events.map((e) =>
+      e.type === 'status' ? `${e.state}` : e.type === 'artifact' ? `chunk${e.artifact.append ? '+' : ''}${e.artifact.lastChunk ? '!' : ''}` : e.type,
+    ),
     ['working', 'chunk', 'working', 'chunk+', 'working', 'chunk+', 'working', 'chunk+!', 'completed'],
   );
   t.match(rec.events[2], { type: 'status', message: { parts: [{ text: 'step 2/4' }], metadata: { step: 2, steps: 4 } } });
@@ -84,7 +97,7 @@ for (const mode of ['sleep', 'cpu'] as const) {
     const ac = new AbortController();
     const message = userMessage('go', { parts: [{ kind: 'data', data: { ms: 20_000, steps: 400, mode } }] });
     const started = performance.now();
-    const running = pool.run(runInput({ agent: { id: 'slow' } , message }), { onEvent: rec.onEvent, signal: ac.signal });
+    const running = pool.run(runInput({ agent: { id: 'slow' }, message }), { onEvent: rec.onEvent, signal: ac.signal });
     await rec.first;
     ac.abort();
     const result = await running;

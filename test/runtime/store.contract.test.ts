@@ -62,7 +62,10 @@ const lmdbEngine: Engine = {
         const raw = open({ path, noSubdir: false, maxDbs: 16 });
         const out: string[] = [];
         for (const name of Object.values(LMDB_DBS)) {
-          const db = name === LMDB_DBS.tasksByState ? raw.openDB({ name, dupSort: true, encoding: 'ordered-binary' }) : raw.openDB({ name, encoding: name === LMDB_DBS.taskState ? 'string' : 'msgpack' });
+          const db =
+            name === LMDB_DBS.tasksByState
+              ? raw.openDB({ name, dupSort: true, encoding: 'ordered-binary' })
+              : raw.openDB({ name, encoding: name === LMDB_DBS.taskState ? 'string' : 'msgpack' });
           for (const { key, value } of db.getRange()) {
             const text = `${name} ${JSON.stringify(key)} ${JSON.stringify(value)}`;
             if (text.includes(needle)) out.push(text);
@@ -103,7 +106,14 @@ const redisEngine: Engine = {
           for (const key of batch) {
             if (key.includes(needle)) out.push(key);
             const type = await c.type(key);
-            const members = type === 'set' ? await b.sMembers(key) : type === 'zset' ? await b.zRange(key, 0, -1) : type === 'hash' ? Object.values(await b.hGetAll(key)) : [];
+            const members =
+              type === 'set'
+                ? await b.sMembers(key)
+                : type === 'zset'
+                  ? await b.zRange(key, 0, -1)
+                  : type === 'hash'
+                    ? Object.values(await b.hGetAll(key))
+                    : [];
             for (const m of members as unknown as Buffer[]) if (Buffer.from(m).includes(needle)) out.push(`${key} holds ${needle}`);
           }
         }
@@ -218,7 +228,10 @@ function storeContract(engine: Engine) {
       t.strictSame(ids(await s.tasks.listByState(['working'])), ['t2'], 't1 left the working list');
       const completed = await s.tasks.listByState(['completed']);
       t.strictSame(ids(completed), ['t1', 't4']);
-      t.ok(completed.every((x) => x.status.state === 'completed'), 'listed tasks carry their new state');
+      t.ok(
+        completed.every((x) => x.status.state === 'completed'),
+        'listed tasks carry their new state',
+      );
       t.strictSame(ids(await s.tasks.listByState(['working', 'submitted'])), ['t2', 't3']);
       t.strictSame(await s.tasks.listByState(['failed']), []);
       t.strictSame(await s.tasks.listByState([]), []);
@@ -234,14 +247,29 @@ function storeContract(engine: Engine) {
     t.test('item 3: create is insert-if-absent, atomic between instances', async (t) => {
       const loc = await fresh('create');
       const [a, b] = [await loc.open(), await loc.open()];
-      const ev = (seq: number, text: string) => ({ seq, kind: 'status' as const, status: { state: 'working' as const, timestamp: new Date(seq).toISOString(), message: { role: 'agent' as const, messageId: text, parts: [{ kind: 'text' as const, text }] } }, final: false });
+      const ev = (seq: number, text: string) => ({
+        seq,
+        kind: 'status' as const,
+        status: {
+          state: 'working' as const,
+          timestamp: new Date(seq).toISOString(),
+          message: { role: 'agent' as const, messageId: text, parts: [{ kind: 'text' as const, text }] },
+        },
+        final: false,
+      });
       const mine = (n: number) => ({ ...sampleTask({ id: 'same', state: 'working' }), contextId: `ctx-${n}`, seq: 1 });
-      const outcomes = await Promise.all([0, 1, 2, 3, 4, 5].map((n) => (n % 2 ? a : b).tasks.create(mine(n), { events: [ev(1, `from ${n}`)], retainEvents: 100 })));
+      const outcomes = await Promise.all(
+        [0, 1, 2, 3, 4, 5].map((n) => (n % 2 ? a : b).tasks.create(mine(n), { events: [ev(1, `from ${n}`)], retainEvents: 100 })),
+      );
       t.equal(outcomes.filter(Boolean).length, 1, 'exactly one create wins');
       const winner = outcomes.indexOf(true);
-      t.equal((await a.tasks.get('ws-a', 'same'))?.contextId, `ctx-${winner}`, 'the stored task is the winner\'s');
+      t.equal((await a.tasks.get('ws-a', 'same'))?.contextId, `ctx-${winner}`, "the stored task is the winner's");
       const events = await b.events.after('ws-a/same', 0);
-      t.strictSame(events.map((e) => (e.kind === 'status' ? e.status.message?.messageId : '')), [`from ${winner}`], 'only the winner\'s events were stored');
+      t.strictSame(
+        events.map((e) => (e.kind === 'status' ? e.status.message?.messageId : '')),
+        [`from ${winner}`],
+        "only the winner's events were stored",
+      );
       t.strictSame(ids(await a.tasks.listByState(['working'])), ['same'], 'indexed once');
       t.equal(await a.tasks.create(sampleTask({ id: 'other' })), true, 'a free id is created');
     });
@@ -258,7 +286,11 @@ function storeContract(engine: Engine) {
       const failed = { ...sampleTask({ id: 't-cas', state: 'failed' }), seq: 5, updatedAt: working.updatedAt + 1 };
       t.equal(await b.tasks.put(failed, { expectSeq: 4 }), true, 'another instance fails it at the seq it read');
       const completed = { ...sampleTask({ id: 't-cas', state: 'completed' }), seq: 5, updatedAt: working.updatedAt + 2 };
-      t.equal(await a.tasks.put(completed, { expectSeq: 4, events: [{ seq: 5, kind: 'status', status: { state: 'completed', timestamp: 'x' }, final: true }] }), false, 'the owner finishing later is refused');
+      t.equal(
+        await a.tasks.put(completed, { expectSeq: 4, events: [{ seq: 5, kind: 'status', status: { state: 'completed', timestamp: 'x' }, final: true }] }),
+        false,
+        'the owner finishing later is refused',
+      );
       t.equal(await a.tasks.put({ ...completed, seq: 6 }, { expectSeq: 5 }), false, 'even at the right seq: terminal stays terminal');
       t.equal(await a.tasks.put({ ...working, seq: 7 }), false, 'an unconditional put back to working too');
       t.equal(await a.tasks.put(failed), false, 'and a rewrite of the same terminal record');
@@ -299,8 +331,8 @@ function storeContract(engine: Engine) {
         t.equal(await s.tasks.get('ws-a', key.slice(5)), undefined, `${key} is gone`);
         t.strictSame(await s.events.after(key, 0), []);
         t.strictSame(await s.pushConfigs.list(key), []);
-        t.strictSame(await loc.residue(key.slice(5) + '"'), [], `nothing raw names ${key}`);
-        t.strictSame(await loc.residue(key + ':'), []);
+        t.strictSame(await loc.residue(`${key.slice(5)}"`), [], `nothing raw names ${key}`);
+        t.strictSame(await loc.residue(`${key}:`), []);
       }
       t.strictSame(ids(await s.tasks.listByState(ALL)), ['new-done', 'old-waiting'], 'a newer terminal task and a non-terminal one stay');
       t.strictSame((await s.pushJobs.list()).map((j) => j.taskKey).sort(), ['ws-a/new-done', 'ws-a/old-waiting']);
@@ -336,8 +368,12 @@ function storeContract(engine: Engine) {
     t.test('events: append, replay after a seq, bounded retention per task', async (t) => {
       const loc = await fresh('events');
       const s = await loc.open();
-      const status = (seq: number, state: 'working' | 'completed') =>
-        ({ seq, kind: 'status' as const, status: { state, timestamp: new Date(seq).toISOString() }, final: state === 'completed' });
+      const status = (seq: number, state: 'working' | 'completed') => ({
+        seq,
+        kind: 'status' as const,
+        status: { state, timestamp: new Date(seq).toISOString() },
+        final: state === 'completed',
+      });
       const chunk = (seq: number) => ({
         seq,
         kind: 'artifact' as const,
@@ -348,22 +384,61 @@ function storeContract(engine: Engine) {
       await s.events.append('ws-a/t1', [status(1, 'working'), chunk(2), chunk(3)], 100);
       await s.events.append('ws-a/t10', [status(1, 'working')], 100);
       await s.events.append('ws-a/t1', [status(4, 'completed')], 100);
-      t.strictSame((await s.events.after('ws-a/t1', 0)).map((e) => e.seq), [1, 2, 3, 4]);
+      t.strictSame(
+        (await s.events.after('ws-a/t1', 0)).map((e) => e.seq),
+        [1, 2, 3, 4],
+      );
       t.strictSame(await s.events.after('ws-a/t1', 2), [chunk(3), status(4, 'completed')], 'replay starts right after the given seq');
       t.strictSame(await s.events.after('ws-a/t1', 4), []);
-      t.strictSame((await s.events.after('ws-a/t10', 0)).map((e) => e.seq), [1], 'a task whose key shares a prefix keeps its own events');
+      t.strictSame(
+        (await s.events.after('ws-a/t10', 0)).map((e) => e.seq),
+        [1],
+        'a task whose key shares a prefix keeps its own events',
+      );
 
-      await s.events.append('ws-a/t2', [1, 2, 3, 4, 5, 6].map((n) => chunk(n)), 3);
-      t.strictSame((await s.events.after('ws-a/t2', 0)).map((e) => e.seq), [4, 5, 6], 'only the last 3 are retained');
+      await s.events.append(
+        'ws-a/t2',
+        [1, 2, 3, 4, 5, 6].map((n) => chunk(n)),
+        3,
+      );
+      t.strictSame(
+        (await s.events.after('ws-a/t2', 0)).map((e) => e.seq),
+        [4, 5, 6],
+        'only the last 3 are retained',
+      );
       // an engine may keep one append's events together: the cut and a replay may fall inside such a group
-      await s.events.append('ws-a/t3', [1, 2, 3, 4].map((n) => chunk(n)), 5);
-      await s.events.append('ws-a/t3', [5, 6, 7].map((n) => chunk(n)), 5);
-      t.strictSame((await s.events.after('ws-a/t3', 0)).map((e) => e.seq), [3, 4, 5, 6, 7], 'the cut may split an earlier append');
-      t.strictSame((await s.events.after('ws-a/t3', 5)).map((e) => e.seq), [6, 7], 'a replay may start inside an append');
+      await s.events.append(
+        'ws-a/t3',
+        [1, 2, 3, 4].map((n) => chunk(n)),
+        5,
+      );
+      await s.events.append(
+        'ws-a/t3',
+        [5, 6, 7].map((n) => chunk(n)),
+        5,
+      );
+      t.strictSame(
+        (await s.events.after('ws-a/t3', 0)).map((e) => e.seq),
+        [3, 4, 5, 6, 7],
+        'the cut may split an earlier append',
+      );
+      t.strictSame(
+        (await s.events.after('ws-a/t3', 5)).map((e) => e.seq),
+        [6, 7],
+        'a replay may start inside an append',
+      );
       await s.events.append('ws-a/t3', [chunk(8)], 5);
-      t.strictSame((await s.events.after('ws-a/t3', 0)).map((e) => e.seq), [4, 5, 6, 7, 8], 'a later cut trims the rest of a split append');
+      t.strictSame(
+        (await s.events.after('ws-a/t3', 0)).map((e) => e.seq),
+        [4, 5, 6, 7, 8],
+        'a later cut trims the rest of a split append',
+      );
       const again = await loc.open();
-      t.strictSame((await again.events.after('ws-a/t1', 3)).map((e) => e.seq), [4], 'events survive a reopen');
+      t.strictSame(
+        (await again.events.after('ws-a/t1', 3)).map((e) => e.seq),
+        [4],
+        'events survive a reopen',
+      );
     });
 
     t.test('meta: get and put', async (t) => {
@@ -390,19 +465,35 @@ function storeContract(engine: Engine) {
       await a.pushJobs.enqueue([q1[2]!, q1[0]!]);
       await a.pushJobs.enqueue([q1[1]!, q2]);
       await a.pushJobs.enqueue([]);
-      t.strictSame((await b.pushJobs.list()).filter((j) => j.queue === 'q1'), q1, 'listed in seq order, whole records');
+      t.strictSame(
+        (await b.pushJobs.list()).filter((j) => j.queue === 'q1'),
+        q1,
+        'listed in seq order, whole records',
+      );
       t.equal(await b.pushJobs.nextDueAt(), T);
 
       const first = await a.pushJobs.claim({ now: T, ...lease });
-      t.strictSame(first.map((c) => c.job), [q1[0]], 'only the head of a due queue; q2 is not due yet');
+      t.strictSame(
+        first.map((c) => c.job),
+        [q1[0]],
+        'only the head of a due queue; q2 is not due yet',
+      );
       t.type(first[0]!.lease, 'string');
-      t.strictSame(await b.pushJobs.claim({ now: T + 1_000, ...lease }), [], 'a leased head is nobody else\'s, and job 2 waits behind it');
+      t.strictSame(await b.pushJobs.claim({ now: T + 1_000, ...lease }), [], "a leased head is nobody else's, and job 2 waits behind it");
       t.equal(await b.pushJobs.nextDueAt(), T + 5_000, 'q2 becomes due first; q1 when its lease lapses');
 
       const second = await b.pushJobs.claim({ now: T + 5_000, ...lease });
-      t.strictSame(second.map((c) => c.job.id), [q2.id], 'another instance takes the other queue');
+      t.strictSame(
+        second.map((c) => c.job.id),
+        [q2.id],
+        'another instance takes the other queue',
+      );
       t.equal(await a.pushJobs.complete(second[0]!), true);
-      t.strictSame((await a.pushJobs.list()).map((j) => j.id), q1.map((j) => j.id), 'q2 is gone');
+      t.strictSame(
+        (await a.pushJobs.list()).map((j) => j.id),
+        q1.map((j) => j.id),
+        'q2 is gone',
+      );
 
       // a failed attempt: the head stays, rescheduled, and nothing behind it moves
       t.equal(await a.pushJobs.retry(first[0]!, { attempts: 1, dueAt: T + 60_000, lastError: 'HTTP 500' }), true);
@@ -410,12 +501,20 @@ function storeContract(engine: Engine) {
       t.equal(await b.pushJobs.nextDueAt(), T + 60_000);
       t.strictSame(await b.pushJobs.claim({ now: T + 59_999, ...lease }), [], 'not before its due time');
       const again = await b.pushJobs.claim({ now: T + 60_000, ...lease });
-      t.strictSame(again.map((c) => c.job), [{ ...q1[0]!, attempts: 1, dueAt: T + 60_000, lastError: 'HTTP 500' }], 'the same job, same id, with its attempt count');
+      t.strictSame(
+        again.map((c) => c.job),
+        [{ ...q1[0]!, attempts: 1, dueAt: T + 60_000, lastError: 'HTTP 500' }],
+        'the same job, same id, with its attempt count',
+      );
       t.not(again[0]!.lease, first[0]!.lease, 'a new lease');
 
       // the lease lapses (a crashed instance): another claimer takes the job over, the old lease is dead
       const taken = await a.pushJobs.claim({ now: T + 60_000 + 30_000, ...lease });
-      t.strictSame(taken.map((c) => c.job.id), [q1[0]!.id], 'claimable again once the lease lapsed');
+      t.strictSame(
+        taken.map((c) => c.job.id),
+        [q1[0]!.id],
+        'claimable again once the lease lapsed',
+      );
       t.equal(await b.pushJobs.complete(again[0]!), false, 'the lapsed lease cannot complete it');
       t.equal(await b.pushJobs.retry(again[0]!, { attempts: 5, dueAt: T }), false, 'nor reschedule it');
       t.equal(await a.pushJobs.complete(taken[0]!), true);
@@ -423,10 +522,17 @@ function storeContract(engine: Engine) {
 
       const now = T + 100_000;
       const next = await b.pushJobs.claim({ now, ...lease });
-      t.strictSame(next.map((c) => c.job.id), [q1[1]!.id], 'job 2 only after job 1 was completed');
+      t.strictSame(
+        next.map((c) => c.job.id),
+        [q1[1]!.id],
+        'job 2 only after job 1 was completed',
+      );
       t.equal(await b.pushJobs.complete(next[0]!), true);
       const last = await a.pushJobs.claim({ now, ...lease });
-      t.strictSame(last.map((c) => c.job.id), [q1[2]!.id]);
+      t.strictSame(
+        last.map((c) => c.job.id),
+        [q1[2]!.id],
+      );
       t.equal(await a.pushJobs.complete(last[0]!), true);
       t.strictSame(await a.pushJobs.list(), [], 'all delivered');
       t.equal(await a.pushJobs.nextDueAt(), undefined);
@@ -443,21 +549,24 @@ function storeContract(engine: Engine) {
       t.equal((await a.pushJobs.claim({ now: T, leaseMs: 1_000, limit: 0 })).length, 0, 'limit 0 claims nothing');
       const small = await a.pushJobs.claim({ now: T, leaseMs: 1_000, limit: 3 });
       t.equal(small.length, 3, 'at most `limit` heads');
-      const [x, y] = await Promise.all([
-        a.pushJobs.claim({ now: T, leaseMs: 1_000, limit: 100 }),
-        b.pushJobs.claim({ now: T, leaseMs: 1_000, limit: 100 }),
-      ]);
+      const [x, y] = await Promise.all([a.pushJobs.claim({ now: T, leaseMs: 1_000, limit: 100 }), b.pushJobs.claim({ now: T, leaseMs: 1_000, limit: 100 })]);
       const all = [...small, ...x, ...y].map((c) => c.job);
       t.equal(all.length, 12, 'every queue head claimed exactly once between the claimers');
       t.strictSame(all.map((j) => j.queue).sort(), [...queues].sort(), 'one per queue');
-      t.ok(all.every((j) => j.seq === 1), 'only heads');
+      t.ok(
+        all.every((j) => j.seq === 1),
+        'only heads',
+      );
       for (const c of [...small, ...x, ...y]) t.equal(await a.pushJobs.retry(c, { attempts: 1, dueAt: T + 10 }), true);
 
       await a.close();
       const reopened = await loc.open();
       const jobs = await reopened.pushJobs.list();
       t.equal(jobs.length, 24, 'every job survives a reopen');
-      t.ok(jobs.filter((j) => j.seq === 1).every((j) => j.attempts === 1 && j.dueAt === T + 10), 'with its retry state');
+      t.ok(
+        jobs.filter((j) => j.seq === 1).every((j) => j.attempts === 1 && j.dueAt === T + 10),
+        'with its retry state',
+      );
       t.equal(await reopened.pushJobs.nextDueAt(), T + 10);
     });
 

@@ -48,7 +48,11 @@ t.test('a reader that stops reading is cut off past the buffer limit, with a fin
   await new Promise<void>((res) => sock.once('close', () => res()));
   const produced = events * size;
   t.ok(received < produced / 4, `the server did not buffer the whole stream for a stuck reader (${received} of ${produced} bytes reached it)`);
-  const lastData = text.trim().split('\n').filter((l) => l.startsWith('data: ')).pop()!;
+  const lastData = text
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .pop()!;
   const last = JSON.parse(lastData.slice(6));
   t.equal(last.error.code, -32603, 'the stream ends with a JSON-RPC error event');
   t.equal(last.error.data.detail, 'backpressure');

@@ -5,11 +5,13 @@ import { A2AClient } from '@a2a-js/sdk/client';
 import { startTestGateway } from '../support/gateway.js';
 import { openSse } from '../support/sse.js';
 
-const bearerFetch = (key: string): typeof fetch => (input, init) => {
-  const headers = new Headers(init?.headers);
-  headers.set('Authorization', `Bearer ${key}`);
-  return fetch(input, { ...init, headers });
-};
+const bearerFetch =
+  (key: string): typeof fetch =>
+  (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('Authorization', `Bearer ${key}`);
+    return fetch(input, { ...init, headers });
+  };
 
 t.test('A2AClient.sendMessageStream reads every event of a streamed task, and resubscribeTask re-attaches', async (t) => {
   const gw = await startTestGateway();

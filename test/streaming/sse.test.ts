@@ -1,7 +1,7 @@
 // Streaming over SSE against the real server: event sequences of both dialects, final semantics, resubscribe and replay.
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { startTestGateway, msgA, msgB, type TestGateway } from '../support/gateway.js';
+import { startTestGateway, msgB } from '../support/gateway.js';
 import { openSse, type SseFrame } from '../support/sse.js';
 
 const slow = (ms: number, steps: number) => ({ kind: 'data', data: { ms, steps } });
@@ -10,15 +10,6 @@ const slowB = (ms: number, steps: number) => ({
 });
 const seqs = (frames: SseFrame[]) => frames.map((f) => Number(f.id));
 const results = (frames: SseFrame[]) => frames.map((f) => f.data.result);
-
-async function waitFor(gw: TestGateway, key: string, id: string, state: string) {
-  for (let i = 0; i < 200; i++) {
-    const r = await gw.rpc({ key, method: 'tasks/get', params: { id } });
-    if (r.json.result?.status.state === state) return r.json.result;
-    await new Promise((res) => setTimeout(res, 20));
-  }
-  throw new Error(`task ${id} never reached ${state}`);
-}
 
 t.test('message/stream (rev B): the task first, then status and artifact updates, the last final; then the stream closes', async (t) => {
   const gw = await startTestGateway();
@@ -31,17 +22,34 @@ t.test('message/stream (rev B): the task first, then status and artifact updates
   t.equal(s.headers.get('x-accel-buffering'), 'no');
   const frames = await s.all();
   const r = results(frames);
-  t.ok(frames.every((f) => f.data.jsonrpc === '2.0' && f.data.id === 'rq-7'), 'each event is a whole JSON-RPC response with the request id');
+  t.ok(
+    frames.every((f) => f.data.jsonrpc === '2.0' && f.data.id === 'rq-7'),
+    'each event is a whole JSON-RPC response with the request id',
+  );
   t.equal(r[0].kind, 'task', 'first event: the Task');
   t.ok(['submitted', 'working'].includes(r[0].status.state));
   const ids = seqs(frames);
-  t.ok(ids.every((n, i) => i === 0 || n > ids[i - 1]!), `ids increase: ${ids.join(',')}`);
+  t.ok(
+    ids.every((n, i) => i === 0 || n > ids[i - 1]!),
+    `ids increase: ${ids.join(',')}`,
+  );
   const chunks = r.filter((x) => x.kind === 'artifact-update');
   t.equal(chunks.length, 3, 'one artifact update per chunk');
-  t.strictSame(chunks.map((c) => [c.append, c.lastChunk]), [[false, false], [true, false], [true, true]], 'append/lastChunk mark the chunks');
+  t.strictSame(
+    chunks.map((c) => [c.append, c.lastChunk]),
+    [
+      [false, false],
+      [true, false],
+      [true, true],
+    ],
+    'append/lastChunk mark the chunks',
+  );
   t.ok(chunks.every((c) => c.taskId === r[0].id && typeof c.artifact.artifactId === 'string'));
   const statuses = r.filter((x) => x.kind === 'status-update');
-  t.ok(statuses.slice(0, -1).every((x) => x.final === false), 'only the last status is final');
+  t.ok(
+    statuses.slice(0, -1).every((x) => x.final === false),
+    'only the last status is final',
+  );
   const last = r[r.length - 1];
   t.equal(last.kind, 'status-update');
   t.equal(last.status.state, 'completed');
@@ -55,7 +63,10 @@ t.test('message/sendStream is the same stream under its spec name', async (t) =>
   const { key } = await gw.key();
   const r = results(await openSse({ url: gw.url, key, method: 'message/sendStream', params: msgB('hi') }).then((s) => s.all()));
   t.equal(r[0].kind, 'task');
-  t.ok(r.some((x) => x.kind === 'artifact-update' && x.artifact.parts[0].text === 'hi'), 'the echo artifact is streamed');
+  t.ok(
+    r.some((x) => x.kind === 'artifact-update' && x.artifact.parts[0].text === 'hi'),
+    'the echo artifact is streamed',
+  );
   t.equal(r[r.length - 1].status.state, 'completed');
   t.equal(r[r.length - 1].final, true);
 });
@@ -66,8 +77,14 @@ t.test('tasks/sendSubscribe (rev A): 0.1 status and artifact events, final on th
   const { key } = await gw.key();
   const params = { id: 'rev-a-stream', message: { role: 'user', parts: [{ type: 'data', data: { ms: 90, steps: 2 } }], metadata: { agentId: 'slow' } } };
   const r = results(await openSse({ url: gw.url, key, method: 'tasks/sendSubscribe', params }).then((s) => s.all()));
-  t.ok(r.every((x) => x.kind === undefined), 'no rev B kinds');
-  t.ok(r.every((x) => x.id === 'rev-a-stream'), 'each event names the task by id');
+  t.ok(
+    r.every((x) => x.kind === undefined),
+    'no rev B kinds',
+  );
+  t.ok(
+    r.every((x) => x.id === 'rev-a-stream'),
+    'each event names the task by id',
+  );
   t.ok(r[0].status, 'first: a status event');
   const arts = r.filter((x) => x.artifact);
   t.equal(arts.length, 2);
@@ -75,7 +92,13 @@ t.test('tasks/sendSubscribe (rev A): 0.1 status and artifact events, final on th
   t.equal(arts[0].artifact.index, 0);
   t.equal(arts[1].artifact.append, true);
   t.equal(arts[1].artifact.lastChunk, true);
-  t.strictSame(r.map((x) => x.final).filter((f) => f !== undefined).slice(-1), [true]);
+  t.strictSame(
+    r
+      .map((x) => x.final)
+      .filter((f) => f !== undefined)
+      .slice(-1),
+    [true],
+  );
   t.equal(r[r.length - 1].status.state, 'completed');
   t.equal(r.filter((x) => x.final === true).length, 1, 'exactly one final event');
 });
@@ -84,15 +107,23 @@ t.test('a stream ends at input-required (final) and a follow-up stream continues
   const gw = await startTestGateway();
   t.teardown(() => gw.close());
   const { key } = await gw.key();
-  const first = results(await openSse({ url: gw.url, key, method: 'message/stream', params: msgB('point one', { metadata: { agentId: 'converse' } }) }).then((s) => s.all()));
+  const first = results(
+    await openSse({ url: gw.url, key, method: 'message/stream', params: msgB('point one', { metadata: { agentId: 'converse' } }) }).then((s) => s.all()),
+  );
   const last = first[first.length - 1];
   t.equal(last.status.state, 'input-required');
   t.equal(last.final, true);
   const taskId = first[0].id;
   const second = results(await openSse({ url: gw.url, key, method: 'message/stream', params: msgB('done', { taskId }) }).then((s) => s.all()));
-  t.ok(second.every((x) => (x.taskId ?? x.id) === taskId), 'the follow-up streams the same task');
+  t.ok(
+    second.every((x) => (x.taskId ?? x.id) === taskId),
+    'the follow-up streams the same task',
+  );
   t.equal(second[second.length - 1].status.state, 'completed');
-  t.ok(second.some((x) => x.kind === 'artifact-update'), 'the summary artifact is streamed');
+  t.ok(
+    second.some((x) => x.kind === 'artifact-update'),
+    'the summary artifact is streamed',
+  );
 });
 
 t.test('item 16: 401/403 keep their HTTP statuses; later errors of a streaming method are one SSE event, then the end', async (t) => {
@@ -117,8 +148,18 @@ t.test('item 16: 401/403 keep their HTTP statuses; later errors of a streaming m
   };
   await sseError('message/stream', { message: { role: 'user', parts: [] } }, -32602, 'bad params');
   await sseError('tasks/resubscribe', { id: 'nope' }, -32001, 'resubscribe to a task that does not exist');
-  await sseError('tasks/sendSubscribe', { id: 'a-1', message: { role: 'user', parts: [{ type: 'text', text: 'x' }], metadata: { agentId: 'nobody' } } }, -32005, 'no such agent (rev A)');
-  await sseError('message/sendStream', { message: { kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'x' }], messageId: 'm', taskId: 'missing' } }, -32001, 'follow-up to a missing task');
+  await sseError(
+    'tasks/sendSubscribe',
+    { id: 'a-1', message: { role: 'user', parts: [{ type: 'text', text: 'x' }], metadata: { agentId: 'nobody' } } },
+    -32005,
+    'no such agent (rev A)',
+  );
+  await sseError(
+    'message/sendStream',
+    { message: { kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'x' }], messageId: 'm', taskId: 'missing' } },
+    -32001,
+    'follow-up to a missing task',
+  );
   const noId = await gw.rpc({ key, body: JSON.stringify({ jsonrpc: '2.0', method: 'message/stream', params: msgB('x') }) });
   t.equal(noId.json.error?.code, -32600, 'item 10: a streaming method without id is refused like other streaming misuse');
   t.equal(noId.json.error?.data?.field, 'id');
@@ -146,7 +187,11 @@ t.test('resubscribe: without Last-Event-ID the current task first, then live; wi
   const rest = await replay.all();
   const all = [...firstTwo, ...rest];
   const ids = seqs(all);
-  t.strictSame(ids, ids.map((_, i) => ids[0]! + i), `nothing lost, nothing twice: ${ids.join(',')}`);
+  t.strictSame(
+    ids,
+    ids.map((_, i) => ids[0]! + i),
+    `nothing lost, nothing twice: ${ids.join(',')}`,
+  );
   t.equal(rest[rest.length - 1]!.data.result.status.state, 'completed');
 });
 

@@ -14,6 +14,8 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
     if (k.startsWith('_TAPJS_PROCESSINFO') || (k === 'NODE_OPTIONS' && v?.includes('@tapjs/processinfo'))) continue;
     env[k] = v;
   }
+  // the CLI under test is the sources (through tsx), even where `npm install` left a build in dist/
+  env.A2A_FROM_SOURCE = '1';
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;
@@ -49,8 +51,14 @@ export function runCli(args: string[], o: { env?: Record<string, string | undefi
 }
 
 /** `keys create ... --json` parsed; throws with the CLI's stderr when it fails. */
-export async function createKeyCli(dataDir: string, o: { workspace?: string; trust?: string; extra?: string[]; env?: Record<string, string | undefined> } = {}) {
-  const r = await runCli(['keys', 'create', '--data-dir', dataDir, '--workspace', o.workspace ?? 'ws1', '--trust', o.trust ?? 'admin', '--json', ...(o.extra ?? [])], { env: o.env });
+export async function createKeyCli(
+  dataDir: string,
+  o: { workspace?: string; trust?: string; extra?: string[]; env?: Record<string, string | undefined> } = {},
+) {
+  const r = await runCli(
+    ['keys', 'create', '--data-dir', dataDir, '--workspace', o.workspace ?? 'ws1', '--trust', o.trust ?? 'admin', '--json', ...(o.extra ?? [])],
+    { env: o.env },
+  );
   if (r.code !== 0) throw new Error(`keys create failed (${r.code}): ${r.stderr}`);
   return JSON.parse(r.stdout) as { id: string; key: string; workspace: string; trust: string; scopes: string[]; expires_at: string | null };
 }
@@ -70,8 +78,15 @@ export interface ChildServer {
 const LISTENING = /a2a-gateway listening on (http:\/\/\S+)/;
 
 /** Starts `a2a-gateway serve --port 0` (plus `args`) and resolves once it prints its URL. `port: null` leaves the flag out (give A2A_PORT=0 then). */
-export function startChildServer(o: { dataDir?: string; port?: string | null; args?: string[]; env?: Record<string, string | undefined>; timeoutMs?: number } = {}): Promise<ChildServer> {
-  const args = ['serve', ...(o.port === null ? [] : ['--port', o.port ?? '0']), ...(o.dataDir !== undefined ? ['--data-dir', o.dataDir] : []), ...(o.args ?? [])];
+export function startChildServer(
+  o: { dataDir?: string; port?: string | null; args?: string[]; env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+): Promise<ChildServer> {
+  const args = [
+    'serve',
+    ...(o.port === null ? [] : ['--port', o.port ?? '0']),
+    ...(o.dataDir !== undefined ? ['--data-dir', o.dataDir] : []),
+    ...(o.args ?? []),
+  ];
   const proc = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: cleanEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -120,7 +135,10 @@ export interface Rpc {
 let counter = 0;
 
 /** One JSON-RPC call over HTTP to `baseUrl` (path /api/a2a unless given). */
-export async function rpcAt(baseUrl: string, o: { key?: string; method: string; params?: unknown; path?: string; headers?: Record<string, string> }): Promise<Rpc> {
+export async function rpcAt(
+  baseUrl: string,
+  o: { key?: string; method: string; params?: unknown; path?: string; headers?: Record<string, string> },
+): Promise<Rpc> {
   const res = await fetch(baseUrl + (o.path ?? '/api/a2a'), {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...(o.key && { Authorization: `Bearer ${o.key}` }), ...o.headers },

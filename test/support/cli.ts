@@ -16,7 +16,8 @@ export interface CliResult {
  * the same way as on a server started with that secret (startTestGateway passes its own secret; pass `tg.gw.secret`).
  */
 export function runCli(args: string[], o: { secret?: Buffer; env?: Record<string, string> } = {}): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...o.env };
+  // the CLI under test is the sources (through tsx), even where `npm install` left a build in dist/
+  const env: NodeJS.ProcessEnv = { ...process.env, A2A_FROM_SOURCE: '1', ...o.env };
   delete env.A2A_CONFIG;
   delete env.A2A_STORE;
   delete env.A2A_DATA_DIR;

@@ -13,7 +13,14 @@ export interface TestGateway {
   url: string;
   dataDir: string;
   /** creates a key on the server's own store; returns the secret key string and its id */
-  key(o?: { workspace?: string; trust?: string; scopes?: string[]; agents?: string[]; expiresAt?: number | null; limits?: { perMinute: number; perHour: number } }): Promise<{ key: string; id: string }>;
+  key(o?: {
+    workspace?: string;
+    trust?: string;
+    scopes?: string[];
+    agents?: string[];
+    expiresAt?: number | null;
+    limits?: { perMinute: number; perHour: number };
+  }): Promise<{ key: string; id: string }>;
   rpc(o: RpcOptions): Promise<RpcResult>;
   close(): Promise<void>;
 }
@@ -36,7 +43,9 @@ export interface RpcResult {
   json: any;
 }
 
-export async function startTestGateway(o: { config?: ConfigInput; clock?: Clock; timers?: Timers; dataDir?: string; lookup?: Resolve } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  o: { config?: ConfigInput; clock?: Clock; timers?: Timers; dataDir?: string; lookup?: Resolve } = {},
+): Promise<TestGateway> {
   const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), 'a2a-test-')));
   const config = parseConfig({ port: 0, host: '127.0.0.1', dataDir, ...o.config });
   const gw = await startGateway({ config, clock: o.clock, timers: o.timers, lookup: o.lookup, secret: Buffer.from('test-secret-0123456789abcdef') });
@@ -48,7 +57,14 @@ export async function startTestGateway(o: { config?: ConfigInput; clock?: Clock;
     async key(k = {}) {
       const made = await createKey(
         { keys: gw.store.keys, secret: gw.secret, clock: o.clock ?? { now: () => Date.now() } },
-        { workspace: k.workspace ?? 'ws1', trust: k.trust ?? 'admin', scopes: k.scopes ?? [], agents: k.agents ?? [], expiresAt: k.expiresAt ?? null, limits: k.limits ?? { perMinute: 100000, perHour: 1000000 } },
+        {
+          workspace: k.workspace ?? 'ws1',
+          trust: k.trust ?? 'admin',
+          scopes: k.scopes ?? [],
+          agents: k.agents ?? [],
+          expiresAt: k.expiresAt ?? null,
+          limits: k.limits ?? { perMinute: 100000, perHour: 1000000 },
+        },
       );
       return { key: made.key, id: made.record.id };
     },

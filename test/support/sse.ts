@@ -20,7 +20,15 @@ export interface SseClient {
   close(): void;
 }
 
-export async function openSse(o: { url: string; key?: string; method: string; params: unknown; id?: string; headers?: Record<string, string>; path?: string }): Promise<SseClient> {
+export async function openSse(o: {
+  url: string;
+  key?: string;
+  method: string;
+  params: unknown;
+  id?: string;
+  headers?: Record<string, string>;
+  path?: string;
+}): Promise<SseClient> {
   const ac = new AbortController();
   const res = await fetch(o.url + (o.path ?? '/api/a2a'), {
     method: 'POST',
@@ -65,7 +73,7 @@ export async function openSse(o: { url: string; key?: string; method: string; pa
     for (;;) {
       if (frames.length > 0) return frames.shift();
       if (done) return undefined;
-      let r;
+      let r: Awaited<ReturnType<typeof reader.read>>;
       try {
         r = await reader.read();
       } catch {
@@ -77,7 +85,10 @@ export async function openSse(o: { url: string; key?: string; method: string; pa
       parseFrames();
     }
   };
-  const isFinal = (f: SseFrame) => f.data?.error !== undefined || f.data?.result?.final === true || (f.data?.result?.kind === 'task' && ['completed', 'canceled', 'failed', 'input-required'].includes(f.data.result.status?.state));
+  const isFinal = (f: SseFrame) =>
+    f.data?.error !== undefined ||
+    f.data?.result?.final === true ||
+    (f.data?.result?.kind === 'task' && ['completed', 'canceled', 'failed', 'input-required'].includes(f.data.result.status?.state));
 
   return {
     status: res.status,

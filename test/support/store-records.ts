@@ -48,7 +48,16 @@ export function sampleTask(opts: { id: string; state?: TaskState }): Task {
           { kind: 'text', text: 'line one\nline two', metadata: { lang: 'en' } },
           { kind: 'file', file: { name: 'r.pdf', mimeType: 'application/pdf', bytes: 'JVBERi0=' } },
           { kind: 'file', file: { uri: 'https://example.test/r.pdf' } },
-          { kind: 'data', data: { rows: [[1, 2.5, -3], [null, true, 'x']], nested: { deep: { deeper: [{ k: 'v' }] } } } },
+          {
+            kind: 'data',
+            data: {
+              rows: [
+                [1, 2.5, -3],
+                [null, true, 'x'],
+              ],
+              nested: { deep: { deeper: [{ k: 'v' }] } },
+            },
+          },
         ],
         append: true,
         lastChunk: false,

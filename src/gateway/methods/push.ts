@@ -18,7 +18,14 @@ export async function assertPushUrl(parts: GatewayParts, o: { url: string; path:
 }
 
 export async function storePushConfig(parts: GatewayParts, o: { task: Task; config: PushConfig; ctx: CallContext }): Promise<StoredPushConfig> {
-  const rec: StoredPushConfig = { ...o.config, id: o.config.id ?? randomUUID(), taskId: pushKey(o.task), keyId: o.ctx.key.id, createdAt: parts.clock.now(), disabled: false };
+  const rec: StoredPushConfig = {
+    ...o.config,
+    id: o.config.id ?? randomUUID(),
+    taskId: pushKey(o.task),
+    keyId: o.ctx.key.id,
+    createdAt: parts.clock.now(),
+    disabled: false,
+  };
   await parts.store.pushConfigs.put(rec);
   return rec;
 }
@@ -37,11 +44,13 @@ export async function getPushConfig(params: unknown, ctx: CallContext, parts: Ga
   const p = parseParams(PushGetParams, params);
   const t = await visibleTask(parts, ctx, taskIdOf(p));
   const all = await parts.store.pushConfigs.list(pushKey(t));
-  const rec = p.pushNotificationConfigId !== undefined
-    ? all.find((c) => c.id === p.pushNotificationConfigId)
-    : all.sort((a, b) => b.createdAt - a.createdAt)[0];
+  const rec =
+    p.pushNotificationConfigId !== undefined ? all.find((c) => c.id === p.pushNotificationConfigId) : all.sort((a, b) => b.createdAt - a.createdAt)[0];
   if (!rec) {
-    throw new RpcError('INVALID_PARAMS', { message: `Task ${t.id} has no push notification config${p.pushNotificationConfigId ? ` '${p.pushNotificationConfigId}'` : ''}`, data: { path: 'params.pushNotificationConfigId' } });
+    throw new RpcError('INVALID_PARAMS', {
+      message: `Task ${t.id} has no push notification config${p.pushNotificationConfigId ? ` '${p.pushNotificationConfigId}'` : ''}`,
+      data: { path: 'params.pushNotificationConfigId' },
+    });
   }
   return codecs[dialectFor(ctx, t)].pushConfig(rec, t.id);
 }
@@ -58,7 +67,10 @@ export async function deletePushConfig(params: unknown, ctx: CallContext, parts:
   const t = await visibleTask(parts, ctx, taskIdOf(p));
   const deleted = await parts.store.pushConfigs.delete(pushKey(t), p.pushNotificationConfigId);
   if (!deleted) {
-    throw new RpcError('INVALID_PARAMS', { message: `Task ${t.id} has no push notification config '${p.pushNotificationConfigId}'`, data: { path: 'params.pushNotificationConfigId' } });
+    throw new RpcError('INVALID_PARAMS', {
+      message: `Task ${t.id} has no push notification config '${p.pushNotificationConfigId}'`,
+      data: { path: 'params.pushNotificationConfigId' },
+    });
   }
   return null;
 }

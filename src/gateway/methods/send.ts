@@ -36,12 +36,21 @@ const blocking = (p: SendParams): boolean => p.configuration?.blocking !== false
 const invalidParam = (path: string, why: string) => new RpcError('INVALID_PARAMS', { message: `Invalid params: ${path}: ${why}`, data: { path } });
 
 /** Validates and resolves everything a send needs, changing nothing until `go` is called. */
-export async function prepareSend(params: unknown, ctx: CallContext, parts: GatewayParts, dialect: Dialect, o: { streaming?: boolean } = {}): Promise<PreparedSend> {
+export async function prepareSend(
+  params: unknown,
+  ctx: CallContext,
+  parts: GatewayParts,
+  dialect: Dialect,
+  o: { streaming?: boolean } = {},
+): Promise<PreparedSend> {
   const p = parseParams(SendParams, params);
   if (p.message.role !== 'user') throw invalidParam('params.message.role', 'a sent message must have role "user"');
   // A2A 0.2/0.3 requires the sender's messageId (it is how a client matches answers and retries); 0.1 has none
   if (dialect === 'B' && p.message.messageId === undefined) throw invalidParam('params.message.messageId', 'required');
-  for (const [path, meta] of [['params.message.metadata', p.message.metadata], ['params.metadata', p.metadata]] as const) {
+  for (const [path, meta] of [
+    ['params.message.metadata', p.message.metadata],
+    ['params.metadata', p.metadata],
+  ] as const) {
     for (const name of ['agentId', 'skillId'] as const) {
       const v = meta?.[name];
       if (v !== undefined && typeof v !== 'string') throw invalidParam(`${path}.${name}`, 'must be a string naming one agent');

@@ -36,7 +36,10 @@ function parseLastEventId(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v.trim());
   if (!Number.isInteger(n) || n < 0) {
-    throw new RpcError('INVALID_PARAMS', { message: `Invalid Last-Event-ID header: '${v}' is not an event id of this stream`, data: { path: 'Last-Event-ID' } });
+    throw new RpcError('INVALID_PARAMS', {
+      message: `Invalid Last-Event-ID header: '${v}' is not an event id of this stream`,
+      data: { path: 'Last-Event-ID' },
+    });
   }
   return n;
 }

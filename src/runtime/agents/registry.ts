@@ -38,7 +38,10 @@ export type AgentChange = { kind: 'added' | 'updated' | 'removed'; workspace: st
 /** An agent id that would hide, or be hidden by, another agent a workspace already reaches. */
 export class AgentShadowError extends Error {
   readonly code = 'ERR_AGENT_SHADOW';
-  constructor(readonly agentId: string, readonly workspace: string) {
+  constructor(
+    readonly agentId: string,
+    readonly workspace: string,
+  ) {
     super(`agent '${agentId}' already exists for workspace '${workspace}' (or for every workspace); agent ids must not shadow each other`);
     this.name = 'AgentShadowError';
   }

@@ -17,7 +17,11 @@ export function createWorkerRunner(o: { pool: AgentPool; log: Log }): AgentRunne
   return {
     async run({ agent, task, message, signal, onEvent }) {
       const r = await o.pool.run(
-        { agent: refOf(agent), task: { id: task.id, contextId: task.contextId, history: task.history, artifacts: task.artifacts, metadata: task.metadata }, message },
+        {
+          agent: refOf(agent),
+          task: { id: task.id, contextId: task.contextId, history: task.history, artifacts: task.artifacts, metadata: task.metadata },
+          message,
+        },
         { signal, onEvent, timeoutMs: agent.timeoutMs },
       );
       if (r.ok || r.error.reason === 'canceled') return r;

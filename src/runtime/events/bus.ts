@@ -55,7 +55,9 @@ export function createLocalBus(): EventBus {
   const fan = new LocalFanout();
   const cancelers: Array<(k: string) => void> = [];
   return {
-    requestCancel: (k) => cancelers.forEach((fn) => fn(k)),
+    requestCancel: (k) => {
+      for (const fn of cancelers) fn(k);
+    },
     onCancelRequest: (fn) => void cancelers.push(fn),
     publish: (k, events) => fan.deliver(k, events),
     subscribe: (k, fn) => {
@@ -80,7 +82,7 @@ export async function createRedisBus(o: { url: string; prefix: string; commandTi
   const fan = new LocalFanout();
   const settings = { url: o.url, commandTimeoutMs: o.commandTimeoutMs ?? 2_000, onError: o.onError };
   const pub = await connectRedis({ ...settings, name: 'a2a-gateway:bus-pub' });
-  let sub;
+  let sub: Awaited<ReturnType<typeof connectRedis>>;
   try {
     // the subscriber keeps what is asked while it reconnects: node-redis re-subscribes its channels on reconnection
     sub = await connectRedis({ ...settings, name: 'a2a-gateway:bus-sub', offlineQueue: true });
@@ -95,7 +97,9 @@ export async function createRedisBus(o: { url: string; prefix: string; commandTi
   const active = new Map<string, Promise<void>>();
   const cancelers: Array<(k: string) => void> = [];
   const cancelChannel = channels.cancel;
-  await sub.subscribe(cancelChannel, (k: string) => cancelers.forEach((fn) => fn(k)));
+  await sub.subscribe(cancelChannel, (k: string) => {
+    for (const fn of cancelers) fn(k);
+  });
   return {
     requestCancel(k) {
       if (!closed) void pub.publish(cancelChannel, k).catch(() => undefined);
@@ -109,15 +113,19 @@ export async function createRedisBus(o: { url: string; prefix: string; commandTi
       const h = fan.add(k, fn);
       let ready = active.get(k) ?? Promise.resolve();
       if (h.first) {
-        const subscribed = sub.subscribe(channel(k), (msg: Buffer) => {
-          let env;
-          try {
-            env = Envelope(packr.unpack(msg));
-          } catch {
-            return;
-          }
-          if (env && env.origin !== origin) fan.deliver(k, env.events);
-        }, true);
+        const subscribed = sub.subscribe(
+          channel(k),
+          (msg: Buffer) => {
+            let env: ReturnType<typeof Envelope>;
+            try {
+              env = Envelope(packr.unpack(msg));
+            } catch {
+              return;
+            }
+            if (env && env.origin !== origin) fan.deliver(k, env.events);
+          },
+          true,
+        );
         // during an outage the stream goes on with this instance's events; node-redis re-subscribes on reconnection
         ready = withDeadline(subscribed, deadline).catch(() => undefined);
         active.set(k, ready);

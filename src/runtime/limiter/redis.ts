@@ -9,20 +9,20 @@ import { runLua, type LuaClient } from './lua.js';
 import { HOUR_MS, MINUTE_MS, assertLimits, decide } from './windows.js';
 import { LimiterClosedError, LimiterReplyError } from './errors.js';
 
-export type RedisLimiterOptions = { prefix: string; clock: Clock } & (
-  /** `clientName` shows in CLIENT LIST, so an operator can tell the limiter's connection apart */
-  | { url: string; clientName?: string; commandTimeoutMs?: number; onError?: (err: Error) => void }
-  /** a client the caller owns: connected, and left open by close() */
-  | { client: LuaClient }
-);
+/** `clientName` shows in CLIENT LIST, so an operator can tell the limiter's connection apart */
+type OwnConnection = { url: string; clientName?: string; commandTimeoutMs?: number; onError?: (err: Error) => void };
+/** a client the caller owns: connected, and left open by close() */
+type CallersClient = { client: LuaClient };
+
+export type RedisLimiterOptions = { prefix: string; clock: Clock } & (OwnConnection | CallersClient);
+
+type Reply = [allowed: number, m: number, mGate: number, h: number, hGate: number];
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+const isReply = (r: unknown): r is Reply => Array.isArray(r) && r.length === 5 && r.every(isInt);
 
-function parseReply(reply: unknown): [allowed: number, m: number, mGate: number, h: number, hGate: number] {
-  if (Array.isArray(reply) && reply.length === 5 && reply.every(isInt)) {
-    const [a, m, mg, h, hg] = reply;
-    return [a, m, mg, h, hg];
-  }
+function parseReply(reply: unknown): Reply {
+  if (isReply(reply)) return reply;
   throw new LimiterReplyError(reply);
 }
 
@@ -37,7 +37,12 @@ export async function createRedisLimiter(opts: RedisLimiterOptions): Promise<Lim
   } else {
     // no offline queue: while Redis is away a check fails at once and the gateway's policy decides,
     // where a queued check would hold its request until reconnection
-    const own = await connectRedis({ url: opts.url, name: opts.clientName ?? 'a2a-gateway:limiter', commandTimeoutMs: opts.commandTimeoutMs ?? 2_000, onError: opts.onError });
+    const own = await connectRedis({
+      url: opts.url,
+      name: opts.clientName ?? 'a2a-gateway:limiter',
+      commandTimeoutMs: opts.commandTimeoutMs ?? 2_000,
+      onError: opts.onError,
+    });
     client = own;
     closeOwn = () => own.close();
   }

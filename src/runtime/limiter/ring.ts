@@ -9,7 +9,10 @@ export class TimestampRing {
   private n = 0;
   private limitValue: number;
 
-  constructor(readonly windowMs: number, limit: number) {
+  constructor(
+    readonly windowMs: number,
+    limit: number,
+  ) {
     this.limitValue = limit;
     this.buf = new Float64Array(Math.min(limit, INITIAL_CAPACITY));
   }
@@ -23,12 +26,12 @@ export class TimestampRing {
     if (this.n === 0) return 0;
     const cutoff = now - this.windowMs;
     const cap = this.buf.length;
-    if (this.buf[(this.head + this.n - 1) % cap] <= cutoff) {
+    if (this.at(this.n - 1) <= cutoff) {
       // everything is stale (an idle key): forget it in one step rather than one slot at a time
       this.n = 0;
       return 0;
     }
-    while (this.buf[this.head] <= cutoff) {
+    while (this.at(0) <= cutoff) {
       this.head = this.head + 1 === cap ? 0 : this.head + 1;
       this.n--;
     }
@@ -41,7 +44,7 @@ export class TimestampRing {
 
   /** The i-th oldest live entry. */
   at(i: number): number {
-    return this.buf[(this.head + i) % this.buf.length];
+    return this.buf[(this.head + i) % this.buf.length]!;
   }
 
   /** The entry whose expiry frees a slot; meaningful only when size >= limit. */

@@ -64,7 +64,10 @@ export interface Allowlist {
 
 export class AllowlistError extends Error {
   readonly code = 'ERR_ALLOWLIST';
-  constructor(readonly field: string, readonly value: string) {
+  constructor(
+    readonly field: string,
+    readonly value: string,
+  ) {
     super(`${field}: '${value}' is not an IP address or CIDR range`);
     this.name = 'AllowlistError';
   }
@@ -211,7 +214,11 @@ export function guardedLookup(o: GuardOptions): LookupFunction {
           e.code = 'ENOTFOUND';
           return fail(e);
         }
-        if (options.all) return callback(null, wanted.map((a) => ({ address: a.address, family: a.family })));
+        if (options.all)
+          return callback(
+            null,
+            wanted.map((a) => ({ address: a.address, family: a.family })),
+          );
         const first = wanted[0]!;
         return callback(null, first.address, first.family);
       },

@@ -27,7 +27,10 @@ function parseV6(ip: string): IpBytes {
   let v4: number[] = [];
   if (text.includes('.')) {
     const at = text.lastIndexOf(':');
-    v4 = text.slice(at + 1).split('.').map(Number);
+    v4 = text
+      .slice(at + 1)
+      .split('.')
+      .map(Number);
     text = `${text.slice(0, at + 1)}0:0`;
   }
   const [head = '', tail] = text.split('::');

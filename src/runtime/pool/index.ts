@@ -40,7 +40,13 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
   });
   const runs = new Map<number, PoolRun>();
   const failed: Record<RunFailureReason, number> = {
-    canceled: 0, timeout: 0, worker_crash: 0, agent_error: 0, agent_protocol: 0, agent_not_found: 0, pool_closed: 0,
+    canceled: 0,
+    timeout: 0,
+    worker_crash: 0,
+    agent_error: 0,
+    agent_protocol: 0,
+    agent_not_found: 0,
+    pool_closed: 0,
   };
   let succeeded = 0;
   let subscriberErrors = 0;
@@ -83,16 +89,21 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
   const batcher = new RunBatcher({
     maxBatch: opts.maxBatch ?? 16,
     dispatch: (batch: BatchEntry[]) => {
-      piscina.run(batch.map((e) => e.req), { name: 'runBatch' }).then(
-        (replies) => {
-          if (!Array.isArray(replies)) return taskLost(batch, new Error('worker answered a batch with a single reply'));
-          for (let i = 0; i < batch.length; i++) {
-            const reply = replies[i];
-            if (reply) batch[i]?.run.replied(reply);
-          }
-        },
-        (err: unknown) => taskLost(batch, err),
-      );
+      piscina
+        .run(
+          batch.map((e) => e.req),
+          { name: 'runBatch' },
+        )
+        .then(
+          (replies) => {
+            if (!Array.isArray(replies)) return taskLost(batch, new Error('worker answered a batch with a single reply'));
+            for (let i = 0; i < batch.length; i++) {
+              const reply = replies[i];
+              if (reply) batch[i]?.run.replied(reply);
+            }
+          },
+          (err: unknown) => taskLost(batch, err),
+        );
     },
   });
 

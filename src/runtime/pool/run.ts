@@ -2,14 +2,7 @@
 import type { AgentEvent, AgentRunResult } from '../../protocol/agent-events.js';
 import type { RunReply } from '../workers/wire.js';
 
-export type RunFailureReason =
-  | 'canceled'
-  | 'timeout'
-  | 'worker_crash'
-  | 'agent_error'
-  | 'agent_protocol'
-  | 'agent_not_found'
-  | 'pool_closed';
+export type RunFailureReason = 'canceled' | 'timeout' | 'worker_crash' | 'agent_error' | 'agent_protocol' | 'agent_not_found' | 'pool_closed';
 
 export const failure = (reason: RunFailureReason, message: string): AgentRunResult => ({ ok: false, error: { reason, message } });
 

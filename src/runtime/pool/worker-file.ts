@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
  * Flags a worker thread cannot take or must not repeat: the inspector and profilers bind ports or
  * files once per process, and Node refuses per-process options in a worker's execArgv.
  */
-const PROCESS_ONLY = /^--(inspect|debug|prof|cpu-prof|heap-prof|heapsnapshot|diagnostic-dir|report|watch|test|title|redirect-warnings|trace-event-file|inspect-port)/;
+const PROCESS_ONLY =
+  /^--(inspect|debug|prof|cpu-prof|heap-prof|heapsnapshot|diagnostic-dir|report|watch|test|title|redirect-warnings|trace-event-file|inspect-port)/;
 
 const LOADER_FLAG = /^--(import|loader|experimental-loader|require)(=(.*))?$/;
 
@@ -16,7 +17,7 @@ export function loadsTsx(execArgv: readonly string[]): boolean {
   for (let i = 0; i < execArgv.length; i++) {
     const m = LOADER_FLAG.exec(execArgv[i] ?? '');
     if (!m) continue;
-    const value = m[2] ? m[3] ?? '' : execArgv[i + 1] ?? '';
+    const value = m[2] ? (m[3] ?? '') : (execArgv[i + 1] ?? '');
     if (isTsxSpecifier(value)) return true;
   }
   return false;

@@ -52,7 +52,13 @@ export function createPushRuntime(o: {
     policy: o.settings,
     onAttempt: o.onAttempt,
   });
-  const notifier = createPushNotifier({ configs: o.store.pushConfigs, jobs: o.store.pushJobs, keys: o.store.keys, clock: o.clock, onEnqueued: () => worker.kick() });
+  const notifier = createPushNotifier({
+    configs: o.store.pushConfigs,
+    jobs: o.store.pushJobs,
+    keys: o.store.keys,
+    clock: o.clock,
+    onEnqueued: () => worker.kick(),
+  });
   let stopping: Promise<void> | undefined;
   return {
     checkUrl: (url) => checkUrl(url, { allowlist, resolve, what: PUSH_URL }),

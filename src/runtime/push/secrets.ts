@@ -12,7 +12,10 @@ const metaKey = (workspace: string): string => `webhook-secret:${workspace}`;
 
 const StoredSecret = z.string().regex(SECRET_PATTERN);
 
-export const WorkspaceId = z.string().min(1, 'workspace: give a workspace id').refine((w) => !w.includes('/'), 'workspace: a workspace id has no "/"');
+export const WorkspaceId = z
+  .string()
+  .min(1, 'workspace: give a workspace id')
+  .refine((w) => !w.includes('/'), 'workspace: a workspace id has no "/"');
 
 export class WebhookSecretError extends Error {
   readonly code = 'ERR_WEBHOOK_SECRET';

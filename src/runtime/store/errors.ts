@@ -20,7 +20,6 @@ export class StoreCorruptError extends Error {
   }
 }
 
-
 /**
  * Errors that mean "the store (or the bus) cannot be reached now", as opposed to a bad record or a bug: a command
  * timed out, the connection is down or being re-made. Named by class name so that no layer above needs the client.

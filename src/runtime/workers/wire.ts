@@ -33,5 +33,4 @@ export interface EventTally {
 
 export type RunReply = EventTally & ({ ok: true } | { ok: false; reason: FailureReason; message: string });
 
-export const isEventBatch = (m: unknown): m is EventBatch =>
-  typeof m === 'object' && m !== null && 'a2aRun' in m && typeof m.a2aRun === 'number';
+export const isEventBatch = (m: unknown): m is EventBatch => typeof m === 'object' && m !== null && 'a2aRun' in m && typeof m.a2aRun === 'number';

@@ -27,7 +27,7 @@ export function lmdbKeyStore(o: LmdbKeyStoreOptions): KeyStore {
       return undefined;
     }
     const hit = keyMemo.get(id);
-    if (hit && hit.bytes.equals(raw)) return hit.rec;
+    if (hit?.bytes.equals(raw)) return hit.rec;
     const v = keys.get(id);
     if (v === undefined) return undefined;
     const rec = checked({ schema: KeyRecord, value: v, record: 'key', id });

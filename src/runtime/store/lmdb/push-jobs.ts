@@ -82,7 +82,12 @@ export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, 
     retry(c, update) {
       return withLease(c, (key, s) => {
         const { lastError: _drop, ...rest } = s.job;
-        const job: PushJob = { ...rest, attempts: update.attempts, dueAt: update.dueAt, ...(update.lastError !== undefined && { lastError: update.lastError }) };
+        const job: PushJob = {
+          ...rest,
+          attempts: update.attempts,
+          dueAt: update.dueAt,
+          ...(update.lastError !== undefined && { lastError: update.lastError }),
+        };
         db.put(key, { job } satisfies StoredJob);
       });
     },

@@ -199,7 +199,9 @@ export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys'>): PushJobS
       const drop = new Set(taskKeys);
       if (drop.size === 0) return 0;
       // a read, then an idempotent delete by job id: a job delivered meanwhile is simply already gone
-      const jobs = list(await run({ script: listPush1, keys: [k.pushDue], args: [queuePrefix, jobPrefix] })).map(decodeJob).filter((j) => drop.has(j.taskKey));
+      const jobs = list(await run({ script: listPush1, keys: [k.pushDue], args: [queuePrefix, jobPrefix] }))
+        .map(decodeJob)
+        .filter((j) => drop.has(j.taskKey));
       if (jobs.length === 0) return 0;
       const args: Array<string | Buffer> = [queuePrefix, jobPrefix];
       for (const j of jobs) args.push(j.queue, j.id);

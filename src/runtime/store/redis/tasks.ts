@@ -81,7 +81,14 @@ export function redisTaskStore(o: RedisParts): TaskStore {
     for (const ev of list) args.push(String(ev.seq), packr.pack(ev));
     const reply = await run({
       script: writeTask10,
-      keys: [k.task(key), k.taskRev(key), k.events(key), k.tasksEnded, k.tasksInState(state), ...TaskState.options.filter((s) => s !== state).map((s) => k.tasksInState(s))],
+      keys: [
+        k.task(key),
+        k.taskRev(key),
+        k.events(key),
+        k.tasksEnded,
+        k.tasksInState(state),
+        ...TaskState.options.filter((s) => s !== state).map((s) => k.tasksInState(s)),
+      ],
       args,
     });
     return reply === 1;
@@ -106,7 +113,7 @@ export function redisTaskStore(o: RedisParts): TaskStore {
       const values = await bin.mGet(ids.map((id) => k.task(id)));
       const out: Task[] = [];
       values.forEach((bytes, i) => {
-        if (bytes !== null) out.push(decodeTask(bytes, ids[i]));
+        if (bytes !== null) out.push(decodeTask(bytes, ids[i]!));
       });
       return out;
     },
