@@ -27,4 +27,9 @@ t.test('execArgv: tsx added once, and only for TypeScript; process-only flags dr
   t.match(added[1], /tsx/);
   t.same(workerExecArgv({ typescript: true, execArgv: ['--import=tsx'] }), ['--import=tsx']);
   t.same(workerExecArgv({ typescript: false, execArgv: ['--inspect=9229', '--inspect-port', '9230', '--cpu-prof', '--no-warnings'] }), ['--no-warnings']);
+  t.same(
+    workerExecArgv({ typescript: false, execArgv: ['--max-semi-space-size=32', '--single-threaded-gc', '--max-old-space-size=512', '--enable-source-maps'] }),
+    ['--enable-source-maps'],
+    "V8's heap and GC flags are the process's: a server started with them still starts its workers",
+  );
 });

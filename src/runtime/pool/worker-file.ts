@@ -3,10 +3,11 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Flags a worker thread cannot take or must not repeat: the inspector and profilers bind ports or
- * files once per process, and Node refuses per-process options in a worker's execArgv.
+ * files once per process, Node refuses per-process options in a worker's execArgv, and V8's heap and GC flags are
+ * the process's (a worker shares them, and refuses them in its execArgv).
  */
 const PROCESS_ONLY =
-  /^--(inspect|debug|prof|cpu-prof|heap-prof|heapsnapshot|diagnostic-dir|report|watch|test|title|redirect-warnings|trace-event-file|inspect-port)/;
+  /^--(inspect|debug|prof|cpu-prof|heap-prof|heapsnapshot|diagnostic-dir|report|watch|test|title|redirect-warnings|trace-event-file|inspect-port|single-threaded|max-semi-space-size|max-old-space-size|v8-pool-size|stack-size)/;
 
 const LOADER_FLAG = /^--(import|loader|experimental-loader|require)(=(.*))?$/;
 
