@@ -3,10 +3,13 @@ import type { HttpResponse } from 'uWebSockets.js';
 import type { SseEvent, SseSink, StreamReply } from '../gateway/api.js';
 import { statusLine, type ResponseState } from './http-response.js';
 
-/** Frames one event; `id` must not carry CR or LF (it would split the frame), nor may data (one data line each). */
+/**
+ * Frames one event; `id` must not carry CR or LF (it would split the frame). `data` is serialized JSON, one line by
+ * construction (JSON.stringify escapes every CR and LF): scanning it again for each subscriber of a fan-out cost more
+ * than the rest of the framing.
+ */
 export function frameEvent(ev: SseEvent): string {
   if (ev.id !== undefined && /[\r\n]/.test(ev.id)) throw new Error('SSE id must not contain CR or LF');
-  if (/[\r\n]/.test(ev.data)) throw new Error('SSE data must be one line (serialized JSON has no raw newline)');
   return `${ev.id !== undefined ? `id: ${ev.id}\n` : ''}data: ${ev.data}\n\n`;
 }
 
