@@ -14,13 +14,19 @@ export const INTERNAL_FIELDS: ReadonlySet<string> = new Set([
 
 /** Metadata without the internal fields at its top level, where the runtime keeps its own. */
 export function publicMetadata(m: Record<string, unknown>): Record<string, unknown> {
-  let out: Record<string, unknown> | undefined;
+  let internal = false;
   for (const k in m) {
-    if (!INTERNAL_FIELDS.has(k)) continue;
-    out ??= { ...m };
-    delete out[k];
+    if (INTERNAL_FIELDS.has(k)) {
+      internal = true;
+      break;
+    }
   }
-  return out ?? m;
+  if (!internal) return m;
+  // a copy built without them, not a copy with them deleted: `delete` leaves an object in V8's slow dictionary mode,
+  // and this one is serialized next
+  const out: Record<string, unknown> = {};
+  for (const k in m) if (!INTERNAL_FIELDS.has(k)) out[k] = m[k];
+  return out;
 }
 
 /**
