@@ -30,6 +30,7 @@ t.test('server as a child process, with module agents', async (t) => {
         { id: 'echo', name: 'Echo', entry: 'echo', default: true },
         { id: 'slow', name: 'Slow', entry: 'slow' },
         { id: 'unstorable', name: 'Unstorable', kind: 'module', entry: fixture('unstorable.js') },
+        { id: 'deep', name: 'Deep output', kind: 'module', entry: fixture('deep-output.js'), timeoutMs: 120_000 },
         { id: 'leaky', name: 'Leaky', kind: 'module', entry: fixture('leaky-error.js') },
         { id: 'missing', name: 'Broken', kind: 'module', entry: fixture('broken-import.js') },
       ],
@@ -72,6 +73,15 @@ t.test('server as a child process, with module agents', async (t) => {
     t.match(r.json.error?.message, /could not be stored/);
     await stillServes(t, 'after a failed store write');
     t.match(server.output().stderr, /task change not stored/, 'the log says what happened');
+  });
+
+  t.test('an agent whose output nests 2,000 levels deep fails its task at once (agent_protocol), long before its deadline', async (t) => {
+    const started = Date.now();
+    const r = await call('message/send', msgB('go', { metadata: { agentId: 'deep' } }));
+    t.equal(r.json.result?.status?.state, 'failed');
+    t.match(JSON.stringify(r.json.result?.status?.message), /nested deeper than/);
+    t.ok(Date.now() - started < 60_000, 'not left waiting for the 120 s deadline');
+    await stillServes(t, 'after deep agent output');
   });
 
   t.test('item 12: agent failure messages carry no server paths; the log keeps them', async (t) => {

@@ -85,3 +85,13 @@ t.test('a throwing subscriber does not break the run', async (t) => {
   t.same(result, { ok: true, events: 2 });
   t.equal(pool.stats().subscriberErrors, before + 2);
 });
+
+t.test('output nested past the JSON depth bound gives agent_protocol at once, not a run that never ends', async (t) => {
+  const entry = fixture('deep-output.js');
+  const started = Date.now();
+  const deep = await pool.run(runInput({ agent: { id: 'deep', kind: 'module', entry, timeoutMs: 60_000 } }));
+  t.match(deep, { ok: false, error: { reason: 'agent_protocol', message: /nested deeper than \d+ levels/ } });
+  t.ok(Date.now() - started < 30_000, 'answered long before the deadline');
+  const fine = await pool.run(runInput({ agent: { id: 'deep', kind: 'module', entry, options: { levels: 40 } } }));
+  t.same(fine, { ok: true, events: 1 }, 'output within the bound passes');
+});

@@ -1,5 +1,6 @@
 // The Piscina worker: runs one agent turn, checks every event it yields, and answers with plain data.
 import { AgentEvent } from '../../protocol/agent-events.js';
+import { MAX_JSON_DEPTH, tooDeepAt } from '../../protocol/json-depth.js';
 import type { AgentContext } from './agent-contract.js';
 import { EventOutbox } from './event-outbox.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
@@ -56,7 +57,17 @@ function abandon(it: Iter, lazy: LazySignal): void {
   }
 }
 
+/**
+ * An event may carry data nested as deep as accepted params may (MAX_JSON_DEPTH), plus the few levels of the event
+ * around it (event, artifact, parts, part, data). Deeper output is refused before anything recursive reads it: zod
+ * here, structured clone to the main thread, the store's encoder and JSON there could each overflow the stack.
+ */
+const MAX_EVENT_DEPTH = MAX_JSON_DEPTH + 5;
+
 function checkedPush(outbox: EventOutbox, value: unknown): string | null {
+  if (tooDeepAt(value, { limit: MAX_EVENT_DEPTH, root: 'event' }) !== undefined) {
+    return `agent yielded an event nested deeper than ${MAX_EVENT_DEPTH} levels (data may nest ${MAX_JSON_DEPTH})`;
+  }
   const parsed = AgentEvent.safeParse(value);
   return parsed.success ? outbox.push(parsed.data) : `agent yielded an invalid event: ${issuesText(parsed.error.issues)}`;
 }
