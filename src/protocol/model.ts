@@ -9,6 +9,13 @@ export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(['completed', 'ca
 export const SETTLED_STATES: ReadonlySet<TaskState> = new Set(['completed', 'canceled', 'failed', 'input-required']);
 
 export const Metadata = z.record(z.string(), z.unknown());
+
+/**
+ * The longest id a caller may send (task, context, session, message and push config ids): ids become store keys, and a
+ * key past the store's limit (LMDB's is about 1,970 bytes) would fail the write instead of being refused up front.
+ */
+export const MAX_ID_LENGTH = 256;
+export const CallerId = z.string().min(1).max(MAX_ID_LENGTH, `at most ${MAX_ID_LENGTH} characters`);
 export type Metadata = z.infer<typeof Metadata>;
 
 export const TextPart = z.object({ kind: z.literal('text'), text: z.string(), metadata: Metadata.optional() });

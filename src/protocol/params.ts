@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { RpcError } from './errors.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from './json-depth.js';
-import { Metadata, Part, Role } from './model.js';
+import { CallerId as Id, Metadata, Part, Role } from './model.js';
 import { PushConfig } from './records.js';
 
 /** Rev A parts say `type`, rev B parts say `kind`: accept either, keep `kind` inside. */
@@ -26,9 +26,9 @@ export const MessageIn = z.object({
   kind: z.literal('message').optional(),
   role: Role,
   parts: z.array(PartIn).min(1, 'must be a non-empty list'),
-  messageId: z.string().min(1).optional(),
-  taskId: z.string().min(1).optional(),
-  contextId: z.string().min(1).optional(),
+  messageId: Id.optional(),
+  taskId: Id.optional(),
+  contextId: Id.optional(),
   metadata: Metadata.optional(),
 });
 export type MessageIn = z.infer<typeof MessageIn>;
@@ -37,8 +37,8 @@ const HistoryLength = z.number().int().nonnegative();
 
 export const SendParams = z.object({
   /** rev A: the (client-chosen) task id; continues that task when it exists */
-  id: z.string().min(1).optional(),
-  sessionId: z.string().min(1).optional(),
+  id: Id.optional(),
+  sessionId: Id.optional(),
   message: MessageIn,
   historyLength: HistoryLength.optional(),
   /** rev A inline push config */
@@ -56,25 +56,25 @@ export const SendParams = z.object({
 export type SendParams = z.infer<typeof SendParams>;
 
 export const TaskQueryParams = z.object({
-  id: z.string().min(1),
+  id: Id,
   historyLength: HistoryLength.optional(),
   metadata: Metadata.optional(),
 });
 
-export const TaskIdParams = z.object({ id: z.string().min(1), metadata: Metadata.optional() });
+export const TaskIdParams = z.object({ id: Id, metadata: Metadata.optional() });
 
 /** rev A names the task `id`, rev B `taskId`; either is fine. */
-const TaskRef = z.object({ id: z.string().min(1).optional(), taskId: z.string().min(1).optional() });
+const TaskRef = z.object({ id: Id.optional(), taskId: Id.optional() });
 const requireTask = <T extends { id?: string; taskId?: string }>(v: T) => v.id !== undefined || v.taskId !== undefined;
 const taskRequired = { message: 'id (or taskId) is required', path: ['id'] };
 
 export const PushSetParams = TaskRef.extend({ pushNotificationConfig: PushConfig, metadata: Metadata.optional() }).refine(requireTask, taskRequired);
-export const PushGetParams = TaskRef.extend({ pushNotificationConfigId: z.string().min(1).optional(), metadata: Metadata.optional() }).refine(
+export const PushGetParams = TaskRef.extend({ pushNotificationConfigId: Id.optional(), metadata: Metadata.optional() }).refine(
   requireTask,
   taskRequired,
 );
 export const PushListParams = TaskRef.extend({ metadata: Metadata.optional() }).refine(requireTask, taskRequired);
-export const PushDeleteParams = TaskRef.extend({ pushNotificationConfigId: z.string().min(1), metadata: Metadata.optional() }).refine(
+export const PushDeleteParams = TaskRef.extend({ pushNotificationConfigId: Id, metadata: Metadata.optional() }).refine(
   requireTask,
   taskRequired,
 );

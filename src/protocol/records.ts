@@ -1,5 +1,6 @@
 // Stored records other than tasks: API keys and push notification configs.
 import { z } from 'zod';
+import { CallerId } from './model.js';
 import { Scope, TrustLevel } from './scopes.js';
 
 export const RateLimits = z.object({
@@ -52,7 +53,7 @@ export const PushAuthentication = z.object({
 
 /** A push notification config as the caller gives it (protocol.md). */
 export const PushConfig = z.object({
-  id: z.string().min(1).optional(),
+  id: CallerId.optional(),
   url: z.string().min(1),
   token: z.string().optional(),
   authentication: PushAuthentication.optional(),

@@ -25,6 +25,27 @@ t.test('edges', async (t) => {
     t.equal(tasks.length, 0, 'nothing ran');
   });
 
+  t.test('ids past 256 characters are -32602 naming the field, not a failed store write; nothing is stored', async (t) => {
+    const long = 'x'.repeat(2000);
+    const cases: Array<[string, string, unknown, string]> = [
+      ['rev A task id', 'tasks/send', { id: long, message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] } }, 'params.id'],
+      ['rev B taskId', 'message/send', msgB('hi', { taskId: long }), 'params.message.taskId'],
+      ['messageId', 'message/send', { message: { ...msgB('hi').message, messageId: long } }, 'params.message.messageId'],
+      ['tasks/get id', 'tasks/get', { id: long }, 'params.id'],
+      ['push config id', 'tasks/pushNotificationConfig/get', { id: 'some-task', pushNotificationConfigId: long }, 'params.pushNotificationConfigId'],
+    ];
+    for (const [what, method, params, path] of cases) {
+      const r = await gw.rpc({ method, key, params });
+      t.equal(r.json.error?.code, -32602, what);
+      t.equal(r.json.error?.data?.path, path, `${what}: the error names ${path}`);
+      t.match(r.json.error?.message, /at most 256 characters/, what);
+    }
+    const ok = await gw.rpc({ method: 'tasks/send', key, params: { id: 'y'.repeat(256), message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] } } });
+    t.equal(ok.json.result?.status?.state, 'completed', 'an id of exactly 256 characters is fine');
+    const tasks = await gw.gw.store.tasks.listByState(['submitted', 'working', 'completed', 'failed', 'canceled', 'input-required']);
+    t.same(tasks.map((x) => x.id.length), [256], 'only the valid task was stored');
+  });
+
   t.test('item 11: every client uploading an over-size body reads the 413 (the rest is read and dropped)', async (t) => {
     const big = Buffer.alloc(3 * 1024 * 1024, 0x61);
     const statuses: Array<number | string> = [];
