@@ -237,7 +237,11 @@ export class TaskSupervisor {
   async stop(): Promise<void> {
     const all = [...this.live.values()];
     this.live.clear();
-    for (const l of all) this.stopActor(l.actor);
+    for (const l of all) {
+      this.stopActor(l.actor);
+      // a held first write goes now: a drain waits for no timer (the task is then recovered as any running one)
+      l.writes.release();
+    }
     await Promise.allSettled(all.map((l) => l.writes.persisted));
   }
 

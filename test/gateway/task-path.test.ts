@@ -1,5 +1,8 @@
 // The path of a task's changes to the store: a blocking send's quick task is written once with every event, a task
 // that takes longer than tasks.firstWriteHoldMs is stored as running when the hold ends, and other sends write at once.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { openSse } from '../support/sse.js';
@@ -86,4 +89,38 @@ t.test('a blocking task still running when the hold ends is stored as running th
   stream.close();
   await gw.rpc({ method: 'tasks/cancel', key, params: { id: nb.json.result.id } });
   await gw.rpc({ method: 'tasks/cancel', key, params: { id: streamed.id } });
+});
+
+t.test('a drain during a hold waits for no timer: the running task is stored, and recovered on the next start', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'a2a-hold-drain-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const clock = new ManualClock(Date.now());
+  const gw = await startTestGateway({ dataDir, clock, timers: clock, config: { tasks: { firstWriteHoldMs: 60_000 } } });
+  const { key } = await gw.key();
+  const slow = gw.gw.agents.find('ws1', 'slow')!;
+  let began: () => void = () => undefined;
+  const turnBegan = new Promise<void>((r) => (began = r));
+  gw.gw.agents.add({
+    spec: { ...slow.spec, id: 'slow-watched', workspace: 'ws1', entry: 'slow' },
+    runner: {
+      run: (turn) => {
+        began();
+        return slow.runner.run(turn);
+      },
+    },
+  });
+  const watched = slowMsg(60_000);
+  watched.message.metadata.agentId = 'slow-watched';
+  const answer = gw.rpc({ method: 'message/send', key, params: watched }).catch(() => undefined);
+  await turnBegan;
+  // the clock never moves: a drain that waited for the hold would never end
+  const closed = await Promise.race([gw.close().then(() => true), new Promise((r) => setTimeout(() => r(false), 20_000))]);
+  t.equal(closed, true, 'close() ends without the hold running out');
+  await answer;
+
+  const again = await startTestGateway({ dataDir });
+  t.teardown(() => again.close());
+  const stored = await again.gw.store.tasks.listByState(['failed']);
+  t.equal(stored.length, 1, 'the task was stored when the drain began, and failed by recovery on the next start');
+  t.match(JSON.stringify(stored[0]?.status.message), /gateway_restart/);
 });
