@@ -69,15 +69,9 @@ const requireTask = <T extends { id?: string; taskId?: string }>(v: T) => v.id !
 const taskRequired = { message: 'id (or taskId) is required', path: ['id'] };
 
 export const PushSetParams = TaskRef.extend({ pushNotificationConfig: PushConfig, metadata: Metadata.optional() }).refine(requireTask, taskRequired);
-export const PushGetParams = TaskRef.extend({ pushNotificationConfigId: Id.optional(), metadata: Metadata.optional() }).refine(
-  requireTask,
-  taskRequired,
-);
+export const PushGetParams = TaskRef.extend({ pushNotificationConfigId: Id.optional(), metadata: Metadata.optional() }).refine(requireTask, taskRequired);
 export const PushListParams = TaskRef.extend({ metadata: Metadata.optional() }).refine(requireTask, taskRequired);
-export const PushDeleteParams = TaskRef.extend({ pushNotificationConfigId: Id, metadata: Metadata.optional() }).refine(
-  requireTask,
-  taskRequired,
-);
+export const PushDeleteParams = TaskRef.extend({ pushNotificationConfigId: Id, metadata: Metadata.optional() }).refine(requireTask, taskRequired);
 
 export const taskIdOf = (p: { id?: string; taskId?: string }): string => (p.taskId ?? p.id) as string;
 

@@ -43,7 +43,11 @@ t.test('edges', async (t) => {
     const ok = await gw.rpc({ method: 'tasks/send', key, params: { id: 'y'.repeat(256), message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] } } });
     t.equal(ok.json.result?.status?.state, 'completed', 'an id of exactly 256 characters is fine');
     const tasks = await gw.gw.store.tasks.listByState(['submitted', 'working', 'completed', 'failed', 'canceled', 'input-required']);
-    t.same(tasks.map((x) => x.id.length), [256], 'only the valid task was stored');
+    t.same(
+      tasks.map((x) => x.id.length),
+      [256],
+      'only the valid task was stored',
+    );
   });
 
   t.test('item 11: every client uploading an over-size body reads the 413 (the rest is read and dropped)', async (t) => {
