@@ -279,7 +279,7 @@ export class TaskSupervisor {
     const l: Live = {
       actor,
       view: owned,
-      writes: this.writer.queue({ fresh, holdMs: holdFirstWriteMs, timers: this.o.timers, onFailure: (e) => this.dropFailed(k, l, e) }),
+      writes: this.writer.queue({ fresh, hold: { ms: holdFirstWriteMs, timers: this.o.timers }, onFailure: (e) => this.dropFailed(k, l, e) }),
       settled: Promise.resolve(),
       onSettled: undefined,
     };

@@ -53,17 +53,17 @@ export class TaskWriteQueue {
   /** a new task's queue: its first group is a create (insert-if-absent), not a put */
   private creating: boolean;
 
-  /** how long the first group may wait for `release()` (0: written at once) */
-  private holdMs: number;
+  /** how long the first group may wait for `release()`, and the timers that end the wait; gone once used */
+  private holdFor: QueueOptions['hold'];
   /** opens a held first group now */
   private releaseHold: (() => void) | undefined;
 
   constructor(
     private readonly writer: TaskWriter,
-    private readonly o: QueueOptions,
+    o: QueueOptions,
   ) {
     this.creating = o.fresh;
-    this.holdMs = o.timers ? (o.holdMs ?? 0) : 0;
+    this.holdFor = o.hold;
     this.onFailure = o.onFailure ?? (() => undefined);
   }
 
@@ -112,11 +112,11 @@ export class TaskWriteQueue {
 
   /** The first group waits (taking every later change) until released or for `holdMs`, whichever comes first. */
   private hold(): Promise<void> | undefined {
-    const ms = this.holdMs;
-    if (ms <= 0) return undefined;
-    this.holdMs = 0;
+    const hold = this.holdFor;
+    this.holdFor = undefined;
+    if (!hold || hold.ms <= 0) return undefined;
     return new Promise<void>((resolve) => {
-      const cancel = this.o.timers!.after(ms, () => this.releaseHold?.());
+      const cancel = hold.timers.after(hold.ms, () => this.releaseHold?.());
       this.releaseHold = () => {
         this.releaseHold = undefined;
         cancel();
@@ -129,9 +129,8 @@ export class TaskWriteQueue {
 interface QueueOptions {
   /** a new task: its first group is a create */
   fresh: boolean;
-  /** hold the first group up to this long (needs `timers`) */
-  holdMs?: number;
-  timers?: Timers;
+  /** hold the first group up to `ms` (until `release()` comes first) */
+  hold?: { ms: number; timers: Timers };
   onFailure?: (e: unknown) => void;
 }
 

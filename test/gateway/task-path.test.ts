@@ -6,11 +6,30 @@ import { join } from 'node:path';
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { openSse } from '../support/sse.js';
-import { msgB, startTestGateway } from '../support/gateway.js';
+import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const slowMsg = (ms: number) => ({
   message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'data', data: { ms, steps: 2 } }], metadata: { agentId: 'slow' } },
 });
+
+/** The slow agent on the real worker runner, added as `slow-watched` and wrapped to tell when its turn has begun. */
+function watchedSlow(gw: TestGateway) {
+  const slow = gw.gw.agents.find('ws1', 'slow')!;
+  let began: () => void = () => undefined;
+  const turnBegan = new Promise<void>((r) => (began = r));
+  gw.gw.agents.add({
+    spec: { ...slow.spec, id: 'slow-watched', workspace: 'ws1', entry: 'slow' },
+    runner: {
+      run: (turn) => {
+        began();
+        return slow.runner.run(turn);
+      },
+    },
+  });
+  const watched = slowMsg(60_000);
+  watched.message.metadata.agentId = 'slow-watched';
+  return { watched, turnBegan };
+}
 
 t.test('a quick blocking task keeps every event of its life, in order, from seq 1', async (t) => {
   for (const firstWriteHoldMs of [100, 0]) {
@@ -43,21 +62,7 @@ t.test('a blocking task still running when the hold ends is stored as running th
   const { key } = await gw.key();
   const running = async () => (await gw.gw.store.tasks.listByState(['submitted', 'working'])).map((x) => x.id);
 
-  // the slow agent on the real worker runner, wrapped to tell when its turn has begun
-  const slow = gw.gw.agents.find('ws1', 'slow')!;
-  let began: () => void = () => undefined;
-  const turnBegan = new Promise<void>((r) => (began = r));
-  gw.gw.agents.add({
-    spec: { ...slow.spec, id: 'slow-watched', workspace: 'ws1', entry: 'slow' },
-    runner: {
-      run: (turn) => {
-        began();
-        return slow.runner.run(turn);
-      },
-    },
-  });
-  const watched = slowMsg(60_000);
-  watched.message.metadata.agentId = 'slow-watched';
+  const { watched, turnBegan } = watchedSlow(gw);
   const blocking = gw.rpc({ method: 'message/send', key, params: watched });
   await turnBegan;
   t.same(await running(), [], 'nothing stored during the hold, though the turn runs');
@@ -97,20 +102,7 @@ t.test('a drain during a hold waits for no timer: the running task is stored, an
   const clock = new ManualClock(Date.now());
   const gw = await startTestGateway({ dataDir, clock, timers: clock, config: { tasks: { firstWriteHoldMs: 60_000 } } });
   const { key } = await gw.key();
-  const slow = gw.gw.agents.find('ws1', 'slow')!;
-  let began: () => void = () => undefined;
-  const turnBegan = new Promise<void>((r) => (began = r));
-  gw.gw.agents.add({
-    spec: { ...slow.spec, id: 'slow-watched', workspace: 'ws1', entry: 'slow' },
-    runner: {
-      run: (turn) => {
-        began();
-        return slow.runner.run(turn);
-      },
-    },
-  });
-  const watched = slowMsg(60_000);
-  watched.message.metadata.agentId = 'slow-watched';
+  const { watched, turnBegan } = watchedSlow(gw);
   const answer = gw.rpc({ method: 'message/send', key, params: watched }).catch(() => undefined);
   await turnBegan;
   // the clock never moves: a drain that waited for the hold would never end
