@@ -1,5 +1,5 @@
 // Bench report: renders the throughput table (with the server's CPU time per request), the ratios
-// and the limiter table as markdown.
+// and the limiter table as markdown, with the outbound, relay and streams sections' own markdown in between.
 import type { LimiterOutcome } from './limiter-child.js';
 import type { TargetName } from './targets.js';
 import { errorCount, type WrkResult } from './wrk.js';
@@ -82,12 +82,17 @@ export interface Extra {
   sections?: ReadonlySet<string>;
   /** the streams section's markdown (bench/streams.ts) */
   streams?: string[];
+  /** the outbound section's markdown (bench/outbound-report.ts) */
+  outbound?: string[];
+  /** the relay section's markdown (bench/relay-report.ts) */
+  relay?: string[];
 }
 
 export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome, extra: Extra = {}): string {
   const invalid = rows.filter((r) => !isValid(r));
   const rpc = extra.sections === undefined || extra.sections.has('rpc');
   const streams = extra.streams ?? [];
+  const outbound = [...(extra.outbound ?? []), ...(extra.relay ?? [])];
   if (!rpc) {
     return [
       `# Bench results — ${info.date}`,
@@ -96,6 +101,7 @@ export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome, extr
       '',
       'Throughput section not selected (BENCH_SECTIONS).',
       '',
+      ...outbound,
       ...streams,
       '## Limiter (per check)',
       '',
@@ -127,6 +133,7 @@ export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome, extr
     ratio(rows, 'message/send', 'gateway', 'sdk1', 'ours / SDK 1.x, message/send'),
     ratio(rows, 'tasks/get', 'gateway', 'bare', 'ours / bare uWS, tasks/get'),
     '',
+    ...outbound,
     ...streams,
     '## Limiter (per check)',
     '',

@@ -1,6 +1,6 @@
 // Bench entry point (`npm run bench`): for each selected target, start it pinned to core 0, check
 // one reply, warm up, measure message/send and tasks/get with wrk on core 1 (and the server's CPU
-// time over each measured window), then run the streams and limiter sections; print the markdown
+// time over each measured window), then run the outbound, relay, streams and limiter sections; print the markdown
 // report and write it to bench/results/<date>.md (and latest.md after a whole run).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,10 @@ import { WIRES, oneShot } from './bodies.js';
 import { envInt, loadNow } from './env.js';
 import type { LimiterOutcome } from './limiter-child.js';
 import { runLimiterSection } from './limiter-section.js';
+import { outboundOk, runOutboundSection } from './outbound.js';
+import { renderOutbound } from './outbound-report.js';
+import { relayOk, runRelaySection } from './relay.js';
+import { renderRelay } from './relay-report.js';
 import { killAll } from './proc.js';
 import { isValid, render, type Method, type Row } from './report.js';
 import { renderStreams, runStreamsSection } from './streams.js';
@@ -30,8 +34,8 @@ const connections = envInt('BENCH_CONNECTIONS', 64);
 const warmupSeconds = envInt('BENCH_WARMUP', 2);
 const log = (msg: string): void => void process.stderr.write(`[bench] ${msg}\n`);
 
-// BENCH_SECTIONS=rpc,streams,limiter (default all): which parts of the bench run
-const SECTION_NAMES = ['rpc', 'streams', 'limiter'] as const;
+// BENCH_SECTIONS=rpc,outbound,relay,streams,limiter (default all): which parts of the bench run
+const SECTION_NAMES = ['rpc', 'outbound', 'relay', 'streams', 'limiter'] as const;
 function selectedSections(spec = process.env.BENCH_SECTIONS): Set<string> {
   if (spec === undefined || spec.trim() === '') return new Set(SECTION_NAMES);
   const names = spec
@@ -115,7 +119,7 @@ function environment(loadAtStart: string): string[] {
       : [];
   return [
     ...busy,
-    `node ${process.version}, ${wrkVersion}`,
+    wrkVersion === '' ? `node ${process.version}` : `node ${process.version}, ${wrkVersion}`,
     `CPU: ${cpu[0]?.model ?? '?'} (${cpu.length} logical cores visible); load average (1/5/15 min) at start: ${loadAtStart}, at end: ${loadNow()}`,
   ];
 }
@@ -141,6 +145,22 @@ async function main(): Promise<number> {
   } finally {
     removeWorkDir();
   }
+  let outbound: string[] | undefined;
+  let outboundValid = true;
+  if (sections.has('outbound')) {
+    log('outbound: a remote agent through a connection, beside the direct SDK call');
+    const outcome = await runOutboundSection();
+    outboundValid = outcome.rows.every(outboundOk);
+    outbound = renderOutbound(outcome);
+  }
+  let relay: string[] | undefined;
+  let relayValid = true;
+  if (sections.has('relay')) {
+    log('relay: an agent behind a2a-relay through the tunnel, beside the direct SDK call');
+    const outcome = await runRelaySection();
+    relayValid = outcome.rows.every(relayOk);
+    relay = renderRelay(outcome);
+  }
   let streams: string[] | undefined;
   let streamsOk = true;
   if (sections.has('streams')) {
@@ -155,7 +175,12 @@ async function main(): Promise<number> {
     limiter = await runLimiterSection(SERVER_CORE, ROOT);
   }
   const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  const md = render({ date, seconds, warmupSeconds, connections, environment: environment(loadAtStart) }, rows, limiter, { sections, streams });
+  const md = render({ date, seconds, warmupSeconds, connections, environment: environment(loadAtStart) }, rows, limiter, {
+    sections,
+    streams,
+    outbound,
+    relay,
+  });
   process.stdout.write(md);
   const dir = join(ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
@@ -164,7 +189,7 @@ async function main(): Promise<number> {
   // latest.md is the last whole run: a run of some sections only must not replace it with a partial table
   if (sections.size === SECTION_NAMES.length) writeFileSync(join(dir, 'latest.md'), md);
   log(`written bench/results/${dated}${sections.size === SECTION_NAMES.length ? ' and bench/results/latest.md' : ' (a partial run: latest.md is kept)'}`);
-  return rows.every(isValid) && limiter.status !== 'failed' && streamsOk ? 0 : 1;
+  return rows.every(isValid) && outboundValid && relayValid && limiter.status !== 'failed' && streamsOk ? 0 : 1;
 }
 
 main().then(

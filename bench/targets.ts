@@ -30,8 +30,9 @@ export interface Target {
   start(): Promise<Running>;
 }
 
-async function startTsServer(name: string, file: string): Promise<Running> {
-  const child = spawnPinned(SERVER_CORE, process.execPath, ['--import', 'tsx', `bench/${file}`], ROOT);
+/** Starts one of the TypeScript reference servers in bench/ (through tsx) pinned to `core`, the server core by default. */
+export async function startTsServer(name: string, file: string, core = SERVER_CORE): Promise<Running> {
+  const child = spawnPinned(core, process.execPath, ['--import', 'tsx', `bench/${file}`], ROOT);
   const base = await waitListening(child, name).catch(async (err: unknown) => {
     await stop(child);
     throw err;

@@ -15,6 +15,10 @@ function checkAgents(agents: AgentSpec[], ctx: z.RefinementCtx<AgentSpec[]>): vo
     seen.add(a.id);
     if (a.kind === 'module' && !a.entry)
       ctx.addIssue({ code: 'custom', path: [i, 'entry'], message: 'a module agent needs an entry: the path of its JS file' });
+    if (a.kind === 'relay')
+      ctx.addIssue({ code: 'custom', path: [i, 'kind'], message: 'relay agents are announced by a relay (a2a-gateway relays add), not configured' });
+    if (a.kind === 'remote' && !a.connection)
+      ctx.addIssue({ code: 'custom', path: [i, 'connection'], message: 'a remote agent needs a connection: the name of an outbound connection' });
   });
 }
 
@@ -29,6 +33,11 @@ export const Config = z
     /** names this process in task ownership; restart recovery fails only this instance's running tasks */
     instanceId: z.string().min(1).optional(),
     publicUrl: z.url().optional(),
+    /** serve HTTPS, and WSS for the relay tunnel (uWS SSLApp), from these PEM files */
+    tls: z
+      .object({ certFile: z.string().min(1), keyFile: z.string().min(1) })
+      .strict()
+      .optional(),
     maxBodyBytes: z.coerce
       .number({ error: 'must be a number of bytes' })
       .int()
@@ -94,6 +103,36 @@ export const Config = z
       })
       .strict()
       .default({ firstWriteHoldMs: 100 }),
+    /** client mode: outbound connections to external A2A agents (created with `a2a-gateway connections add`) */
+    connections: z
+      .object({
+        /** the first retry of a failed discovery waits up to this long (full jitter); each failure doubles it up to backoffMaxMs */
+        backoffBaseMs: z.number().int().positive().default(1_000),
+        backoffMaxMs: z.number().int().positive().default(60_000),
+        /** this many failures in a row open a connection's circuit: its calls are refused at once */
+        circuitFailures: z.number().int().positive().default(5),
+        /** an open circuit lets one probe through after this long */
+        coolDownMs: z.number().int().positive().default(30_000),
+        /** a call waits this long at most for a connection still reading its remote's card */
+        readyWaitMs: z.number().int().positive().default(10_000),
+        /** how often the store is read again for connections added, changed or removed by the CLI */
+        rescanMs: z.number().int().positive().default(5_000),
+        /** one outbound call (send and wait for the result) gives up after this long */
+        callTimeoutMs: z.number().int().positive().default(300_000),
+        /** a remote card without cache headers is used this long before it is read again */
+        cardTtlMs: z.number().int().positive().default(300_000),
+      })
+      .strict()
+      .default({
+        backoffBaseMs: 1_000,
+        backoffMaxMs: 60_000,
+        circuitFailures: 5,
+        coolDownMs: 30_000,
+        readyWaitMs: 10_000,
+        rescanMs: 5_000,
+        callTimeoutMs: 300_000,
+        cardTtlMs: 300_000,
+      }),
     /** terminal tasks (with their events, push configs and jobs) are deleted once they have been terminal for taskTtlMs */
     retention: z
       .object({
@@ -220,4 +259,15 @@ export function checkAgentEntries(agents: readonly AgentSpec[], exists: (path: s
   throw new ConfigError(
     `invalid config: module agents whose file is missing (relative entries are resolved against the config file's directory):\n${lines.join('\n')}`,
   );
+}
+
+/** TLS files must be there before the server starts (uWS would otherwise fail to listen without saying why). */
+export function checkTlsFiles(tls: Config['tls'], exists: (path: string) => boolean): void {
+  if (!tls) return;
+  for (const [field, path] of [
+    ['tls.certFile', tls.certFile],
+    ['tls.keyFile', tls.keyFile],
+  ] as const) {
+    if (!exists(path)) throw new ConfigError(`invalid config: ${field}: ${path} does not exist`);
+  }
 }

@@ -2,11 +2,15 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { TaskSupervisor } from './actors/task-supervisor.js';
-import { agentsOf, checkAgentEntries, type Config } from './config.js';
+import { agentsOf, checkAgentEntries, checkTlsFiles, type Config } from './config.js';
 import { AgentRegistry } from './runtime/agents/registry.js';
 import { createWorkerRunner } from './runtime/agents/worker-runner.js';
+import { createRemoteRunner } from './runtime/agents/remote-runner.js';
+import type { ConnectionSupervisor } from './actors/connection-supervisor.js';
+import { createOutbound } from './outbound.js';
 import { createGateway } from './gateway/gateway.js';
 import { KeyWatch } from './gateway/key-watch.js';
+import { RelayHub } from './gateway/relay/hub.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './runtime/clock.js';
 import { createLocalBus, createRedisBus, type EventBus } from './runtime/events/bus.js';
 import { KeyHasher } from './runtime/keys.js';
@@ -35,6 +39,8 @@ export interface GatewayInstance {
   readonly push: PushRuntime;
   /** the agents it runs: add, update and remove them while it serves (cards and agents/list follow) */
   readonly agents: AgentRegistry;
+  /** client mode: the outbound connections' actors (`status()`, `rescan()` for tests) */
+  readonly connections: ConnectionSupervisor;
   /** task retention: `idle()` for tests that move a ManualClock past a sweep */
   readonly retention: RetentionSweeper;
   /** drains: stops listening, stops live tasks (stored as last persisted), closes pool and store; idempotent */
@@ -61,6 +67,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const timers = o.timers ?? systemTimers;
   const log = o.log ?? silentLog;
   checkAgentEntries(agentsOf(config), existsSync);
+  checkTlsFiles(config.tls, existsSync);
   const secret = await openSecret(config, o.secret);
   // a Redis connection that drops says so once per reason, not once per retry
   let lastRedisError = '';
@@ -79,8 +86,10 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   // cold thread start (a second or more under load)
   const minThreads = config.pool.minThreads ?? 2;
   const pool = createAgentPool({ minThreads, maxThreads: Math.max(minThreads, config.pool.maxThreads ?? 4) });
-  const workers = createWorkerRunner({ pool, log });
-  const agents = new AgentRegistry(agentsOf(config).map((spec) => ({ spec, runner: workers })));
+  const outbound = createOutbound({ config, store, secret, clock, timers, log, resolve: o.lookup });
+  const workers = createWorkerRunner({ pool, log, calls: outbound.supervisor });
+  const remotes = createRemoteRunner({ calls: outbound.supervisor });
+  const agents = new AgentRegistry(agentsOf(config).map((spec) => ({ spec, runner: spec.kind === 'remote' ? remotes : workers })));
   const bus: EventBus =
     config.store === 'redis'
       ? await createRedisBus({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs, onError: onRedisError })
@@ -122,13 +131,14 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     if (lost > 0) log('failed tasks of a gateway instance that stopped answering', { failed: lost });
   });
   push.start();
+  await outbound.supervisor.start();
   const retention = new RetentionSweeper({
     store,
     clock,
     timers,
     ...config.retention,
     onError: (e) => log('task retention sweep failed', { error: errorText(e) }),
-    onSwept: (n) => log('deleted tasks past their retention', { deleted: n }),
+    onSwept: (n) => log('deleted tasks and outbound results past their retention', { deleted: n }),
   });
   retention.start();
 
@@ -139,6 +149,9 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     everyMs: config.streaming.keyCheckMs,
     onError: (e) => log('key check failed', { error: errorText(e) }),
   });
+  const hasher = new KeyHasher({ secret });
+  const relays = new RelayHub({ store, agents, hasher, keyWatch, clock, timers, log });
+  await relays.start();
   const gateway = createGateway({
     parts: {
       store,
@@ -153,14 +166,22 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
       card: { name: config.card.name, description: config.card.description, streaming: true, pushNotifications: true },
     },
     limiter,
-    hasher: new KeyHasher({ secret }),
+    hasher,
+    tunnel: relays,
     defaultLimits: config.limits,
     log,
     maxBodyBytes: config.maxBodyBytes,
     publicUrl: config.publicUrl,
     ready: () => readiness({ store, bus }),
   });
-  const http = await startHttpServer({ gateway, host: config.host, port: config.port, log, sse: { maxBufferedBytes: config.streaming.maxBufferedBytes } });
+  const http = await startHttpServer({
+    gateway,
+    host: config.host,
+    port: config.port,
+    log,
+    sse: { maxBufferedBytes: config.streaming.maxBufferedBytes },
+    tls: config.tls,
+  });
 
   let closing: Promise<void> | undefined;
   return {
@@ -171,14 +192,17 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     config,
     push,
     agents,
+    connections: outbound.supervisor,
     retention,
     close() {
       closing ??= (async () => {
         presence?.stop();
         keyWatch.stop();
+        relays.close();
         await retention.stop();
         await http.close();
         await supervisor.stop();
+        await outbound.close();
         await push.stop();
         await pool.close();
         await bus.close();

@@ -5,6 +5,21 @@ import { ENV_VARS } from '../config.js';
 const COMMON =
   '  --config FILE     the JSON config file (env A2A_CONFIG)\n  --data-dir DIR    the embedded store and the secret file (env A2A_DATA_DIR; default ./data)';
 
+const CONNECTION_FLAGS = `auth (secrets may come from files, which keeps them out of shell history):
+  --auth none                  no credentials (the default for add)
+  --auth apikey                --api-key V | --api-key-file F  [--api-key-header H (default X-API-Key)]
+  --auth bearer                --token V | --token-file F
+  --auth oauth                 --token-url U --client-id I --client-secret S | --client-secret-file F [--oauth-scope S]
+  --auth mtls                  --cert FILE --key FILE [--ca FILE]   (PEM files, stored encrypted)
+settings:
+  --trust LEVEL                read_only (get), execute (and send; default), autonomous (and cancel), admin (and stream)
+  --agents a,b                 the service's agents that may use it (default: every agent of the workspace)
+  --allowed-data-types t,d,f   the part kinds a message may carry out: text, data, file (default: all three)
+  --store-results              keep each result whole (default: a summary of at most 500 characters)
+  --retention-hours H          stored results are deleted after H hours (default 168)
+  --dialect auto|A|B           the A2A dialect to speak (default auto: read from the remote's card)
+  --json                       the connection as JSON`;
+
 const USAGES: Record<string, string> = {
   serve: `usage: a2a-gateway serve [--config FILE] [--port N] [--host H] [--data-dir DIR]
 
@@ -46,6 +61,72 @@ ${COMMON}`,
 Creates a new key with the same workspace, trust, scopes, agents, limits and expiry; revoke the old one once
 your clients use the new one.
 ${COMMON}`,
+  call: `usage: a2a-gateway call CONNECTION "text" --workspace W [--agent ID] [--stream] [--json]
+
+Sends one task over an outbound connection and prints its result as it arrives (the result is kept as the
+connection says: a summary, or the raw task with store_results). The connection's checks apply: its trust level
+(--stream needs admin), its allowed data types, and with --agent, whether it names that agent.
+  --workspace W     the connection's workspace (required)
+  --agent ID        call as this agent of ours (default: the operator, whom no agent list restricts)
+  --stream          stream the remote's events (SSE) and print each as it comes
+  --json            one JSON line per event ({"event": ...}), then {"task": ...} (or {"error": {code, message}})
+Exit status: 0 when the task ends completed or input-required, 1 when it failed or the call was refused.
+${COMMON}`,
+  connections: `usage: a2a-gateway connections <add|list|show|status|update|remove> ...
+
+Outbound connections: external A2A agents the service's own agents may call. Secrets are stored encrypted
+(AES-256-GCM, key derived from the server secret) and never shown: every output names the auth kind only.
+  connections add --workspace W --name N --url URL --auth none|apikey|bearer|oauth|mtls [credential flags] [settings]
+  connections list [--workspace W] [--json]
+  connections show N --workspace W [--json]
+  connections status N --workspace W [--json]     the state its server last reported (or: not loaded yet)
+  connections update N --workspace W [settings] [--auth KIND] [credential flags] [--json]
+  connections remove N --workspace W [--json]
+Run 'a2a-gateway connections <subcommand> --help' for one of them.`,
+  'connections add': `usage: a2a-gateway connections add --workspace W --name N --url URL --auth KIND [credential flags] [settings] [--json]
+
+Saves a connection to the remote A2A agent at URL (its card is read from URL/.well-known/). The URL passes the
+same SSRF guard as webhook URLs: loopback and private hosts are refused unless push.allowlist in the config holds them.
+${CONNECTION_FLAGS}
+${COMMON}`,
+  'connections list': `usage: a2a-gateway connections list [--workspace W] [--json]
+
+Lists connections (workspace, name, URL, auth kind, trust, dialect); never a secret.
+${COMMON}`,
+  'connections show': `usage: a2a-gateway connections show N --workspace W [--json]
+
+Shows one connection's settings and its auth kind; never a secret. (The name may also be given as --name N.)
+${COMMON}`,
+  'connections status': `usage: a2a-gateway connections status N --workspace W [--json]
+
+Shows one connection and the state its running server last reported: discovering, ready, backing-off,
+circuit-open, half-open or stopped, with failures, the last error and the next retry; "not loaded by a server
+yet" (JSON: "status": null) until a server has loaded it.
+${COMMON}`,
+  'connections update': `usage: a2a-gateway connections update N --workspace W [settings] [--auth KIND] [credential flags] [--json]
+
+Changes the settings and credentials given; the others stay. Credential flags of the current auth kind replace
+those fields only (e.g. just --client-secret-file); a new --auth needs all of that kind's credentials.
+--agents '' lets every agent of the workspace use it again; --no-store-results turns result storage off.
+${CONNECTION_FLAGS}
+${COMMON}`,
+  'connections remove': `usage: a2a-gateway connections remove N --workspace W [--json]
+
+Deletes the connection, its credentials and its reported status.
+${COMMON}`,
+  relays: `usage: a2a-gateway relays <add|list|show|remove|agents|agent-trust|agent-keys> ...
+
+Relay connections: a relay (a2a-relay) on a private network opens a tunnel to /api/relay with its key and
+serves its local agents as agents of kind relay in its workspace.
+  relays add --workspace W --name NAME --key KEY_ID [--json]   the key (of W) that alone may open the tunnel
+  relays list [--workspace W] [--json]
+  relays show NAME --workspace W [--json]
+  relays remove NAME --workspace W [--json]
+  relays agents NAME --workspace W [--json]          the agents it announced, their trust and keys
+  relays agent-trust NAME AGENT LEVEL --workspace W   read_only (get), execute (and send; the default for a
+                                                      new agent), autonomous (and cancel), admin (and stream)
+  relays agent-keys NAME AGENT KEY_IDS --workspace W  the key ids (a,b) that may reach it; 'all' for every key
+${COMMON}`,
   webhooks: `usage: a2a-gateway webhooks secret rotate --workspace W [--json]
 
 The only webhooks subcommand is 'secret rotate'. Run 'a2a-gateway webhooks secret rotate --help'.`,
@@ -62,6 +143,9 @@ export const TOP_USAGE = `usage: a2a-gateway <command> [options]
 commands:
   serve                      run the gateway
   keys create|list|revoke|rotate
+  connections add|list|show|status|update|remove
+  relays add|list|show|remove|agents|agent-trust|agent-keys
+  call CONNECTION "text"     send one task over an outbound connection
   webhooks secret rotate
   --version                  print the version
   --help                     this text; '<command> --help' for one command

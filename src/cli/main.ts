@@ -1,7 +1,9 @@
-// The command line: `serve`, `keys create|list|revoke|rotate` and `webhooks secret rotate`, working on the same store as a running server.
+// The command line: `serve`, `keys ...`, `connections ...`, `relays ...` and `webhooks secret rotate`, working on the same store as a running server.
 import { WebhookSecretError } from '../runtime/push/secrets.js';
 import { ConfigError } from '../config.js';
+import { ConnectionAdminError } from '../runtime/connection-admin.js';
 import { KeyAdminError } from '../runtime/key-admin.js';
+import { RelayAdminError } from '../runtime/relay-admin.js';
 import { TOP_USAGE, usageOf, version } from './help.js';
 
 export async function main(argv: string[]): Promise<number> {
@@ -19,6 +21,9 @@ export async function main(argv: string[]): Promise<number> {
     // each command loads only its own modules: `keys` must not pay for uWS, Piscina and the rest
     if (command === 'serve') return await (await import('./serve.js')).serve(rest);
     if (command === 'keys') return await (await import('./keys.js')).keysCommand(rest);
+    if (command === 'connections') return await (await import('./connections.js')).connectionsCommand(rest);
+    if (command === 'relays') return await (await import('./relays.js')).relaysCommand(rest);
+    if (command === 'call') return await (await import('./call.js')).callCommand(rest);
     if (command === 'webhooks') return await (await import('./webhooks.js')).webhooksCommand(rest);
     if (command === undefined) {
       process.stdout.write(`${TOP_USAGE}\n`);
@@ -27,7 +32,13 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`a2a-gateway: unknown command '${command}'\n${TOP_USAGE}\n`);
     return 2;
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof KeyAdminError || e instanceof WebhookSecretError) {
+    if (
+      e instanceof ConfigError ||
+      e instanceof KeyAdminError ||
+      e instanceof ConnectionAdminError ||
+      e instanceof RelayAdminError ||
+      e instanceof WebhookSecretError
+    ) {
       process.stderr.write(`a2a-gateway: ${e.message}\n`);
       return 2;
     }

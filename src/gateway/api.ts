@@ -59,4 +59,33 @@ export interface GatewayApi {
   health(): { ok: boolean };
   ready(): Promise<{ ok: boolean; detail?: string }>;
   readonly maxBodyBytes: number;
+  /** the relay tunnel endpoint, when relays are served */
+  readonly tunnel?: TunnelApi;
+}
+
+/** The relay tunnel's socket as the gateway sees it (the transport owns the WebSocket). */
+export interface TunnelSocket {
+  /** one binary frame; false when it was not sent (the socket is closing) */
+  send(bytes: Uint8Array): boolean;
+  ping(): void;
+  /** bytes queued for a slow relay */
+  buffered(): number;
+  close(code: number, reason: string): void;
+}
+
+/** One accepted tunnel: the transport attaches its socket on open, passes every frame in, and says when it closed. */
+export interface TunnelSession {
+  attach(socket: TunnelSocket): void;
+  message(bytes: Uint8Array, binary: boolean): void;
+  /** the relay answered a ping */
+  pong(): void;
+  /** `code` 1009: a frame past the size bound (the transport refused it) */
+  closed(code: number): void;
+}
+
+export type TunnelOpen = { ok: true; session: TunnelSession } | { ok: false; status: 401 | 403; message: string };
+
+/** The tunnel endpoint (GET /api/relay, WebSocket upgrade): decides the upgrade from the Authorization header. */
+export interface TunnelApi {
+  open(req: { authorization: string | undefined }): Promise<TunnelOpen>;
 }

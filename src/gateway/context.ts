@@ -3,7 +3,7 @@ import type { TaskSupervisor } from '../actors/task-supervisor.js';
 import type { Dialect, Task } from '../protocol/model.js';
 import type { KeyRecord } from '../protocol/records.js';
 import { RpcError } from '../protocol/errors.js';
-import type { MethodName, Scope } from '../protocol/scopes.js';
+import { METHOD_SCOPES, type MethodName, type Scope } from '../protocol/scopes.js';
 import type { Clock, Timers } from '../runtime/clock.js';
 import type { EventBus } from '../runtime/events/bus.js';
 import type { RpcId } from '../protocol/envelope.js';
@@ -55,7 +55,19 @@ export type MethodHandler = (params: unknown, ctx: CallContext, parts: GatewayPa
 
 /** A task the caller may see: its workspace's, of an agent its key reaches. Anything else is "not found", never a leak. */
 export async function visibleTask(parts: GatewayParts, ctx: CallContext, id: string): Promise<Task> {
-  return ensureVisible(ctx, id, await parts.supervisor.get(ctx.key.workspaceId, id));
+  const t = ensureVisible(ctx, id, await parts.supervisor.get(ctx.key.workspaceId, id));
+  checkAgentTrust(parts, ctx, t.agentId);
+  return t;
+}
+
+/** An agent's trust level caps what callers may do on its tasks (a relay agent's, set by its operator). */
+export function checkAgentTrust(parts: GatewayParts, ctx: CallContext, agentId: string): void {
+  const required = METHOD_SCOPES[ctx.method];
+  if (parts.agents.allowsScope(ctx.key.workspaceId, agentId, required)) return;
+  throw new RpcError('SCOPE_INSUFFICIENT', {
+    message: `Scope insufficient: agent ${agentId}'s trust level does not allow ${required} (its operator sets it: a2a-gateway relays agent-trust)`,
+    data: { required, agent: agentId },
+  });
 }
 
 /** The same check for a task already read (`undefined`: there is none). */

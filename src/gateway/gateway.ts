@@ -3,7 +3,7 @@ import { decodeBody, errorResponse, resultResponse, type DecodedEntry, type RpcR
 import { ERRORS, RpcError } from '../protocol/errors.js';
 import { StreamResult } from './context.js';
 import { toSanitizedJson } from '../runtime/sanitizer.js';
-import type { GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRequest } from './api.js';
+import type { GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRequest, TunnelApi } from './api.js';
 import { agentCard, isPublic, serviceCard } from './card.js';
 import { runCall, type PipelineDeps } from './pipeline.js';
 import { isKnownMethod, isStreamingMethod } from '../protocol/scopes.js';
@@ -13,6 +13,8 @@ export interface GatewayOptions extends PipelineDeps {
   /** overrides the base URL seen in requests (behind a proxy) */
   publicUrl?: string;
   ready: () => Promise<{ ok: boolean; detail?: string }>;
+  /** the relay tunnel endpoint */
+  tunnel?: TunnelApi;
 }
 
 interface Answer {
@@ -71,6 +73,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
 
   return {
     maxBodyBytes: o.maxBodyBytes,
+    tunnel: o.tunnel,
 
     async rpc(req: RpcHttpRequest): Promise<HttpReply> {
       const baseUrl = o.publicUrl ?? req.baseUrl;

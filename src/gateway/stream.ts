@@ -146,11 +146,20 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     }
     if (!replayed) {
       last = current.seq ?? 0;
-      const first =
-        spec.dialect === 'B'
-          ? codecs.B.task(taskView(current, spec.view))
-          : encodeEvent('A', current, gate({ seq: last, kind: 'status', status: current.status, final: SETTLED_STATES.has(current.status.state) }));
-      send(last, toSanitizedJson(first), SETTLED_STATES.has(current.status.state));
+      const settled = SETTLED_STATES.has(current.status.state);
+      if (spec.dialect === 'B') send(last, toSanitizedJson(codecs.B.task(taskView(current, spec.view))), settled);
+      else {
+        // rev A has no task event: what the task already holds comes as its artifacts, then its status (which may end
+        // the stream), so a stream that opens after the first chunks still carries them
+        for (const artifact of taskView(current, spec.view).artifacts) {
+          send(
+            last,
+            toSanitizedJson(encodeEvent('A', current, { seq: last, kind: 'artifact', artifact, append: false, lastChunk: artifact.lastChunk ?? false })),
+            false,
+          );
+        }
+        send(last, toSanitizedJson(encodeEvent('A', current, gate({ seq: last, kind: 'status', status: current.status, final: settled }))), settled);
+      }
     }
     const pending = buffered ?? [];
     buffered = undefined;

@@ -1,6 +1,8 @@
 // What an agent run yields and returns across the worker boundary: plain, zod-checked data only.
 import { z } from 'zod';
-import { Artifact, Message, Metadata, Part } from './model.js';
+import { ConnectionName } from './connections.js';
+import { MAX_JSON_DEPTH } from './json-depth.js';
+import { Artifact, CallerId, Message, Metadata, Part } from './model.js';
 
 /** An event yielded by an agent's async generator. Parts are the internal model (`kind`). */
 export const AgentEvent = z.discriminatedUnion('type', [
@@ -17,7 +19,8 @@ export const AgentEvent = z.discriminatedUnion('type', [
 ]);
 export type AgentEvent = z.infer<typeof AgentEvent>;
 
-export const AgentKind = z.enum(['builtin', 'module']);
+/** `relay`: announced by a relay over its tunnel, never configured and never run on the worker pool. */
+export const AgentKind = z.enum(['builtin', 'module', 'remote', 'relay']);
 
 export const AgentSkill = z.object({
   id: z.string().min(1),
@@ -41,6 +44,8 @@ export const AgentSpec = z.object({
   kind: AgentKind.default('builtin'),
   /** builtin: the demo agent's name (echo, converse, slow); module: a path to a JS file. */
   entry: z.string().optional(),
+  /** remote: the outbound connection its tasks are forwarded over (in the agent's workspace; a shared agent uses the caller's) */
+  connection: z.string().min(1).optional(),
   workspace: z.string().min(1).default('*'),
   listed: z.boolean().default(true),
   default: z.boolean().default(false),
@@ -75,3 +80,20 @@ export const AgentRunResult = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(false), error: z.object({ reason: z.string(), message: z.string() }) }),
 ]);
 export type AgentRunResult = z.infer<typeof AgentRunResult>;
+
+/**
+ * A module agent's `ctx.call` as the worker posts it to the main thread, where it is checked (the agent is untrusted).
+ * A string message has already become one text part. `taskId`/`contextId` continue a remote task (a follow-up to
+ * its `input-required`).
+ */
+export const AgentCall = z
+  .object({
+    connection: ConnectionName,
+    message: z.object({ parts: z.array(Part).min(1), metadata: Metadata.optional(), taskId: CallerId.optional(), contextId: CallerId.optional() }).strict(),
+    stream: z.boolean(),
+  })
+  .strict();
+export type AgentCall = z.infer<typeof AgentCall>;
+
+/** How deep a call's message may nest: a data part's data as deep as accepted params, inside message, parts, part. */
+export const MAX_CALL_MESSAGE_DEPTH = MAX_JSON_DEPTH + 3;

@@ -1,9 +1,10 @@
-// Task retention: a sweeper that deletes terminal tasks (with their indexes, events, push configs and jobs) past an age.
+// Retention: a sweeper that deletes terminal tasks (with their indexes, events, push configs and jobs) past an age, and
+// outbound results past their connection's result_retention_hours.
 import type { Clock, Timers } from './clock.js';
 import type { Store } from './store/types.js';
 
 export interface RetentionOptions {
-  store: Pick<Store, 'tasks' | 'pushJobs'>;
+  store: Pick<Store, 'tasks' | 'pushJobs' | 'results'>;
   clock: Clock;
   timers: Timers;
   /** a terminal task is deleted once it has been terminal this long; 0 keeps tasks forever */
@@ -24,9 +25,8 @@ export class RetentionSweeper {
 
   constructor(private readonly o: RetentionOptions) {}
 
-  /** Sweeps every `sweepIntervalMs` (the first sweep one interval after start); does nothing when the TTL is 0. */
+  /** Sweeps every `sweepIntervalMs` (the first sweep one interval after start). */
   start(): void {
-    if (this.o.taskTtlMs <= 0) return;
     const arm = () => {
       if (this.stopped) return;
       this.cancel = this.o.timers.after(this.o.sweepIntervalMs, () => {
@@ -46,10 +46,17 @@ export class RetentionSweeper {
     arm();
   }
 
-  /** One sweep now: every task terminal for longer than the TTL goes; returns how many. */
+  /** One sweep now: every task terminal for longer than the TTL (none when it is 0) and every expired result goes; returns how many. */
   async sweep(): Promise<number> {
-    const endedBy = this.o.clock.now() - this.o.taskTtlMs;
+    const now = this.o.clock.now();
     let n = 0;
+    for (;;) {
+      const gone = await this.o.store.results.sweep({ now, limit: BATCH });
+      n += gone;
+      if (gone < BATCH || this.stopped) break;
+    }
+    if (this.o.taskTtlMs <= 0) return n;
+    const endedBy = now - this.o.taskTtlMs;
     for (;;) {
       const gone = await this.o.store.tasks.sweep({ endedBy, limit: BATCH });
       if (gone.length > 0) await this.o.store.pushJobs.dropTasks(gone);

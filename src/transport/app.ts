@@ -1,6 +1,7 @@
 // The uWS front: routes for JSON-RPC, Agent Cards and health; body limits; hands typed requests to the gateway interface.
 import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWebSockets.js';
 import type { GatewayApi, HttpReply } from '../gateway/api.js';
+import { serveTunnel } from './tunnel.js';
 import { errorResponse } from '../protocol/envelope.js';
 import { ERRORS, RpcError } from '../protocol/errors.js';
 import { readBody } from './body.js';
@@ -14,6 +15,8 @@ export interface HttpServerOptions {
   port: number;
   sse: SseLimits;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
+  /** serve HTTPS (and WSS for the relay tunnel) from these PEM files */
+  tls?: { certFile: string; keyFile: string };
 }
 
 export interface HttpServer {
@@ -32,9 +35,9 @@ function segment(req: HttpRequest, index: number): string {
   }
 }
 
-function baseUrlOf(req: HttpRequest): string {
+function baseUrlOf(req: HttpRequest, tls: boolean): string {
   const host = req.getHeader('host') || 'localhost';
-  const proto = req.getHeader('x-forwarded-proto') === 'https' ? 'https' : 'http';
+  const proto = tls || req.getHeader('x-forwarded-proto') === 'https' ? 'https' : 'http';
   return `${proto}://${host}`;
 }
 
@@ -57,14 +60,14 @@ function tooLarge(res: HttpResponse, state: ResponseState, o: { limit: number; d
   });
 }
 
-function rpcRoute({ gateway, log, sse }: HttpServerOptions) {
+function rpcRoute({ gateway, log, sse, tls }: HttpServerOptions) {
   return (res: HttpResponse, req: HttpRequest, agentId: string | undefined) => {
     // everything from req is copied now: req is gone after the first await
     const authorization = req.getHeader('authorization') || undefined;
     const a2aVersion = req.getHeader('a2a-version') || undefined;
     const lastEventId = req.getHeader('last-event-id') || undefined;
     const lengthHeader = req.getHeader('content-length');
-    const baseUrl = baseUrlOf(req);
+    const baseUrl = baseUrlOf(req, tls !== undefined);
     const state = trackAbort(res);
     const declaredLength = lengthHeader ? Number(lengthHeader) : undefined;
     void readBody(res, { limit: gateway.maxBodyBytes, declaredLength })
@@ -80,11 +83,11 @@ function rpcRoute({ gateway, log, sse }: HttpServerOptions) {
   };
 }
 
-function cardRoute(gateway: GatewayApi, fromParam: boolean) {
+function cardRoute(gateway: GatewayApi, fromParam: boolean, tls: boolean) {
   return (res: HttpResponse, req: HttpRequest) => {
     const state = trackAbort(res);
     const agentId = fromParam ? segment(req, 0) : undefined;
-    const card = gateway.card({ agentId, baseUrl: baseUrlOf(req) });
+    const card = gateway.card({ agentId, baseUrl: baseUrlOf(req, tls) });
     if (!card) return sendJson(res, state, 404, { error: 'not_found', message: `No listed agent '${agentId}'` });
     sendJson(res, state, 200, card, { 'Cache-Control': 'public, max-age=60' });
   };
@@ -93,12 +96,13 @@ function cardRoute(gateway: GatewayApi, fromParam: boolean) {
 function buildApp(o: HttpServerOptions): TemplatedApp {
   const { gateway } = o;
   const rpc = rpcRoute(o);
-  const app = uWS.App();
+  const app = o.tls ? uWS.SSLApp({ cert_file_name: o.tls.certFile, key_file_name: o.tls.keyFile }) : uWS.App();
+  if (gateway.tunnel) serveTunnel(app, { tunnel: gateway.tunnel, log: o.log });
   app.post('/api/a2a', (res, req) => rpc(res, req, undefined));
   app.post('/api/a2a/agents/:agentId', (res, req) => rpc(res, req, segment(req, 0)));
   for (const path of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {
-    app.get(path, cardRoute(gateway, false));
-    app.get(`/api/a2a/agents/:agentId${path}`, cardRoute(gateway, true));
+    app.get(path, cardRoute(gateway, false, o.tls !== undefined));
+    app.get(`/api/a2a/agents/:agentId${path}`, cardRoute(gateway, true, o.tls !== undefined));
   }
   app.get('/healthz', (res) => sendJson(res, trackAbort(res), 200, gateway.health()));
   app.get('/readyz', (res) => {
@@ -119,7 +123,7 @@ export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer>
   let closed = false;
   return {
     port,
-    url: `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`,
+    url: `${o.tls ? 'https' : 'http'}://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`,
     async close() {
       if (closed) return;
       closed = true;

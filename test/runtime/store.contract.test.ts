@@ -16,7 +16,7 @@ import { LMDB_DBS, openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
 import { openRedisStore } from '../../src/runtime/store/redis/index.js';
 import { redisKeys } from '../../src/runtime/redis/keys.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
-import { sampleKey, samplePushConfig, samplePushJob, sampleTask } from '../support/store-records.js';
+import { sampleConnection, sampleConnectionStatus, sampleKey, samplePushConfig, samplePushJob, sampleResult, sampleTask } from '../support/store-records.js';
 
 /** One place holding data; every open() on it is another store instance over the same data. */
 interface Location {
@@ -54,12 +54,12 @@ const lmdbEngine: Engine = {
     return {
       open: stores.open,
       async corruptTask(id) {
-        const raw = open({ path, noSubdir: false, maxDbs: 16 });
+        const raw = open({ path, noSubdir: false, maxDbs: 32 });
         await raw.openDB({ name: LMDB_DBS.tasks }).put(taskKey('ws-a', id), { id, status: 'not a status' });
         await raw.close();
       },
       async residue(needle) {
-        const raw = open({ path, noSubdir: false, maxDbs: 16 });
+        const raw = open({ path, noSubdir: false, maxDbs: 32 });
         const out: string[] = [];
         for (const name of Object.values(LMDB_DBS)) {
           const db =
@@ -451,6 +451,182 @@ function storeContract(engine: Engine) {
       t.strictSame(await s.meta.get('settings'), { n: 1, list: [1, 'two', { three: 3 }], flag: false });
       await s.meta.put('webhook-secret:ws-a', 'whsec_2');
       t.equal(await (await loc.open()).meta.get('webhook-secret:ws-a'), 'whsec_2', 'overwritten, seen by another instance');
+    });
+
+    t.test('connections: put, get, list by workspace then name, isolation, delete', async (t) => {
+      const loc = await fresh('connections');
+      const s = await loc.open();
+      const other = await loc.open();
+      // 'ws-a2' begins with 'ws-a': its connections must not show up under 'ws-a'
+      const recs = [
+        sampleConnection({ workspace: 'ws-b', name: 'alpha' }),
+        sampleConnection({ workspace: 'ws-a', name: 'beta' }),
+        sampleConnection({ workspace: 'ws-a2', name: 'alpha' }),
+        sampleConnection({ workspace: 'ws-a', name: 'alpha' }),
+      ];
+      for (const r of recs) await s.connections.put(r);
+      const named = (xs: ReadonlyArray<{ workspace: string; name: string }>) => xs.map((x) => `${x.workspace}/${x.name}`);
+
+      t.strictSame(await other.connections.get('ws-a', 'alpha'), recs[3], 'every field comes back, in another instance');
+      t.equal((await s.connections.get('ws-b', 'alpha'))?.id, recs[0]!.id, 'the same name in another workspace is another connection');
+      t.equal(await s.connections.get('ws-c', 'alpha'), undefined, 'a workspace without it finds nothing');
+      t.equal(await s.connections.get('ws-a', 'nope'), undefined);
+      t.strictSame(named(await s.connections.list()), ['ws-a/alpha', 'ws-a/beta', 'ws-a2/alpha', 'ws-b/alpha'], 'ordered by workspace, then name');
+      t.strictSame(named(await s.connections.list({})), ['ws-a/alpha', 'ws-a/beta', 'ws-a2/alpha', 'ws-b/alpha']);
+      t.strictSame(named(await s.connections.list({ workspace: 'ws-a' })), ['ws-a/alpha', 'ws-a/beta']);
+      t.strictSame(named(await s.connections.list({ workspace: 'ws-a2' })), ['ws-a2/alpha']);
+      t.strictSame(await s.connections.list({ workspace: 'ws-none' }), []);
+
+      const changed = {
+        ...recs[3]!,
+        url: 'https://moved.example.test/',
+        sealed: 'AQ-resealed',
+        credentialKind: 'oauth' as const,
+        updatedAt: recs[3]!.updatedAt + 5,
+      };
+      await s.connections.put(changed);
+      t.strictSame(await other.connections.get('ws-a', 'alpha'), changed, 'a put replaces the record whole');
+      t.equal((await s.connections.list({ workspace: 'ws-a' })).length, 2, 'and is listed once');
+
+      t.equal(await s.connections.delete('ws-a', 'nope'), false, 'unknown name');
+      t.equal(await s.connections.delete('ws-c', 'alpha'), false, 'unknown workspace');
+      t.equal(await other.connections.delete('ws-a', 'alpha'), true);
+      t.equal(await s.connections.delete('ws-a', 'alpha'), false, 'already gone');
+      t.equal(await s.connections.get('ws-a', 'alpha'), undefined);
+      t.strictSame(named(await s.connections.list()), ['ws-a/beta', 'ws-a2/alpha', 'ws-b/alpha'], "the other workspaces' alpha stay");
+      t.strictSame(await loc.residue('AQ-resealed'), [], 'nothing of the removed record is left');
+    });
+
+    t.test('relays: put, get, list by workspace then name, agents kept, delete', async (t) => {
+      const loc = await fresh('relays');
+      const s = await loc.open();
+      const other = await loc.open();
+      const rec = (workspace: string, name: string) => ({
+        id: `relay_${workspace}_${name}`,
+        workspace,
+        name,
+        keyId: `key_${name}`,
+        agents: {} as Record<string, { trust: 'read_only' | 'execute' | 'autonomous' | 'admin'; keys: string[] }>,
+        createdAt: 1_700_000_000_000,
+        updatedAt: 1_700_000_000_001,
+      });
+      const recs = [rec('ws-b', 'alpha'), rec('ws-a', 'beta'), rec('ws-a2', 'alpha'), rec('ws-a', 'alpha')];
+      for (const r of recs) await s.relays.put(r);
+      const named = (xs: ReadonlyArray<{ workspace: string; name: string }>) => xs.map((x) => `${x.workspace}/${x.name}`);
+      t.strictSame(await other.relays.get('ws-a', 'alpha'), recs[3], 'every field comes back, in another instance');
+      t.equal(await s.relays.get('ws-c', 'alpha'), undefined);
+      t.strictSame(named(await s.relays.list()), ['ws-a/alpha', 'ws-a/beta', 'ws-a2/alpha', 'ws-b/alpha'], 'ordered by workspace, then name');
+      t.strictSame(named(await s.relays.list({ workspace: 'ws-a' })), ['ws-a/alpha', 'ws-a/beta'], "'ws-a2' is not under 'ws-a'");
+      const card = { name: 'local-echo', description: 'echo ünï', skills: [], streaming: true };
+      const changed = { ...recs[3]!, agents: { 'local-echo': { trust: 'admin' as const, keys: ['key_1'], card } }, updatedAt: 1_700_000_000_009 };
+      await s.relays.put(changed);
+      t.strictSame(await other.relays.get('ws-a', 'alpha'), changed, 'agents, trust, permissions and card are kept');
+      t.equal(await s.relays.delete('ws-a', 'nope'), false);
+      t.equal(await other.relays.delete('ws-a', 'alpha'), true);
+      t.equal(await s.relays.delete('ws-a', 'alpha'), false, 'already gone');
+      t.strictSame(named(await s.relays.list()), ['ws-a/beta', 'ws-a2/alpha', 'ws-b/alpha']);
+      t.strictSame(await loc.residue('local-echo'), [], 'nothing of the removed record is left');
+    });
+
+    t.test('connections: status put and get, removed with the record, never kept for an absent one', async (t) => {
+      const loc = await fresh('connection-status');
+      const s = await loc.open();
+      const server = await loc.open();
+      await s.connections.put(sampleConnection({ name: 'watched' }));
+      await s.connections.put(sampleConnection({ workspace: 'ws-b', name: 'watched' }));
+      t.equal(await s.connections.getStatus('ws-a', 'watched'), undefined, 'no status until an actor reports one');
+
+      const backingOff = sampleConnectionStatus();
+      await server.connections.putStatus('ws-a', 'watched', backingOff);
+      t.strictSame(await s.connections.getStatus('ws-a', 'watched'), backingOff, 'every field, read by another instance (the CLI)');
+      const ready = { state: 'ready' as const, failures: 0, updatedAt: backingOff.updatedAt + 1 };
+      await server.connections.putStatus('ws-a', 'watched', ready);
+      t.strictSame(await s.connections.getStatus('ws-a', 'watched'), ready, 'replaced whole: no field of the old status survives');
+      t.equal(await s.connections.getStatus('ws-b', 'watched'), undefined, "another workspace's connection of that name has its own");
+
+      await server.connections.putStatus('ws-a', 'never-added', sampleConnectionStatus());
+      t.equal(await s.connections.getStatus('ws-a', 'never-added'), undefined, 'a status for no connection is not kept');
+      t.strictSame(await loc.residue('never-added'), []);
+
+      t.equal(await s.connections.delete('ws-a', 'watched'), true);
+      t.equal(await s.connections.getStatus('ws-a', 'watched'), undefined, 'the status went with the record');
+      await server.connections.putStatus('ws-a', 'watched', sampleConnectionStatus({ state: 'circuit-open', failures: 5 }));
+      await s.connections.put(sampleConnection({ name: 'watched' }));
+      t.equal(await s.connections.getStatus('ws-a', 'watched'), undefined, 'a status written after the remove did not wait for a new connection of the name');
+      t.strictSame(await loc.residue('circuit-open'), []);
+    });
+
+    t.test('results: put, get, list per workspace and connection, oldest first', async (t) => {
+      const loc = await fresh('results');
+      const s = await loc.open();
+      const T = Date.UTC(2026, 0, 1);
+      const r1 = sampleResult({ id: 'r1', createdAt: T + 20, expiresAt: T + 99 });
+      const r2 = sampleResult({ id: 'r2', connection: 'remote-2', createdAt: T + 10, expiresAt: T + 99, raw: false });
+      const r3 = sampleResult({ id: 'r3', createdAt: T + 30, expiresAt: T + 99 });
+      const b1 = sampleResult({ id: 'r1', workspace: 'ws-b', createdAt: T, expiresAt: T + 99 });
+      const a2 = sampleResult({ id: 'r9', workspace: 'ws-a2', createdAt: T, expiresAt: T + 99 });
+      for (const r of [r3, r1, b1, r2, a2]) await s.results.put(r);
+
+      t.strictSame(await (await loc.open()).results.get('ws-a', 'r1'), r1, 'every field, the raw task too, in another instance');
+      t.equal((await s.results.get('ws-a', 'r2'))?.raw, undefined, 'a summary-only result has no raw task');
+      t.equal((await s.results.get('ws-b', 'r1'))?.createdAt, T, 'the same id in another workspace is another result');
+      t.equal(await s.results.get('ws-c', 'r1'), undefined);
+      t.strictSame(ids(await s.results.list({ workspace: 'ws-a' })), ['r1', 'r2', 'r3']);
+      t.strictSame(
+        (await s.results.list({ workspace: 'ws-a' })).map((r) => r.id),
+        ['r2', 'r1', 'r3'],
+        'oldest first',
+      );
+      t.strictSame(
+        (await s.results.list({ workspace: 'ws-a', connection: 'remote-1' })).map((r) => r.id),
+        ['r1', 'r3'],
+        "one connection's",
+      );
+      t.strictSame(await s.results.list({ workspace: 'ws-a', connection: 'remote-none' }), []);
+      t.strictSame(
+        (await s.results.list({ workspace: 'ws-b' })).map((r) => r.id),
+        ['r1'],
+      );
+      t.strictSame(await s.results.list({ workspace: 'ws-none' }), []);
+
+      const replaced = { ...r1, summary: 'replaced', state: 'failed' };
+      await s.results.put(replaced);
+      t.strictSame(await s.results.get('ws-a', 'r1'), replaced, 'a put with the same id replaces it');
+      t.equal((await s.results.list({ workspace: 'ws-a' })).length, 3);
+    });
+
+    t.test('results: sweep deletes exactly the expired ones, up to limit, and leaves no residue', async (t) => {
+      const loc = await fresh('result-sweep');
+      const s = await loc.open();
+      const T = Date.UTC(2026, 0, 1);
+      const expired = [
+        sampleResult({ id: 'gone1', expiresAt: T - 10 }),
+        sampleResult({ id: 'gone2', workspace: 'ws-b', connection: 'remote-2', expiresAt: T - 5 }),
+        sampleResult({ id: 'gone3', expiresAt: T }),
+      ];
+      const kept = [sampleResult({ id: 'kept1', expiresAt: T + 1 }), sampleResult({ id: 'kept2', workspace: 'ws-b', expiresAt: T + 3_600_000 })];
+      for (const r of [...kept, ...expired]) await s.results.put(r);
+      // replaced results are swept by their new expiry, not their old one
+      await s.results.put(sampleResult({ id: 'moved-later', expiresAt: T - 1 }));
+      await s.results.put(sampleResult({ id: 'moved-later', expiresAt: T + 50 }));
+      await s.results.put(sampleResult({ id: 'moved-sooner', expiresAt: T + 50 }));
+      await s.results.put(sampleResult({ id: 'moved-sooner', expiresAt: T - 1 }));
+
+      t.equal(await s.results.sweep({ now: T - 11, limit: 100 }), 0, 'nothing expired yet');
+      t.equal(await s.results.sweep({ now: T, limit: 0 }), 0, 'limit 0 deletes nothing');
+      t.equal(await s.results.sweep({ now: T, limit: 2 }), 2, 'at most `limit`');
+      t.equal(await s.results.sweep({ now: T, limit: 100 }), 2, 'then the rest of those due, expiresAt <= now included');
+      t.equal(await s.results.sweep({ now: T, limit: 100 }), 0, 'nothing left to sweep');
+
+      for (const r of [...expired, { id: 'moved-sooner', workspace: 'ws-a' }]) {
+        t.equal(await s.results.get(r.workspace, r.id), undefined, `${r.id} is gone`);
+        t.strictSame(await loc.residue(r.id), [], `nothing raw names ${r.id}`);
+      }
+      t.strictSame(ids(await s.results.list({ workspace: 'ws-a' })), ['kept1', 'moved-later']);
+      t.strictSame(ids(await s.results.list({ workspace: 'ws-b' })), ['kept2']);
+      t.equal(await s.results.sweep({ now: T + 50, limit: 100 }), 2, 'later, the next ones');
+      t.strictSame(ids(await s.results.list({ workspace: 'ws-a' })), []);
+      t.strictSame(ids(await s.results.list({ workspace: 'ws-b' })), ['kept2']);
     });
 
     t.test('push jobs: queues hand out their heads in seq order, one claimer at a time', async (t) => {

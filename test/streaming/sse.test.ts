@@ -195,6 +195,39 @@ t.test('resubscribe: without Last-Event-ID the current task first, then live; wi
   t.equal(rest[rest.length - 1]!.data.result.status.state, 'completed');
 });
 
+t.test('a rev A resubscribe without Last-Event-ID: the artifacts the task already holds come first, then its status', async (t) => {
+  const gw = await startTestGateway();
+  t.teardown(() => gw.close());
+  const { key } = await gw.key();
+  const sent = await gw.rpc({
+    method: 'message/send',
+    key,
+    params: { ...slowB(60_000, 60), configuration: { blocking: false } },
+  });
+  const id = sent.json.result.id;
+  t.equal(sent.status, 200);
+  // wait (on real I/O) for the first chunk to be stored
+  for (let i = 0; i < 2000; i++) {
+    const got = await gw.rpc({ method: 'tasks/get', key, params: { id: id } });
+    if (got.json.result?.artifacts?.length > 0) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const late = await openSse({ url: gw.url, key, method: 'tasks/resubscribe', params: { id: id }, headers: { 'A2A-Version': '0.1' } });
+  const frames: SseFrame[] = [];
+  while (frames.length < 2) {
+    const f = await late.next();
+    if (!f) break;
+    if (f.data) frames.push(f);
+  }
+  const [first, second] = frames as [SseFrame, SseFrame];
+  late.close();
+  t.equal(first.data.result.id, id);
+  t.equal(first.data.result.artifact?.parts[0]?.type, 'text', 'the chunk produced before the stream opened is not lost');
+  t.equal(second.data.result.status.state, 'working', 'then the status');
+  t.equal(second.data.result.final, false);
+  await gw.rpc({ method: 'tasks/cancel', key, params: { id: id } });
+});
+
 t.test('replay survives a server restart', async (t) => {
   const first = await startTestGateway();
   const dataDir = first.dataDir;

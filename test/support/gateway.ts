@@ -7,6 +7,7 @@ import { startGateway, type GatewayInstance } from '../../src/main.js';
 import type { Clock, Timers } from '../../src/runtime/clock.js';
 import { createKey } from '../../src/runtime/key-admin.js';
 import type { Resolve } from '../../src/runtime/net/guard.js';
+import type { Log } from '../../src/runtime/log.js';
 
 export interface TestGateway {
   gw: GatewayInstance;
@@ -44,11 +45,18 @@ export interface RpcResult {
 }
 
 export async function startTestGateway(
-  o: { config?: ConfigInput; clock?: Clock; timers?: Timers; dataDir?: string; lookup?: Resolve } = {},
+  o: { config?: ConfigInput; clock?: Clock; timers?: Timers; dataDir?: string; lookup?: Resolve; log?: Log } = {},
 ): Promise<TestGateway> {
   const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), 'a2a-test-')));
   const config = parseConfig({ port: 0, host: '127.0.0.1', dataDir, ...o.config });
-  const gw = await startGateway({ config, clock: o.clock, timers: o.timers, lookup: o.lookup, secret: Buffer.from('test-secret-0123456789abcdef') });
+  const gw = await startGateway({
+    config,
+    clock: o.clock,
+    timers: o.timers,
+    lookup: o.lookup,
+    log: o.log,
+    secret: Buffer.from('test-secret-0123456789abcdef'),
+  });
   let n = 0;
   const t: TestGateway = {
     gw,

@@ -1,4 +1,5 @@
 // Sample stored records for tests: every optional field filled, nesting deep enough to catch a lossy encoding.
+import type { ConnectionRecord, ConnectionState, ConnectionStatus, StoredResult } from '../../src/protocol/connections.js';
 import type { Task, TaskState } from '../../src/protocol/model.js';
 import type { KeyRecord, PushJob, StoredPushConfig } from '../../src/protocol/records.js';
 
@@ -107,5 +108,64 @@ export function samplePushJob(opts: { queue: string; seq: number; dueAt?: number
     attempts: 0,
     dueAt: opts.dueAt ?? T0,
     createdAt: T0,
+  };
+}
+
+/** A stored connection: `sealed` is opaque to the store (any non-empty string), every optional setting filled. */
+export function sampleConnection(opts: { workspace?: string; name: string; url?: string }): ConnectionRecord {
+  return {
+    id: `conn_${opts.workspace ?? 'ws-a'}_${opts.name}`,
+    workspace: opts.workspace ?? 'ws-a',
+    name: opts.name,
+    url: opts.url ?? `https://agents.example.test/${opts.name}`,
+    dialect: 'auto',
+    storeResults: true,
+    allowedDataTypes: ['text', 'data'],
+    resultRetentionHours: 1.5,
+    trust: 'autonomous',
+    agents: ['echo', 'summarizer'],
+    credentialKind: 'bearer',
+    sealed: `AQ-sealed-${opts.name}`,
+    createdAt: T0,
+    updatedAt: T0 + 1,
+  };
+}
+
+export function sampleConnectionStatus(opts: { state?: ConnectionState; failures?: number } = {}): ConnectionStatus {
+  return {
+    state: opts.state ?? 'backing-off',
+    failures: opts.failures ?? 2,
+    lastError: 'unreachable: ECONNREFUSED ünïcödé',
+    nextRetryAt: T0 + 30_000,
+    dialect: 'A',
+    remoteName: 'Remote Echo',
+    updatedAt: T0 + 2,
+  };
+}
+
+/** An outbound result of `connection` in `workspace`, expiring at `expiresAt`; with the raw task unless `raw` is false. */
+export function sampleResult(opts: {
+  id: string;
+  workspace?: string;
+  connection?: string;
+  createdAt?: number;
+  expiresAt: number;
+  raw?: boolean;
+}): StoredResult {
+  const createdAt = opts.createdAt ?? T0;
+  const task = sampleTask({ id: `remote-${opts.id}`, state: 'completed' });
+  return {
+    id: opts.id,
+    workspace: opts.workspace ?? 'ws-a',
+    connection: opts.connection ?? 'remote-1',
+    agentId: 'echo',
+    remoteTaskId: task.id,
+    state: 'completed',
+    summary: 'line one\nline two 🤔 [file r.pdf application/pdf, 5 bytes]',
+    ...(opts.raw !== false && {
+      raw: { id: task.id, contextId: task.contextId, status: task.status, artifacts: task.artifacts, history: task.history, metadata: { n: 1 } },
+    }),
+    createdAt,
+    expiresAt: opts.expiresAt,
   };
 }

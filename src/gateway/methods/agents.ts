@@ -7,22 +7,29 @@ import type { CallContext, GatewayParts } from '../context.js';
 
 const AgentIdParams = z.object({ id: z.string().min(1) });
 
-/** What a caller may know of an agent: never its entry, options or limits. */
-const describe = (a: AgentSpec, baseUrl: string) => ({
+/** What a caller may know of an agent: never its entry, options or limits. A relay agent says whether its relay is there. */
+const describe = (a: AgentSpec, baseUrl: string, parts: GatewayParts) => ({
   id: a.id,
   name: a.name,
   description: a.description,
   url: `${baseUrl}/api/a2a/agents/${encodeURIComponent(a.id)}`,
   default: a.default,
   skills: a.skills,
+  ...(a.kind === 'relay' ? relayState(a, parts) : {}),
 });
 
+/** Whether its relay is there and, while it is, its local agent's last reported health. */
+const relayState = (a: AgentSpec, parts: GatewayParts) => {
+  const health = parts.agents.health(a.workspace, a.id);
+  return { kind: 'relay', online: parts.agents.online(a.workspace, a.id), ...(health && { health }) };
+};
+
 export async function listAgents(_params: unknown, ctx: CallContext, parts: GatewayParts) {
-  return { agents: parts.agents.reachable(ctx.key).map((a) => describe(a, ctx.baseUrl)) };
+  return { agents: parts.agents.reachable(ctx.key).map((a) => describe(a, ctx.baseUrl, parts)) };
 }
 
 export async function getAgent(params: unknown, ctx: CallContext, parts: GatewayParts) {
   const p = parseParams(AgentIdParams, params);
   if (!parts.agents.canReach(ctx.key, p.id)) throw new RpcError('AGENT_NOT_FOUND', { message: `Agent not found: ${p.id}`, data: { id: p.id } });
-  return describe(parts.agents.find(ctx.key.workspaceId, p.id)!.spec, ctx.baseUrl);
+  return describe(parts.agents.find(ctx.key.workspaceId, p.id)!.spec, ctx.baseUrl, parts);
 }

@@ -8,7 +8,7 @@ import type { Dialect, Message, Task } from '../../protocol/model.js';
 import { parseParams, SendParams, type MessageIn } from '../../protocol/params.js';
 import { taskView } from '../../protocol/views.js';
 import type { CallContext, GatewayParts } from '../context.js';
-import { canSee, ensureVisible, limitedToAgents, viewOptions } from '../context.js';
+import { canSee, checkAgentTrust, ensureVisible, limitedToAgents, viewOptions } from '../context.js';
 import { assertPushUrl, storePushConfig } from './push.js';
 
 function toMessage(m: MessageIn, task: { id: string; contextId: string }): Message {
@@ -74,6 +74,7 @@ export async function prepareSend(
   }
   if (existing) {
     const task = ensureVisible(ctx, existing.id, existing);
+    checkAgentTrust(parts, ctx, task.agentId);
     const message = toMessage(p.message, task);
     return {
       task,
@@ -89,6 +90,7 @@ export async function prepareSend(
     throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${existingId}`, data: { id: existingId } });
   }
   const agent = parts.agents.choose(ctx.key, { urlAgentId: ctx.urlAgentId, metadata: { ...p.metadata, ...p.message.metadata } });
+  checkAgentTrust(parts, ctx, agent.id);
   const now = parts.clock.now();
   const id = existingId ?? randomUUID();
   const contextId = p.sessionId ?? p.message.contextId ?? randomUUID();

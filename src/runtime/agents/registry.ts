@@ -3,6 +3,8 @@ import type { AgentEvent, AgentRunResult, AgentSpec } from '../../protocol/agent
 import { RpcError } from '../../protocol/errors.js';
 import type { Message, Task } from '../../protocol/model.js';
 import type { KeyRecord } from '../../protocol/records.js';
+import type { Scope } from '../../protocol/scopes.js';
+import type { RelayAgentHealth } from '../../protocol/tunnel.js';
 import type { TurnSignal } from './turn-signal.js';
 
 /** One turn of a task, as a runner gets it. */
@@ -25,6 +27,14 @@ export interface AgentRunner {
 export interface AgentEntry {
   spec: AgentSpec;
   runner: AgentRunner;
+  /** a further check of the keys that may reach it (a relay agent's permissions), beside the key's own agent list */
+  reach?: (key: KeyRecord) => boolean;
+  /** whether it can take a turn now (a relay agent whose relay is away is listed offline); absent: always */
+  online?: () => boolean;
+  /** its local agent's last reported health (a relay agent); absent: not known */
+  health?: () => RelayAgentHealth | undefined;
+  /** the scopes its trust level leaves callers on its tasks (a relay agent's trust caps them); absent: no cap */
+  scopes?: ReadonlySet<Scope>;
 }
 
 export interface AgentChoice {
@@ -110,13 +120,30 @@ export class AgentRegistry {
   /** Agents of the key's workspace (or serving every workspace) that the key is allowed. */
   reachable(key: KeyRecord): AgentSpec[] {
     const out: AgentSpec[] = [];
-    for (const e of this.entries.values()) if (this.allows(key, e.spec)) out.push(e.spec);
+    for (const e of this.entries.values()) if (this.allows(key, e)) out.push(e.spec);
     return out;
   }
 
   canReach(key: KeyRecord, agentId: string): boolean {
     const e = this.find(key.workspaceId, agentId);
-    return e !== undefined && this.allows(key, e.spec);
+    return e !== undefined && this.allows(key, e);
+  }
+
+  /** whether callers may use `scope` on the agent's tasks (its trust level allows it); an agent gone has no cap */
+  allowsScope(workspace: string, id: string, scope: Scope): boolean {
+    const caps = this.find(workspace, id)?.scopes;
+    return caps === undefined || caps.has(scope);
+  }
+
+  /** false for an agent that cannot take a turn now (its relay is away); true for one that always can */
+  online(workspace: string, id: string): boolean {
+    const e = this.find(workspace, id);
+    return e !== undefined && (e.online?.() ?? true);
+  }
+
+  /** the last reported health of a relay agent's local agent, if known */
+  health(workspace: string, id: string): RelayAgentHealth | undefined {
+    return this.find(workspace, id)?.health?.();
   }
 
   /** The URL's agent, else metadata.agentId, else the agent with metadata.skillId, else the only or default one. */
@@ -124,7 +151,7 @@ export class AgentRegistry {
     const notFound = (what: string) => new RpcError('AGENT_NOT_FOUND', { message: `No agent matches the request: ${what}` });
     const pick = (id: string) => {
       const e = this.find(key.workspaceId, id);
-      if (!e || !this.allows(key, e.spec)) throw notFound(`agent '${id}'`);
+      if (!e || !this.allows(key, e)) throw notFound(`agent '${id}'`);
       return e.spec;
     };
     if (c.urlAgentId !== undefined) return pick(c.urlAgentId);
@@ -150,9 +177,10 @@ export class AgentRegistry {
     return e.runner.run({ ...o, agent: e.spec });
   }
 
-  private allows(key: KeyRecord, spec: AgentSpec): boolean {
+  private allows(key: KeyRecord, e: AgentEntry): boolean {
+    const { spec } = e;
     if (spec.workspace !== SHARED && spec.workspace !== key.workspaceId) return false;
-    return key.agents.length === 0 || key.agents.includes(spec.id);
+    return (key.agents.length === 0 || key.agents.includes(spec.id)) && (e.reach?.(key) ?? true);
   }
 
   private emit(c: AgentChange): void {

@@ -1,4 +1,5 @@
 // The agent worker pool: runs agent turns on Piscina threads, streams their events back, never rejects.
+import { randomUUID } from 'node:crypto';
 import { Piscina } from 'piscina';
 import type { AgentRef, AgentRunInput, AgentRunResult } from '../../protocol/agent-events.js';
 import { setLongTimeout } from '../../protocol/long-timeout.js';
@@ -8,10 +9,12 @@ import { failure, PoolRun, type RunFailureReason } from './run.js';
 import type { AgentPool, AgentPoolOptions, AgentRunOptions } from './types.js';
 import { agentWorkerEntry } from './worker-file.js';
 import { COOPERATIVE_BUILTINS } from '../workers/agents/cooperative.js';
-import { isEventBatch, type RunReply, type RunRequest } from '../workers/wire.js';
+import { isCallOpen, isEventBatch, type RunReply, type RunRequest } from '../workers/wire.js';
+import { refuseCall } from './calls.js';
 
 export type { AgentPool, AgentPoolOptions, AgentPoolStats, AgentRunOptions } from './types.js';
 export type { RunFailureReason } from './run.js';
+export type { CallHandler, PoolCall } from './calls.js';
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
@@ -51,12 +54,24 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
   let succeeded = 0;
   let subscriberErrors = 0;
   let strayWorkerErrors = 0;
+  let forged = 0;
+  const countForged = (): void => {
+    forged++;
+  };
   let nextRunId = 1;
   let closing = false;
   let closed: Promise<void> | null = null;
 
+  const callCounts = { opened: 0, open: 0 };
+
   piscina.on('message', (m: unknown) => {
-    if (isEventBatch(m)) runs.get(m.a2aRun)?.deliver(m.events);
+    if (isEventBatch(m)) runs.get(m.a2aRun)?.deliver(m.events, m.key);
+    else if (isCallOpen(m)) {
+      const pending = runs.get(m.a2aCall);
+      // a call an agent left behind after its run settled (its reply overtook the call on another port)
+      if (pending) pending.call(m.port, m.call, m.key);
+      else refuseCall(m.port, 'run_ended', 'the run that made this call has ended');
+    }
   });
   const workers = { created: 0, destroyed: 0 };
   piscina.on('workerCreate', () => {
@@ -127,6 +142,8 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
     const cooperative = isCooperative(input.agent);
     // Only an exclusive run's worker is terminated on abort; a cooperative run is just let go.
     const abort = cooperative ? null : new RunAbort();
+    // what a worker posts for this run must carry this: another agent's worker cannot post into it
+    const key = randomUUID();
     return new Promise<AgentRunResult>((resolve) => {
       const onUserAbort = (): void => {
         abort?.fire('canceled');
@@ -140,6 +157,11 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
         onEvent: o.onEvent,
         onSubscriberError: countSubscriberError,
         resolve,
+        onCall: o.onCall,
+        callCounts,
+        key,
+        trusted: input.agent.kind === 'builtin',
+        onForged: countForged,
         onSettle: (reason) => {
           clearTimer();
           userSignal?.removeEventListener('abort', onUserAbort);
@@ -150,7 +172,7 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
       });
       runs.set(runId, pending);
       userSignal?.addEventListener('abort', onUserAbort, { once: true });
-      const req: RunRequest = { runId, live: o.onEvent !== undefined, input };
+      const req: RunRequest = { runId, live: o.onEvent !== undefined, input, key };
       if (abort) runExclusive(req, pending, abort);
       else batcher.add({ req, run: pending, agentId });
     });
@@ -188,6 +210,8 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
       failed: { ...failed },
       subscriberErrors,
       strayWorkerErrors,
+      forged,
+      calls: { ...callCounts },
       workers: { ...workers },
     }),
   };

@@ -1,6 +1,7 @@
 // The agent pool's public shape: what callers pass in and what they can read back.
 import type { AgentEvent, AgentRunInput, AgentRunResult } from '../../protocol/agent-events.js';
 import type { TurnSignal } from '../agents/turn-signal.js';
+import type { CallHandler } from './calls.js';
 import type { RunFailureReason } from './run.js';
 
 export interface AgentPoolOptions {
@@ -20,6 +21,11 @@ export interface AgentRunOptions {
   onEvent?: (ev: AgentEvent) => void;
   /** default: input.agent.timeoutMs; counted from the call, so time spent queued counts too */
   timeoutMs?: number;
+  /**
+   * Serves the agent's `ctx.call`s (client mode), each already checked. Rejecting with an error whose `code` is a
+   * string hands that code and the message to the agent. Without it, a call fails with code 'client_mode_off'.
+   */
+  onCall?: CallHandler;
 }
 
 export interface AgentPoolStats {
@@ -33,6 +39,10 @@ export interface AgentPoolStats {
   subscriberErrors: number;
   /** worker errors that belonged to no run, e.g. a timer an agent left behind */
   strayWorkerErrors: number;
+  /** event batches and calls a worker posted under another run's id without that run's key, dropped */
+  forged: number;
+  /** `ctx.call`s opened by agents, and those still open */
+  calls: { opened: number; open: number };
   /** threads started and ended over the pool's life: a cancel, timeout or crash ends one, and a new one replaces it */
   workers: { created: number; destroyed: number };
 }

@@ -9,6 +9,7 @@ export interface RedisIdPrefixes {
   readonly pushConfigs: string;
   readonly pushJob: string;
   readonly pushQueue: string;
+  readonly results: string;
 }
 
 export interface RedisKeys {
@@ -40,6 +41,16 @@ export interface RedisKeys {
   readonly pushDue: string;
   /** hash: push queue -> the lease token of whoever holds its head */
   readonly pushLeases: string;
+  /** hash: connectionField(workspace, name) -> ConnectionRecord */
+  readonly connections: string;
+  /** hash: connectionField(workspace, name) -> ConnectionStatus */
+  readonly connectionStatus: string;
+  /** hash: connectionField(workspace, name) -> RelayRecord */
+  readonly relays: string;
+  /** hash: result id -> StoredResult, one hash per workspace */
+  results(workspace: string): string;
+  /** sorted set: resultMember(workspace, id) of every stored result, scored by its expiresAt (the result sweep reads it) */
+  readonly resultExpiry: string;
   /** what each per-id name above is, before its id */
   readonly idPrefix: RedisIdPrefixes;
 }
@@ -57,6 +68,7 @@ export function redisKeys(prefix: string): RedisKeys {
     pushConfigs: `${prefix}push:`,
     pushJob: `${prefix}push-job:`,
     pushQueue: `${prefix}push-queue:`,
+    results: `${prefix}results:`,
   };
   return {
     keyRecords: `${prefix}keys`,
@@ -73,9 +85,20 @@ export function redisKeys(prefix: string): RedisKeys {
     pushQueue: (queue) => `${idPrefix.pushQueue}${queue}`,
     pushDue: `${prefix}push-due`,
     pushLeases: `${prefix}push-leases`,
+    connections: `${prefix}connections`,
+    connectionStatus: `${prefix}connections:status`,
+    relays: `${prefix}relays`,
+    results: (workspace) => `${idPrefix.results}${workspace}`,
+    resultExpiry: `${prefix}result-expiry`,
     idPrefix,
   };
 }
+
+/** A connection's field in the connection hashes. A name has no '/', so the field names one (workspace, name) pair. */
+export const connectionField = (workspace: string, name: string): string => `${workspace}/${name}`;
+
+/** A result's member in `resultExpiry`. A workspace id has no '/' (see taskKey), so a script splits it at the first one. */
+export const resultMember = (workspace: string, id: string): string => `${workspace}/${id}`;
 
 /** The pub/sub channels of the event bus (channels are not keys: `events:` here does not meet the store's `events:` keys). */
 export interface RedisChannels {

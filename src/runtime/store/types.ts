@@ -1,7 +1,9 @@
 // The store contract that both engines (LMDB embedded, Redis shared) implement; one test suite proves both.
 import type { TaskEvent } from '../../protocol/events.js';
 import type { Task, TaskState } from '../../protocol/model.js';
+import type { ConnectionRecord, ConnectionStatus, StoredResult } from '../../protocol/connections.js';
 import type { KeyRecord, PushJob, StoredPushConfig } from '../../protocol/records.js';
+import type { RelayRecord } from '../../protocol/relays.js';
 
 export interface KeyStore {
   put(rec: KeyRecord): Promise<void>;
@@ -102,6 +104,41 @@ export interface MetaStore {
   put(key: string, value: unknown): Promise<void>;
 }
 
+/** Outbound connections, per workspace by name; with each one's last reported status (its actor writes it). */
+export interface ConnectionStore {
+  /** inserts or replaces the record under (workspace, name) */
+  put(rec: ConnectionRecord): Promise<void>;
+  get(workspace: string, name: string): Promise<ConnectionRecord | undefined>;
+  /** every connection, or one workspace's, ordered by workspace then name */
+  list(filter?: { workspace?: string }): Promise<ConnectionRecord[]>;
+  /** removes the record and its status; true when there was one */
+  delete(workspace: string, name: string): Promise<boolean>;
+  /** ignored when no such connection is stored: a status write racing a remove leaves nothing behind */
+  putStatus(workspace: string, name: string, status: ConnectionStatus): Promise<void>;
+  getStatus(workspace: string, name: string): Promise<ConnectionStatus | undefined>;
+}
+
+/** Relay connections, per workspace by name (issue 9); each with its announced agents' trust and permissions. */
+export interface RelayStore {
+  /** inserts or replaces the record under (workspace, name) */
+  put(rec: RelayRecord): Promise<void>;
+  get(workspace: string, name: string): Promise<RelayRecord | undefined>;
+  /** every relay, or one workspace's, ordered by workspace then name */
+  list(filter?: { workspace?: string }): Promise<RelayRecord[]>;
+  /** true when there was one */
+  delete(workspace: string, name: string): Promise<boolean>;
+}
+
+/** Results of outbound calls, kept until their `expiresAt`. */
+export interface ResultStore {
+  put(r: StoredResult): Promise<void>;
+  get(workspace: string, id: string): Promise<StoredResult | undefined>;
+  /** one workspace's results (optionally one connection's), oldest first */
+  list(filter: { workspace: string; connection?: string }): Promise<StoredResult[]>;
+  /** retention: deletes up to `limit` results whose expiresAt is at or before `now`; returns how many went */
+  sweep(o: { now: number; limit: number }): Promise<number>;
+}
+
 export interface Store {
   readonly kind: 'lmdb' | 'redis';
   readonly keys: KeyStore;
@@ -110,6 +147,9 @@ export interface Store {
   readonly pushJobs: PushJobStore;
   readonly meta: MetaStore;
   readonly events: EventStore;
+  readonly connections: ConnectionStore;
+  readonly relays: RelayStore;
+  readonly results: ResultStore;
   /** resolves when the store answers now (readiness); rejects with the reason when it does not */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,6 +1,7 @@
 // What an agent is, as code: an async generator over one turn of a task. Shared by builtins and module agents.
 import type { AgentEvent, AgentRunInput } from '../../protocol/agent-events.js';
 import type { Message } from '../../protocol/model.js';
+import type { CallFn } from './call.js';
 
 export interface AgentContext {
   task: AgentRunInput['task'];
@@ -12,6 +13,25 @@ export interface AgentContext {
    */
   signal: AbortSignal;
   options: Record<string, unknown>;
+  /**
+   * Calls a remote agent over one of the workspace's outbound connections (client mode), as this agent: the
+   * connection must allow it (its agent list, trust level and data types).
+   *
+   * `message` is a string (one text part) or `{ parts, metadata?, taskId?, contextId? }` (parts in the internal
+   * model; `taskId`/`contextId` answer a remote task that asked for input).
+   *
+   * - `await ctx.call(name, message, { signal })` resolves with the remote's final task
+   *   (`{ id, contextId, status, artifacts, history? }`): completed, failed, canceled or input-required.
+   * - `for await (const ev of ctx.call(name, message, { stream: true, signal }))` yields each event as it arrives
+   *   (`{ kind: 'status', status, final }`, `{ kind: 'artifact', artifact }`, `{ kind: 'task', task }`); the last is
+   *   always `{ kind: 'task', task }` with the final task, and then the loop ends. Breaking out cancels the call.
+   *
+   * A failure rejects (or throws out of the loop) a CallError with a stable `code` ('no_connection', 'not_permitted',
+   * 'trust_refused', 'data_type_refused', 'unreachable', 'timeout', 'remote_error' with `remoteCode`, 'canceled',
+   * 'invalid_request' for bad arguments, 'client_mode_off' when the gateway has no client mode...) and a message.
+   * Aborting `signal` rejects at once with 'canceled' and the gateway stops the call.
+   */
+  call: CallFn;
 }
 
 /** Builtins are typed; module agents are checked event by event at run time, so they may yield anything. */

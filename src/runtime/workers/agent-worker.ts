@@ -2,6 +2,7 @@
 import { AgentEvent } from '../../protocol/agent-events.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../../protocol/json-depth.js';
 import type { AgentContext } from './agent-contract.js';
+import { callFor } from './call.js';
 import { EventOutbox } from './event-outbox.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
 import type { FailureReason, RunReply, RunRequest } from './wire.js';
@@ -83,6 +84,7 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Pro
       return lazy.signal;
     },
     options: agent.options,
+    call: callFor({ id: req.runId, key: req.key }),
   };
   let it: Iter | null;
   try {
@@ -114,7 +116,7 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Pro
 }
 
 export default async function runAgent(req: RunRequest): Promise<RunReply> {
-  const outbox = new EventOutbox({ runId: req.runId, live: req.live, trusted: req.input.agent.kind === 'builtin' });
+  const outbox = new EventOutbox({ runId: req.runId, key: req.key, live: req.live, trusted: req.input.agent.kind === 'builtin' });
   let failure: Failure | null;
   try {
     const loaded = await loadAgent(req.input.agent);

@@ -21,6 +21,7 @@ function flushDirty(): void {
 
 export class EventOutbox {
   readonly #runId: number;
+  readonly #key: string;
   readonly #live: boolean;
   readonly #trusted: boolean;
   #buffer: AgentEvent[] = [];
@@ -36,8 +37,9 @@ export class EventOutbox {
    * events are always posted here, where a value structured clone refuses (a function inside a
    * data part passes the schema) is caught; inside Piscina's reply it would kill the worker.
    */
-  constructor(opts: { runId: number; live: boolean; trusted: boolean }) {
+  constructor(opts: { runId: number; key: string; live: boolean; trusted: boolean }) {
     this.#runId = opts.runId;
+    this.#key = opts.key;
     this.#live = opts.live;
     this.#trusted = opts.trusted;
   }
@@ -88,7 +90,7 @@ export class EventOutbox {
 
   #post(events: AgentEvent[]): void {
     if (this.#problem) return;
-    const batch: EventBatch = { a2aRun: this.#runId, events };
+    const batch: EventBatch = { a2aRun: this.#runId, key: this.#key, events };
     try {
       parentPort?.postMessage(batch);
       this.#posted += events.length;

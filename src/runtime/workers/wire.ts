@@ -1,11 +1,18 @@
 // The messages between the pool (main thread) and agent-worker: plain structured-clone data, no classes.
+import { MessagePort } from 'node:worker_threads';
 import type { AgentEvent, AgentRunInput } from '../../protocol/agent-events.js';
+import type { RemoteEvent, RemoteTask } from '../../protocol/connections.js';
 
 /** One run as posted to a worker. `live: false` means nobody listens, so events are only counted. */
 export interface RunRequest {
   runId: number;
   live: boolean;
   input: AgentRunInput;
+  /**
+   * A random key the run's event batches and calls carry, so that what names this run's id comes from this run (run
+   * ids are a counter, easy to guess) and not from another agent posting on its own parentPort.
+   */
+  key: string;
 }
 
 /**
@@ -14,6 +21,8 @@ export interface RunRequest {
  */
 export interface EventBatch {
   a2aRun: number;
+  /** the run's key (RunRequest.key) */
+  key: string;
   events: AgentEvent[];
 }
 
@@ -33,4 +42,38 @@ export interface EventTally {
 
 export type RunReply = EventTally & ({ ok: true } | { ok: false; reason: FailureReason; message: string });
 
-export const isEventBatch = (m: unknown): m is EventBatch => typeof m === 'object' && m !== null && 'a2aRun' in m && typeof m.a2aRun === 'number';
+export const isEventBatch = (m: unknown): m is EventBatch =>
+  typeof m === 'object' &&
+  m !== null &&
+  'a2aRun' in m &&
+  typeof m.a2aRun === 'number' &&
+  'events' in m &&
+  Array.isArray(m.events) &&
+  'key' in m &&
+  typeof m.key === 'string';
+
+/**
+ * A module agent's `ctx.call`, posted on parentPort like an EventBatch (a different tag) with one end of a channel made
+ * for this call alone; `call` is what the agent passed (an AgentCall once the main thread has checked it).
+ */
+export interface CallOpen {
+  a2aCall: number;
+  key: string | undefined;
+  port: MessagePort;
+  call: unknown;
+}
+
+/** The main thread's answers on a call's port: events (streaming calls only), then one result or one error. */
+export type CallReply =
+  | { kind: 'event'; event: RemoteEvent }
+  | { kind: 'result'; task: RemoteTask }
+  | { kind: 'error'; code: string; message: string; remoteCode?: number };
+
+/** The worker's one message on a call's port: the agent's signal aborted. */
+export interface CallCancel {
+  kind: 'cancel';
+}
+
+/** Anything on parentPort may come from an agent's own code: a call without a real port is dropped. */
+export const isCallOpen = (m: unknown): m is CallOpen =>
+  typeof m === 'object' && m !== null && 'a2aCall' in m && typeof m.a2aCall === 'number' && 'port' in m && m.port instanceof MessagePort;

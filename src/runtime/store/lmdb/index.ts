@@ -1,7 +1,7 @@
 // The embedded store engine: one LMDB environment in a directory, shared by the server and CLI processes.
 //
 // This file opens the environment and composes the sub-stores (one file each: keys, tasks, push-configs, meta,
-// events, push-jobs). Layout (named sub-databases, values msgpack via lmdb-js's built-in msgpackr encoder):
+// events, push-jobs, connections, results). Layout (named sub-databases, values msgpack via lmdb-js's built-in msgpackr encoder):
 //   keys            key id -> KeyRecord
 //   key-hash        key hash -> key id                 (string values)
 //   tasks           task id -> Task
@@ -15,6 +15,11 @@
 //   events          [taskKey, firstSeq] -> TaskEvent or TaskEvent[]  (one value per append, its events in seq
 //                                                       order; range reads replay after a seq; trimmed per task)
 //   push-jobs       [queue, seq] -> {job, lease?}        (webhook deliveries waiting; see push-jobs.ts)
+//   connections     [workspace, name] -> ConnectionRecord (outbound connections; credentials sealed inside)
+//   relays          [workspace, name] -> RelayRecord (relay connections and their agents' trust)
+//   connection-status [workspace, name] -> ConnectionStatus (what each connection's actor last reported)
+//   results         [workspace, id] -> StoredResult      (outbound results)
+//   results-expiry  [expiresAt, workspace, id] -> true    (results by when they expire: the result sweep reads it)
 // Every multi-entry write (a record plus its index) is one LMDB transaction.
 //
 // Freshness: the CLI revokes keys while the server runs, so no lmdb-js object cache (`cache: false`, but for tasks)
@@ -24,11 +29,14 @@
 import { mkdir } from 'node:fs/promises';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import type { Store } from '../types.js';
+import { lmdbConnectionStore } from './connections.js';
+import { lmdbRelayStore } from './relays.js';
 import { lmdbEventStore } from './events.js';
 import { lmdbKeyStore } from './keys.js';
 import { lmdbMetaStore } from './meta.js';
 import { lmdbPushConfigStore } from './push-configs.js';
 import { lmdbPushJobStore } from './push-jobs.js';
+import { lmdbResultStore } from './results.js';
 import { lmdbTaskStore } from './tasks.js';
 
 /** Sub-database names; exported so tests can reach the raw layout (e.g. to plant a corrupt value). */
@@ -44,12 +52,17 @@ export const LMDB_DBS = {
   meta: 'meta',
   events: 'events',
   pushJobs: 'push-jobs',
+  connections: 'connections',
+  connectionStatus: 'connection-status',
+  relays: 'relays',
+  results: 'results',
+  resultsExpiry: 'results-expiry',
 } as const;
 
 export async function openLmdbStore(opts: { path: string }): Promise<Store> {
   await mkdir(opts.path, { recursive: true });
   // noSubdir false: lmdb-js would otherwise treat a path with a dot in it as a file name.
-  const root: RootDatabase = open({ path: opts.path, noSubdir: false, maxDbs: 16, cache: false });
+  const root: RootDatabase = open({ path: opts.path, noSubdir: false, maxDbs: 32, cache: false });
   // plain msgpack: with no shared structures, msgpackr's records would carry and re-define their shape in every
   // value. lmdb-js passes `useRecords` on to msgpackr; its typings do not list it, hence the untyped spread.
   const plain: Record<string, unknown> = { useRecords: false };
@@ -72,6 +85,11 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
   const meta = db(LMDB_DBS.meta);
   const events = db(LMDB_DBS.events);
   const pushJobs = db(LMDB_DBS.pushJobs);
+  const connections = db(LMDB_DBS.connections);
+  const connectionStatus = db(LMDB_DBS.connectionStatus);
+  const relays = db(LMDB_DBS.relays);
+  const results = db(LMDB_DBS.results);
+  const resultsExpiry = root.openDB<true, Key>({ name: LMDB_DBS.resultsExpiry, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false });
 
   const fresh = () => root.resetReadTxn();
   let closing: Promise<void> | undefined;
@@ -84,6 +102,9 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
     pushJobs: lmdbPushJobStore({ root, db: pushJobs, fresh }),
     events: lmdbEventStore({ root, db: events, fresh }),
     meta: lmdbMetaStore({ db: meta, fresh }),
+    connections: lmdbConnectionStore({ root, db: connections, status: connectionStatus, fresh }),
+    relays: lmdbRelayStore({ root, db: relays, fresh }),
+    results: lmdbResultStore({ root, db: results, expiry: resultsExpiry, fresh }),
     async ping() {
       fresh();
       meta.get('ping');

@@ -3,6 +3,7 @@ import type { Database, Key, RootDatabase } from 'lmdb';
 import { StoredPushConfig } from '../../../protocol/records.js';
 import type { PushConfigStore } from '../types.js';
 import { checked } from '../validate.js';
+import { AFTER_ANY_STRING } from './ranges.js';
 
 export interface LmdbPushConfigStoreOptions {
   root: RootDatabase;
@@ -11,9 +12,6 @@ export interface LmdbPushConfigStoreOptions {
   /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits */
   fresh: () => void;
 }
-
-/** Sorts after every string element of an ordered-binary array key (UTF-8 has no 0xff byte): ends a [taskId, *] range. */
-const AFTER_ANY_STRING = new Uint8Array([0xff]);
 
 export function lmdbPushConfigStore(o: LmdbPushConfigStoreOptions): PushConfigStore {
   const { root, db: push, fresh } = o;

@@ -1,7 +1,7 @@
 // The shared store engine: Redis via node-redis, for several gateway instances sharing tasks, keys and configs.
 //
 // This file opens the connection and composes the sub-stores (one file each: keys, tasks, push-configs, meta, events,
-// push-jobs). Values are msgpack (msgpackr, plain maps rather than msgpackr records, so any msgpack reader can
+// push-jobs, connections, results). Values are msgpack (msgpackr, plain maps rather than msgpackr records, so any msgpack reader can
 // inspect them) stored as Buffers; key names come from runtime/redis/keys.ts. Each task write is one Lua script that
 // checks the task's rev (create: absent; put: not terminal, at the expected seq) and then writes the record, its
 // per-state index sets, the ended index and its events, so listByState is a SUNION plus an MGET. Key writes and
@@ -11,11 +11,14 @@ import { redisKeys } from '../../redis/keys.js';
 import { deadlined, withDeadline } from '../../deadline.js';
 import type { Store } from '../types.js';
 import { binary, type RedisParts } from './client.js';
+import { redisConnectionStore } from './connections.js';
+import { redisRelayStore } from './relays.js';
 import { redisEventStore } from './events.js';
 import { redisKeyStore } from './keys.js';
 import { redisMetaStore } from './meta.js';
 import { redisPushConfigStore } from './push-configs.js';
 import { redisPushJobStore } from './push-jobs.js';
+import { redisResultStore } from './results.js';
 import { scriptRunner } from './scripts.js';
 import { redisTaskStore } from './tasks.js';
 
@@ -42,6 +45,9 @@ export async function openRedisStore(opts: {
     pushJobs: redisPushJobStore(parts),
     events: redisEventStore(parts),
     meta: redisMetaStore(parts),
+    connections: redisConnectionStore(parts),
+    relays: redisRelayStore(parts),
+    results: redisResultStore(parts),
     async ping() {
       await client.ping();
     },
@@ -69,6 +75,9 @@ export async function openRedisStore(opts: {
       pushJobs: deadlined(store.pushJobs, deadline),
       meta: deadlined(store.meta, deadline),
       events: deadlined(store.events, deadline),
+      connections: deadlined(store.connections, deadline),
+      relays: deadlined(store.relays, deadline),
+      results: deadlined(store.results, deadline),
       ping: () => withDeadline(store.ping(), { ...deadline, what: 'redis store.ping' }),
     };
   }

@@ -1,0 +1,87 @@
+// Bench relay section report: the direct row and the rows through the tunnel as a markdown table with each process's
+// CPU per task, and the added p50 of the tunnel path against issue 9's goal (at most 1 ms over the direct call).
+import { relayOk, type RelayOutcome } from './relay.js';
+import { fmt, note, perTask } from './driver-report.js';
+
+/** issue 9: the tunnel path may add at most this much to the direct call's p50 */
+const ADDED_P50_GOAL_MS = 1;
+
+function table(o: RelayOutcome): string[] {
+  const out = [
+    '| path | in flight | tasks/s | p50 ms | p99 ms | errors | gateway CPU µs/task | relay CPU µs/task | SDK server CPU µs/task | driver CPU % | notes |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+  ];
+  for (const row of o.rows) {
+    const r = row.result;
+    const tunnel = row.path !== 'direct';
+    const cells =
+      r === undefined
+        ? ['—', '—', '—', '—', '—', '—', '—', '—']
+        : [
+            fmt(r.tasksPerSec),
+            fmt(r.p50ms, 2),
+            fmt(r.p99ms, 2),
+            fmt(r.errors),
+            tunnel ? perTask(row, 'gateway') : 'n/a',
+            tunnel ? perTask(row, 'relay') : 'n/a',
+            perTask(row, 'sdk'),
+            r.durationUs > 0 ? fmt((100 * r.driverCpuUs) / r.durationUs) : '—',
+          ];
+    out.push(`| ${row.label} | ${row.concurrency} | ${cells.join(' | ')} | ${note(row)} |`);
+  }
+  return out;
+}
+
+/** The tunnel row against the direct row at the same concurrency: ratios and the added p50 against the goal. */
+function pair(o: RelayOutcome, concurrency: number): string[] {
+  const d = o.rows.find((r) => r.path === 'direct' && r.concurrency === concurrency);
+  const g = o.rows.find((r) => r.path === 'relay' && r.concurrency === concurrency);
+  if (d?.result === undefined || g?.result === undefined || !relayOk(d) || !relayOk(g)) {
+    return [
+      `- ${concurrency} in flight, through the tunnel / direct: n/a (a row is invalid or not measured); the ${ADDED_P50_GOAL_MS} ms goal is not assessed`,
+    ];
+  }
+  const a = g.result;
+  const b = d.result;
+  const added = a.p50ms - b.p50ms;
+  const x = (p: number, q: number): string => `${fmt(p / q, 2)}×`;
+  const met = added <= ADDED_P50_GOAL_MS ? '**met**' : '**not met**';
+  return [
+    `- ${concurrency} in flight, through the tunnel / direct: tasks/s ${x(a.tasksPerSec, b.tasksPerSec)}, p50 ${x(a.p50ms, b.p50ms)}, p99 ${x(a.p99ms, b.p99ms)}; ` +
+      `**added p50 ${fmt(added, 2)} ms** (issue 9's goal: at most ${ADDED_P50_GOAL_MS} ms): ${met}`,
+  ];
+}
+
+function verdict(o: RelayOutcome): string[] {
+  const lines = [...pair(o, 1), ...pair(o, o.options.concurrency)];
+  const w = o.rows.find((r) => r.path === 'relay' && r.concurrency === o.options.wideConcurrency);
+  if (w?.result !== undefined && relayOk(w)) {
+    lines.push(
+      `- tasks per second through one tunnel at ${w.concurrency} concurrent callers: ${fmt(w.result.tasksPerSec)} (p50 ${fmt(w.result.p50ms, 2)} ms, p99 ${fmt(w.result.p99ms, 2)} ms)`,
+    );
+  }
+  return lines;
+}
+
+export function renderRelay(o: RelayOutcome): string[] {
+  const op = o.options;
+  const invalid = o.rows.filter((r) => !relayOk(r)).length;
+  return [
+    '## Relay: an agent behind a2a-relay, through the tunnel, beside the direct call',
+    '',
+    `message/send (blocking) with the official \`@a2a-js/sdk\` 0.3 \`A2AClient\` for ${op.seconds} s (after a ${op.warmupSeconds} s warm-up) per row, ` +
+      "to the SDK 0.3 echo server (`bench/sdk-server.ts`), fresh for each row; through the tunnel it is the relay's local agent `local-echo`. " +
+      `Rows at 1 caller (the hop's own latency), at ${op.concurrency} and at ${op.wideConcurrency} in flight (a closed loop: there p50 ≈ in flight / tasks/s, so the added p50 mostly measures lost throughput). ` +
+      `Every reply checked (a completed Task whose artifact echoes the text sent). ${o.placement}. ` +
+      `Load average (1/5/15 min) at section start: ${o.load.start}, at end: ${o.load.end}.`,
+    '',
+    ...table(o),
+    '',
+    '*CPU µs/task*: user + system CPU time of that process (`/proc/<pid>/stat`, all threads) over the measured window, divided by the checked replies. ' +
+      "*driver CPU %*: the bench process's CPU time over the window (near 100 would mean the driver, not the servers, set the rate).",
+    '',
+    ...(invalid === 0 ? [] : [`**${invalid} row(s) INVALID or not measured** — their numbers do not measure a working path.`, '']),
+    ...verdict(o),
+    '',
+  ];
+}

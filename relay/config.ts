@@ -1,0 +1,125 @@
+// The relay's config: one zod schema over a YAML or JSON file with the container's env variables laid on top.
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { Credentials } from '../src/protocol/connections.js';
+import { RelayAgentCard } from '../src/protocol/tunnel.js';
+
+const Skill = z.object({ id: z.string().min(1), name: z.string().min(1), description: z.string().default('') });
+
+/** One local agent: its name is its agent id on the gateway (in the relay's workspace). */
+export const LocalAgentConfig = z.object({
+  name: RelayAgentCard.shape.name,
+  description: z.string().max(2000).default(''),
+  /** the local agent's base URL (its card is under `/.well-known/`) */
+  local_url: z.url(),
+  skills: z.array(Skill).max(100).default([]),
+  /** how the relay proves itself to the local agent (as a connection's credentials); none by default */
+  credentials: Credentials.default({ kind: 'none' }),
+});
+export type LocalAgentConfig = z.infer<typeof LocalAgentConfig>;
+
+export const RelayConfig = z
+  .object({
+    workspace_id: z.string().min(1),
+    api_key: z.string().min(1),
+    /** the gateway's base URL: wss:// (or ws:// to loopback, or with --insecure) */
+    gateway_url: z.url().refine((u) => /^wss?:\/\//i.test(u), 'must be a ws:// or wss:// URL'),
+    /** the agents served; empty when `local_agent_url` names one whose card is read from it */
+    agents: z.array(LocalAgentConfig).max(100).default([]),
+    /** LOCAL_AGENT_URL: one agent, "discovered automatically" from its card */
+    local_agent_url: z.url().optional(),
+    /** seconds between health checks of each local agent */
+    health_check_interval: z.number().positive().default(30),
+    /** consecutive failed connection attempts before the relay gives up; 0: forever */
+    retry_attempts: z.number().int().nonnegative().default(0),
+    log_level: z.enum(['info', 'debug']).default('info'),
+    /** seconds a local agent has for its first answer, and the longest silence while it streams */
+    local_timeout_seconds: z.number().positive().default(30),
+    /** a PEM file of the CA that signed the gateway's certificate (a private CA) */
+    ca_file: z.string().min(1).optional(),
+  })
+  .refine((c) => c.agents.length > 0 || c.local_agent_url !== undefined, {
+    message: 'name at least one agent (or set LOCAL_AGENT_URL)',
+    path: ['agents'],
+  })
+  .refine((c) => new Set(c.agents.map((a) => a.name)).size === c.agents.length, {
+    message: 'two agents have the same name',
+    path: ['agents'],
+  });
+export type RelayConfig = z.infer<typeof RelayConfig>;
+
+/** A config that does not parse or validate: `field` names what is wrong. */
+export class RelayConfigError extends Error {
+  readonly code = 'ERR_RELAY_CONFIG';
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(field ? `${field}: ${message}` : message);
+    this.name = 'RelayConfigError';
+  }
+}
+
+/** The container's variables and the field each overrides. */
+const ENV: Array<[string, keyof RelayConfig, (v: string) => unknown]> = [
+  ['SVC_API_KEY', 'api_key', (v) => v],
+  ['SVC_WORKSPACE_ID', 'workspace_id', (v) => v],
+  ['SVC_GATEWAY_URL', 'gateway_url', (v) => v],
+  ['LOCAL_AGENT_URL', 'local_agent_url', (v) => v],
+  ['LOG_LEVEL', 'log_level', (v) => v.toLowerCase()],
+];
+
+/** Parses a file's text: JSON when it looks like JSON, else YAML (a superset). */
+function parseText(text: string, source: string): unknown {
+  try {
+    return text.trimStart().startsWith('{') ? JSON.parse(text) : parseYaml(text);
+  } catch (e) {
+    throw new RelayConfigError('', `${source} is not valid YAML or JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** The config from a file's text (or none) and the environment; env overrides the file. */
+export function parseRelayConfig(o: { text?: string; source?: string; env?: Record<string, string | undefined> }): RelayConfig {
+  const fromFile = o.text === undefined ? {} : parseText(o.text, o.source ?? 'the config file');
+  if (fromFile !== null && (typeof fromFile !== 'object' || Array.isArray(fromFile))) {
+    throw new RelayConfigError('', `${o.source ?? 'the config file'} must hold an object of settings`);
+  }
+  const merged: Record<string, unknown> = { ...(fromFile as Record<string, unknown> | null) };
+  for (const [name, field, conv] of ENV) {
+    const v = o.env?.[name];
+    if (v !== undefined && v !== '') merged[field] = conv(v);
+  }
+  // LOCAL_AGENT_URL stands for the one agent: the file's agents give way to it
+  if (o.env?.LOCAL_AGENT_URL) merged.agents = [];
+  const r = RelayConfig.safeParse(merged);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    const field = issue.path.join('.') || '(config)';
+    const envName = ENV.find(([n, f]) => f === issue.path[0] && o.env?.[n])?.[0];
+    throw new RelayConfigError(envName ? `${field} (from ${envName})` : field, issue.message);
+  }
+  return r.data;
+}
+
+/** Reads the file (when named) and the environment. */
+export async function loadRelayConfig(o: { file?: string; env: Record<string, string | undefined> }): Promise<RelayConfig> {
+  let text: string | undefined;
+  if (o.file !== undefined) {
+    try {
+      text = await readFile(o.file, 'utf8');
+    } catch (e) {
+      throw new RelayConfigError('', `cannot read the config file ${o.file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    }
+  }
+  return parseRelayConfig({ text, source: o.file, env: o.env });
+}
+
+/** ws:// travels in clear: only to a loopback gateway unless the operator says --insecure. */
+export function checkGatewayUrl(url: string, insecure: boolean): void {
+  const u = new URL(url);
+  if (u.protocol === 'wss:' || insecure) return;
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  const loopback = host === 'localhost' || host === '::1' || /^127\./.test(host);
+  if (!loopback) throw new RelayConfigError('gateway_url', 'ws:// (no TLS) is allowed only to a loopback gateway; use wss:// or pass --insecure');
+}

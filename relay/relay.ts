@@ -1,0 +1,202 @@
+// The relay: its local agents (from the config, or one read from LOCAL_AGENT_URL), the A2A client that calls them,
+// the supervised tunnel and the health checks. `done` says how it ended: 0 when stopped, 1 when the retries ran out.
+import { readFile } from 'node:fs/promises';
+import { createActor } from 'xstate';
+import type { RelayAgentCard } from '../src/protocol/tunnel.js';
+import { createA2AClient } from '../src/runtime/a2a-client/client.js';
+import type { A2AClient, RemoteEndpoint } from '../src/runtime/a2a-client/types.js';
+import { type Clock, systemClock, systemTimers, type Timers } from '../src/runtime/clock.js';
+import { errorText, type Log } from '../src/runtime/log.js';
+import { parseAllowlist, type Resolve } from '../src/runtime/net/guard.js';
+import { checkGatewayUrl, type RelayConfig } from './config.js';
+import { startHealthChecks, type HealthChecks } from './health.js';
+import { openSession, type Session } from './session.js';
+import { createTunnelMachine } from './tunnel-machine.js';
+
+export interface RelayOptions {
+  config: RelayConfig;
+  log: Log;
+  clock?: Clock;
+  timers?: Timers;
+  random?: () => number;
+  resolve?: Resolve;
+  /** allow ws:// to a gateway that is not on loopback */
+  insecure?: boolean;
+  /** backoff and liveness numbers (relay.md "The tunnel"); tests shrink them */
+  backoffBaseMs?: number;
+  backoffCapMs?: number;
+  heldMs?: number;
+  pingMs?: number;
+  pongTimeoutMs?: number;
+}
+
+export interface RelayEnd {
+  code: number;
+  message: string;
+}
+
+export interface Relay {
+  /** resolves once the relay stopped or gave up */
+  readonly done: Promise<RelayEnd>;
+  /** the tunnel's state: session (connecting or up), waiting, spent, stopped (and its backoff numbers) */
+  tunnel(): { state: string; upSince: number | undefined; failures: number; lastError: string | undefined; delayMs: number; nextRetryAt: number | undefined };
+  health: HealthChecks;
+  stop(): Promise<void>;
+}
+
+/** Local agents are on private networks by design, and their URLs are the operator's own: every address is admitted. */
+const LOCAL_NETWORKS = parseAllowlist(['0.0.0.0/0', '::/0']);
+
+/** A card's name made into an agent name (letters, digits, dot, dash, underscore). */
+const agentName = (s: string): string =>
+  s
+    .trim()
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64) || 'agent';
+
+/** The card of the LOCAL_AGENT_URL agent, read from it (retried each health interval until it answers). */
+async function discoverLocal(o: {
+  client: A2AClient;
+  url: string;
+  log: Log;
+  timers: Timers;
+  intervalMs: number;
+  stopped: () => boolean;
+}): Promise<RelayAgentCard | undefined> {
+  const endpoint: RemoteEndpoint = { url: o.url, credentials: { kind: 'none' } };
+  for (;;) {
+    if (o.stopped()) return undefined;
+    try {
+      const d = await o.client.discover(endpoint);
+      const raw = d.card.raw as { skills?: Array<{ id?: unknown; name?: unknown; description?: unknown }> };
+      const skills = (Array.isArray(raw.skills) ? raw.skills : [])
+        .filter((s) => typeof s.id === 'string' && typeof s.name === 'string' && s.id !== '' && s.name !== '')
+        .slice(0, 100)
+        .map((s) => ({ id: s.id as string, name: s.name as string, description: typeof s.description === 'string' ? s.description : '' }));
+      return { name: agentName(d.card.name), description: d.card.description.slice(0, 2000), skills, streaming: true };
+    } catch (e) {
+      o.log('local agent card not readable yet, retrying', { url: o.url, error: errorText(e) });
+      await new Promise<void>((r) => o.timers.after(o.intervalMs, r));
+    }
+  }
+}
+
+export async function startRelay(o: RelayOptions): Promise<Relay> {
+  const c = o.config;
+  checkGatewayUrl(c.gateway_url, o.insecure ?? false);
+  const clock = o.clock ?? systemClock;
+  const timers = o.timers ?? systemTimers;
+  const ca = c.ca_file === undefined ? undefined : await readFile(c.ca_file, 'utf8');
+  const client = createA2AClient({ clock, timers, allowlist: LOCAL_NETWORKS, ...(o.resolve && { resolve: o.resolve }) });
+  const intervalMs = c.health_check_interval * 1000;
+  let stopping = false;
+
+  const cards: RelayAgentCard[] = [];
+  const endpoints = new Map<string, RemoteEndpoint>();
+  for (const a of c.agents) {
+    // the relay streams its events up whatever the local agent offers (SSE, else each poll that changed something)
+    cards.push({ name: a.name, description: a.description, skills: a.skills, streaming: true });
+    endpoints.set(a.name, { url: a.local_url, credentials: a.credentials });
+  }
+  if (c.local_agent_url !== undefined) {
+    const card = await discoverLocal({ client, url: c.local_agent_url, log: o.log, timers, intervalMs, stopped: () => stopping });
+    if (card) {
+      cards.push(card);
+      endpoints.set(card.name, { url: c.local_agent_url, credentials: { kind: 'none' } });
+    }
+  }
+
+  let session: Session | undefined;
+  /** when the gateway welcomed the current session */
+  let upSince: number | undefined;
+  const health = startHealthChecks({
+    client,
+    clock,
+    timers,
+    log: o.log,
+    endpoints,
+    intervalMs,
+    // before the welcome nothing goes up: the welcome's snapshot carries the state then
+    onChange: (changed) => upSince !== undefined && session?.send({ t: 'health', agents: changed }),
+  });
+
+  const machine = createTunnelMachine({
+    baseMs: o.backoffBaseMs ?? 1_000,
+    capMs: o.backoffCapMs ?? 60_000,
+    retryAttempts: c.retry_attempts,
+    random: o.random ?? Math.random,
+    now: () => clock.now(),
+    connect: (signal) => {
+      const s = openSession({
+        gatewayUrl: c.gateway_url,
+        apiKey: c.api_key,
+        ...(ca !== undefined && { ca }),
+        workspace: c.workspace_id,
+        cards,
+        endpoints,
+        client,
+        clock,
+        timers,
+        log: o.log,
+        debug: c.log_level === 'debug',
+        localTimeoutMs: c.local_timeout_seconds * 1000,
+        heldMs: o.heldMs ?? 10_000,
+        pingMs: o.pingMs ?? 15_000,
+        pongTimeoutMs: o.pongTimeoutMs ?? 45_000,
+        health: () => health.current(),
+        onWelcome: () => {
+          upSince = clock.now();
+        },
+      });
+      session = s;
+      signal.addEventListener('abort', () => s.close(), { once: true });
+      return s.done.then((end) => {
+        if (session === s) {
+          session = undefined;
+          upSince = undefined;
+        }
+        return end;
+      });
+    },
+  });
+  const actor = createActor(machine, {
+    clock: { setTimeout: (fn: () => void, ms: number) => timers.after(ms, fn), clearTimeout: (cancel: () => void) => cancel() },
+  });
+
+  let lastState = '';
+  const done = new Promise<RelayEnd>((resolve) => {
+    actor.subscribe((snap) => {
+      const state = String(snap.value);
+      if (state !== lastState && state === 'waiting') {
+        o.log('relay tunnel down, retrying', { error: snap.context.lastError, attempt: snap.context.failures, retry_in_ms: snap.context.delayMs });
+      }
+      lastState = state;
+      if (state === 'spent') {
+        const message = `a2a-relay: gave up after ${snap.context.failures} failed connection attempts (retry_attempts ${c.retry_attempts}); last error: ${snap.context.lastError}`;
+        resolve({ code: 1, message });
+      } else if (state === 'stopped') resolve({ code: 0, message: 'a2a-relay stopped' });
+    });
+  });
+  actor.start();
+  void done.then(async () => {
+    health.stop();
+    await client.close();
+  });
+
+  return {
+    done,
+    health,
+    tunnel: () => {
+      const s = actor.getSnapshot();
+      return { state: String(s.value), upSince, ...s.context };
+    },
+    async stop() {
+      stopping = true;
+      const s = session;
+      if (actor.getSnapshot().status === 'active') actor.send({ type: 'STOP' });
+      if (s) await s.done;
+      await done;
+    },
+  };
+}

@@ -1,0 +1,258 @@
+// One tunnel connection, from the upgrade to its close: hello with the agents' cards, then run/cancel frames served
+// against the local agents; our own pings keep it honest (no pong in time ends it). Resolves how it ended, never rejects.
+import { Packr } from 'msgpackr';
+import WebSocket from 'ws';
+import type { AgentEvent } from '../src/protocol/agent-events.js';
+import { GatewayFrame, MAX_FRAME_BYTES, type RelayAgentCard, type RelayFrame, TUNNEL_PATH, TUNNEL_VERSION } from '../src/protocol/tunnel.js';
+import type { Clock, Timers } from '../src/runtime/clock.js';
+import type { A2AClient, RemoteEndpoint } from '../src/runtime/a2a-client/types.js';
+import { errorText, type Log } from '../src/runtime/log.js';
+import { runTurn } from './turn.js';
+
+export type HealthEntry = Extract<RelayFrame, { t: 'health' }>['agents'][number];
+
+/** The close code the gateway ends a tunnel with when the relay's key is revoked or expires. */
+export const KEY_LAPSED = 4001;
+
+/** How a connection ended. `held`: it was welcomed and stayed up long enough to reset the backoff. */
+export type SessionEnd =
+  | { kind: 'closed'; welcomed: boolean; held: boolean; reason: string }
+  | {
+      kind: 'refused';
+      /** the HTTP status of a refused upgrade, or KEY_LAPSED when the gateway closed a live tunnel over the key */
+      status: number;
+      reason: string;
+    };
+
+export interface SessionOptions {
+  gatewayUrl: string;
+  apiKey: string;
+  /** PEM text of a private CA for the gateway's certificate */
+  ca?: string;
+  workspace: string;
+  cards: RelayAgentCard[];
+  endpoints: ReadonlyMap<string, RemoteEndpoint>;
+  client: A2AClient;
+  clock: Clock;
+  timers: Timers;
+  log: Log;
+  debug: boolean;
+  localTimeoutMs: number;
+  /** how long a welcomed connection must last to count as one that held */
+  heldMs: number;
+  pingMs: number;
+  pongTimeoutMs: number;
+  /** the health to announce after each welcome */
+  health: () => HealthEntry[];
+  onWelcome?: (w: Extract<GatewayFrame, { t: 'welcome' }>) => void;
+}
+
+export interface Session {
+  readonly done: Promise<SessionEnd>;
+  /** sends a frame when the tunnel is up (false when it is not) */
+  send(f: RelayFrame): boolean;
+  close(): void;
+}
+
+const packr = new Packr({ useRecords: false });
+
+export function tunnelUrl(gatewayUrl: string): string {
+  return `${gatewayUrl.replace(/\/+$/, '')}${TUNNEL_PATH}`;
+}
+
+export function openSession(o: SessionOptions): Session {
+  let resolveDone!: (e: SessionEnd) => void;
+  const done = new Promise<SessionEnd>((r) => {
+    resolveDone = r;
+  });
+  let ended = false;
+  let welcomedAt: number | undefined;
+  let lastReason = 'the tunnel closed';
+  let lastSeen = o.clock.now();
+  let cancelPing = () => {};
+  const turns = new Map<number, AbortController>();
+
+  const ws = new WebSocket(tunnelUrl(o.gatewayUrl), {
+    headers: { authorization: `Bearer ${o.apiKey}` },
+    maxPayload: MAX_FRAME_BYTES,
+    ...(o.ca !== undefined && { ca: o.ca }),
+  });
+
+  const finish = (e: SessionEnd) => {
+    if (ended) return;
+    ended = true;
+    cancelPing();
+    for (const c of turns.values()) c.abort();
+    turns.clear();
+    resolveDone(e);
+  };
+
+  const frameLog = (dir: 'in' | 'out', f: { t: string; sid?: number }, bytes: number) => {
+    if (o.debug) o.log('relay frame', { dir, kind: f.t, ...(f.sid !== undefined && { sid: f.sid }), bytes });
+  };
+
+  /** false when the tunnel is not up; 'too_large' when the frame is over the bound (not sent) */
+  const sendFrame = (f: RelayFrame): boolean | 'too_large' => {
+    if (ended || ws.readyState !== WebSocket.OPEN) return false;
+    const buf = packr.pack(f);
+    if (buf.length > MAX_FRAME_BYTES) {
+      o.log('relay frame too large, not sent', { kind: f.t, bytes: buf.length });
+      return 'too_large';
+    }
+    frameLog('out', f as { t: string; sid?: number }, buf.length);
+    ws.send(buf);
+    return true;
+  };
+  const send = (f: RelayFrame): boolean => sendFrame(f) === true;
+
+  const ping = () => {
+    cancelPing = o.timers.after(o.pingMs, () => {
+      if (o.clock.now() - lastSeen > o.pongTimeoutMs) {
+        lastReason = `no pong from the gateway within ${o.pongTimeoutMs / 1000} s`;
+        ws.terminate();
+        return;
+      }
+      ws.ping();
+      ping();
+    });
+  };
+
+  const run = async (f: Extract<GatewayFrame, { t: 'run' }>) => {
+    const endpoint = o.endpoints.get(f.agent);
+    if (!endpoint) {
+      send({ t: 'fail', sid: f.sid, reason: 'unknown_agent', message: `this relay serves no agent ${f.agent}` });
+      return;
+    }
+    if (turns.has(f.sid)) {
+      o.log('relay run for a stream already running, ignored', { sid: f.sid });
+      return;
+    }
+    const ctl = new AbortController();
+    turns.set(f.sid, ctl);
+    // an event over the frame bound cannot go up: the turn is stopped rather than told with a gap
+    let tooLarge = false;
+    try {
+      const r = await runTurn({
+        client: o.client,
+        clock: o.clock,
+        timers: o.timers,
+        workspace: o.workspace,
+        endpoint,
+        frame: f,
+        timeoutMs: o.localTimeoutMs,
+        signal: ctl.signal,
+        onEvent: (event: AgentEvent) => {
+          if (tooLarge || sendFrame({ t: 'event', sid: f.sid, event }) !== 'too_large') return;
+          tooLarge = true;
+          ctl.abort();
+        },
+      });
+      if (!turns.has(f.sid)) return; // the tunnel ended: the gateway fails the turn itself
+      if (tooLarge) {
+        send({ t: 'fail', sid: f.sid, reason: 'event_too_large', message: `an event of the local agent is over ${MAX_FRAME_BYTES} bytes` });
+        return;
+      }
+      send(r.ok ? { t: 'done', sid: f.sid } : { t: 'fail', sid: f.sid, reason: r.reason, message: r.message });
+      if (!r.ok) o.log('relay turn failed', { sid: f.sid, agent: f.agent, reason: r.reason });
+    } catch (e) {
+      send({ t: 'fail', sid: f.sid, reason: 'local_agent_error', message: errorText(e) });
+    } finally {
+      turns.delete(f.sid);
+    }
+  };
+
+  const onFrame = (data: Buffer) => {
+    let decoded: unknown;
+    try {
+      decoded = packr.unpack(data);
+    } catch (e) {
+      o.log('relay frame does not decode, ignored', { bytes: data.length, error: errorText(e) });
+      return;
+    }
+    const p = GatewayFrame.safeParse(decoded);
+    if (!p.success) {
+      const issue = p.error.issues[0];
+      o.log('relay frame is not valid, ignored', { bytes: data.length, field: issue?.path.join('.'), error: issue?.message });
+      return;
+    }
+    const f = p.data;
+    frameLog('in', f as { t: string; sid?: number }, data.length);
+    switch (f.t) {
+      case 'welcome':
+        welcomedAt = o.clock.now();
+        o.log('relay tunnel up', { relay: f.relay, agents: f.agents.map((a) => a.name) });
+        o.onWelcome?.(f);
+        {
+          const h = o.health();
+          if (h.length > 0) send({ t: 'health', agents: h });
+        }
+        return;
+      case 'run':
+        void run(f);
+        return;
+      case 'cancel':
+        turns.get(f.sid)?.abort();
+        return;
+      case 'error':
+        lastReason = `the gateway said: ${f.message}`;
+        o.log('relay refused by the gateway', { message: f.message });
+        return;
+    }
+  };
+
+  ws.on('unexpected-response', (req, res) => {
+    const status = res.statusCode ?? 0;
+    req.destroy();
+    res.resume();
+    const reason =
+      status === 401 || status === 403
+        ? `the gateway refused the relay's key (HTTP ${status}): is the relay registered for this key and workspace?`
+        : `the gateway answered the upgrade with HTTP ${status}`;
+    if (status === 401 || status === 403) finish({ kind: 'refused', status, reason });
+    else finish({ kind: 'closed', welcomed: false, held: false, reason });
+  });
+  ws.on('open', () => {
+    lastSeen = o.clock.now();
+    send({ t: 'hello', v: TUNNEL_VERSION, workspace: o.workspace, agents: o.cards });
+    ping();
+  });
+  ws.on('message', (data: Buffer, isBinary: boolean) => {
+    lastSeen = o.clock.now();
+    if (!isBinary) {
+      o.log('relay text frame ignored (frames are binary)', { bytes: data.length });
+      return;
+    }
+    onFrame(data);
+  });
+  ws.on('pong', () => {
+    lastSeen = o.clock.now();
+  });
+  ws.on('ping', () => {
+    lastSeen = o.clock.now();
+  });
+  ws.on('error', (e) => {
+    lastReason = errorText(e);
+  });
+  ws.on('close', (code, why) => {
+    const reason = why.length > 0 ? `${lastReason} (close ${code}: ${why.toString('utf8')})` : code === 1006 ? lastReason : `${lastReason} (close ${code})`;
+    // the gateway closed the tunnel because the relay's key lapsed (revoked, expired): a retry would be refused too
+    if (code === KEY_LAPSED) {
+      o.log('relay key refused by the gateway: the tunnel closed', { reason });
+      return finish({ kind: 'refused', status: code, reason: `the gateway closed the tunnel: the relay's key lapsed; ${reason}` });
+    }
+    const welcomed = welcomedAt !== undefined;
+    finish({ kind: 'closed', welcomed, held: welcomed && o.clock.now() - welcomedAt! >= o.heldMs, reason });
+  });
+
+  return {
+    done,
+    send,
+    close() {
+      lastReason = 'the relay is stopping';
+      if (ws.readyState === WebSocket.CONNECTING || ws.readyState === WebSocket.OPEN) ws.close(1001, 'relay stopping');
+      // a close that never completes (a dead peer) must not hold the relay
+      const stop = o.timers.after(5_000, () => ws.terminate());
+      void done.then(stop);
+    },
+  };
+}

@@ -1,0 +1,93 @@
+// `a2a-gateway call CONNECTION "text" --workspace W [--agent ID] [--stream] [--json]`: one task sent over a connection
+// from the command line, its result printed as it arrives (and kept as any outbound result is).
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { openSecret, openStore } from '../open-store.js';
+import { createOutbound } from '../outbound.js';
+import type { RemoteTask } from '../protocol/connections.js';
+import { summarize } from '../protocol/summary.js';
+import type { RemoteEvent } from '../runtime/a2a-client/types.js';
+import { OutboundError } from '../runtime/a2a-client/types.js';
+import { systemClock, type Timers } from '../runtime/clock.js';
+import { setLongTimeout } from '../protocol/long-timeout.js';
+import { silentLog } from '../runtime/log.js';
+import { ConnectionAdminError } from '../runtime/connection-admin.js';
+import { COMMON_OPTIONS, configFrom } from './common-flags.js';
+
+const out = (s: string) => process.stdout.write(`${s}\n`);
+
+/** The server's timers do not hold the process open; here a poll's wait is all that runs, and must. */
+const heldTimers: Timers = { after: (ms, fn) => setLongTimeout(fn, ms) };
+
+function describe(ev: RemoteEvent): string {
+  if (ev.kind === 'task') return `task ${ev.task.id}: ${ev.task.status.state}`;
+  if (ev.kind === 'status') {
+    const text = ev.status.message?.parts.map((p) => (p.kind === 'text' ? p.text : `[${p.kind}]`)).join(' ');
+    return `status: ${ev.status.state}${text ? ` — ${text}` : ''}`;
+  }
+  const text = ev.artifact.parts.map((p) => (p.kind === 'text' ? p.text : `[${p.kind}]`)).join('');
+  return `artifact ${ev.artifact.name ?? ev.artifact.artifactId}: ${text}`;
+}
+
+export async function callCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      ...COMMON_OPTIONS,
+      workspace: { type: 'string' },
+      agent: { type: 'string' },
+      stream: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const [connection, text, ...extra] = positionals;
+  if (!connection)
+    throw new ConnectionAdminError(
+      'ERR_CONNECTION_INPUT',
+      'connection: name the connection to call (a2a-gateway call CONNECTION "text" --workspace W)',
+      'connection',
+    );
+  if (text === undefined || text === '') throw new ConnectionAdminError('ERR_CONNECTION_INPUT', 'text: give the message to send, in quotes', 'text');
+  if (extra.length > 0) throw new ConnectionAdminError('ERR_CONNECTION_INPUT', `unexpected argument '${extra[0]}': quote the message as one argument`, 'text');
+  if (!values.workspace) throw new ConnectionAdminError('ERR_CONNECTION_INPUT', 'workspace: --workspace is required', 'workspace');
+  const config = await configFrom(values);
+  const secret = await openSecret(config);
+  const store = await openStore(config);
+  const outbound = createOutbound({ config, store, secret, clock: systemClock, timers: heldTimers, log: silentLog, reportStatus: false });
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    let task: RemoteTask;
+    try {
+      task = await outbound.supervisor.call({
+        workspace: values.workspace,
+        agentId: values.agent,
+        connection,
+        message: { role: 'user', parts: [{ kind: 'text', text }], messageId: randomUUID() },
+        stream: values.stream,
+        signal: abort.signal,
+        onEvent: (ev) => out(values.json ? JSON.stringify({ event: ev }) : describe(ev)),
+      });
+    } catch (e) {
+      if (e instanceof OutboundError) {
+        if (values.json) out(JSON.stringify({ error: { code: e.code, message: e.message } }));
+        process.stderr.write(`a2a-gateway: call failed (${e.code}): ${e.message}\n`);
+        return 1;
+      }
+      throw e;
+    }
+    if (values.json) out(JSON.stringify({ task }));
+    else {
+      out(`task ${task.id}: ${task.status.state}`);
+      out(summarize(task));
+    }
+    return task.status.state === 'failed' ? 1 : 0;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await outbound.close();
+    await store.close();
+  }
+}

@@ -1,0 +1,156 @@
+// `a2a-gateway relays add|list|show|remove|agents|agent-trust|agent-keys`: relay connections on the configured store.
+import { parseArgs } from 'node:util';
+import { openStore } from '../open-store.js';
+import { systemClock } from '../runtime/clock.js';
+import {
+  type RelayAdminDeps,
+  type RelayView,
+  RelayAdminError,
+  addRelay,
+  listRelays,
+  parseAddRelayInput,
+  parseAgentSetting,
+  parseRelayRef,
+  removeRelay,
+  setRelayAgent,
+  showRelay,
+} from '../runtime/relay-admin.js';
+import { COMMON_OPTIONS, configFrom } from './common-flags.js';
+
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  workspace: { type: 'string' },
+  name: { type: 'string' },
+  key: { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const;
+
+const SUBS = ['add', 'list', 'show', 'remove', 'agents', 'agent-trust', 'agent-keys'];
+const inputError = (message: string, field?: string) => new RelayAdminError('ERR_RELAY_INPUT', message, field);
+const FLAGS_OF: Record<string, string> = { workspace: '--workspace', name: '--name', key: '--key' };
+
+function withFlag(e: unknown): unknown {
+  if (!(e instanceof RelayAdminError) || e.field === undefined || e.code !== 'ERR_RELAY_INPUT') return e;
+  const flag = FLAGS_OF[e.field];
+  return flag && !e.message.includes(flag) ? new RelayAdminError(e.code, `${e.message} (${flag})`, e.field) : e;
+}
+
+const row = (k: string, v: string) => `  ${k.padEnd(10)} ${v}`;
+const agentLine = (a: RelayView['agents'][number]) =>
+  `  ${a.name}  trust ${a.trust}  keys ${a.keys.length === 0 ? 'every key of the workspace' : a.keys.join(', ')}${a.announced ? '' : '  (not announced yet)'}`;
+
+function describe(r: RelayView): string[] {
+  return [
+    `relay ${r.name} (${r.id}) in workspace ${r.workspace}`,
+    row('key', r.key_id),
+    row('agents', r.agents.length === 0 ? 'none announced yet' : String(r.agents.length)),
+    ...r.agents.map(agentLine),
+    row('created', r.created_at),
+    row('updated', r.updated_at),
+  ];
+}
+
+export async function relaysCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub.startsWith('-')) throw inputError(`relays: a subcommand is needed: ${SUBS.join(', ')}`);
+  if (!SUBS.includes(sub)) throw inputError(`relays: unknown subcommand '${sub}' (${SUBS.join(', ')})`);
+  const { values: v, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true, options: OPTIONS });
+  if (sub !== 'add' && v.key !== undefined) throw inputError(`relays ${sub}: --key is a flag of add only`);
+  const out = (s: string) => process.stdout.write(`${s}\n`);
+  const refOf = (n: number) => {
+    const name = v.name ?? positionals[0];
+    if (positionals.length > n) throw inputError(`relays ${sub}: unexpected '${positionals[n]}'`);
+    try {
+      return parseRelayRef({ workspace: v.workspace, name });
+    } catch (e) {
+      throw withFlag(e);
+    }
+  };
+
+  let run: (deps: RelayAdminDeps) => Promise<void>;
+  switch (sub) {
+    case 'add': {
+      if (positionals.length > 0) throw inputError(`relays add: unexpected '${positionals[0]}' (give the name with --name)`);
+      const input = { workspace: v.workspace, name: v.name, key: v.key };
+      try {
+        parseAddRelayInput(input);
+      } catch (e) {
+        throw withFlag(e);
+      }
+      run = async (deps) => {
+        const r = await addRelay(deps, input);
+        out(v.json ? JSON.stringify(r) : `relay ${r.name} added to workspace ${r.workspace}: opened by key ${r.key_id}`);
+      };
+      break;
+    }
+    case 'list':
+      if (positionals.length > 0) throw inputError(`relays list: unexpected '${positionals[0]}' (list takes --workspace W)`);
+      run = async (deps) => {
+        const all = await listRelays(deps, { workspace: v.workspace });
+        if (v.json) out(JSON.stringify(all));
+        else if (all.length === 0) out(v.workspace ? `no relays in workspace ${v.workspace}` : 'no relays');
+        else for (const r of all) out(`${r.workspace}  ${r.name}  key ${r.key_id}  agents ${r.agents.length}`);
+      };
+      break;
+    case 'show': {
+      const ref = refOf(1);
+      run = async (deps) => {
+        const r = await showRelay(deps, ref);
+        out(v.json ? JSON.stringify(r) : describe(r).join('\n'));
+      };
+      break;
+    }
+    case 'agents': {
+      const ref = refOf(1);
+      run = async (deps) => {
+        const r = await showRelay(deps, ref);
+        if (v.json) out(JSON.stringify(r.agents));
+        else if (r.agents.length === 0) out(`relay ${r.name} has announced no agents yet`);
+        else for (const a of r.agents) out(agentLine(a).trimStart());
+      };
+      break;
+    }
+    case 'agent-trust':
+    case 'agent-keys': {
+      // relays agent-trust NAME AGENT LEVEL | relays agent-keys NAME AGENT k1,k2 ('' or 'all': every key)
+      if (positionals.length !== 3) throw inputError(`relays ${sub}: give NAME AGENT ${sub === 'agent-trust' ? 'LEVEL' : 'KEY_IDS'}`);
+      const [name, agent, value] = positionals as [string, string, string];
+      const keys =
+        value === 'all'
+          ? []
+          : value
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean);
+      const input = { workspace: v.workspace, name, agent, ...(sub === 'agent-trust' ? { trust: value } : { keys }) };
+      try {
+        parseAgentSetting(input);
+      } catch (e) {
+        throw withFlag(e);
+      }
+      run = async (deps) => {
+        const a = await setRelayAgent(deps, input);
+        out(v.json ? JSON.stringify(a) : `relay ${name}: ${agentLine(a).trimStart()}`);
+      };
+      break;
+    }
+    default: {
+      const ref = refOf(1);
+      run = async (deps) => {
+        const r = await removeRelay(deps, ref);
+        out(v.json ? JSON.stringify(r) : `relay ${r.name} removed from workspace ${r.workspace}`);
+      };
+    }
+  }
+
+  const config = await configFrom(v);
+  const store = await openStore(config);
+  try {
+    await run({ relays: store.relays, keys: store.keys, clock: systemClock });
+    return 0;
+  } catch (e) {
+    throw withFlag(e);
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,22 @@
+// The tunnel's wire form: msgpack maps (no msgpackr records, so any msgpack reader on the relay side can read them).
+import { Packr, Unpackr } from 'msgpackr';
+import { type GatewayFrame, RelayFrame } from '../../protocol/tunnel.js';
+
+const packr = new Packr({ useRecords: false });
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
+
+export const encodeFrame = (f: GatewayFrame): Uint8Array => packr.pack(f);
+
+/** A relay's frame, or why it is not one (never throws). */
+export function decodeFrame(bytes: Uint8Array): { ok: true; frame: RelayFrame } | { ok: false; why: string } {
+  let value: unknown;
+  try {
+    value = unpackr.unpack(bytes);
+  } catch (e) {
+    return { ok: false, why: `undecodable frame (${e instanceof Error ? e.message.slice(0, 120) : 'not msgpack'})` };
+  }
+  const r = RelayFrame.safeParse(value);
+  if (r.success) return { ok: true, frame: r.data };
+  const issue = r.error.issues[0]!;
+  return { ok: false, why: `invalid frame: ${issue.path.map(String).join('.') || 'frame'}: ${issue.message}` };
+}

@@ -1,0 +1,161 @@
+// One live tunnel: its frames after hello, the turns it carries (one stream id each), and its liveness. A relay that
+// breaks the protocol is disconnected with a logged reason; its turns in flight fail with `relay_disconnected`.
+import type { AgentRunResult } from '../../protocol/agent-events.js';
+import type { GatewayFrame, RelayFrame } from '../../protocol/tunnel.js';
+import type { AgentTurn } from '../../runtime/agents/registry.js';
+import type { Clock, Timers } from '../../runtime/clock.js';
+import type { TunnelSocket } from '../api.js';
+import { encodeFrame } from './frames.js';
+
+export const PING_EVERY_MS = 15_000;
+export const PONG_WITHIN_MS = 45_000;
+/** past this many bytes queued for a relay, new turns are refused rather than buffered without limit */
+export const MAX_TUNNEL_BACKLOG = 8 * 1024 * 1024;
+
+/** WebSocket close codes the gateway uses */
+export const CLOSE = { protocol: 1002, policy: 1008, tooBig: 1009, replaced: 4000, keyLapsed: 4001, goingAway: 1001, silent: 4002 } as const;
+
+interface Pending {
+  turn: AgentTurn;
+  events: number;
+  resolve: (r: AgentRunResult) => void;
+  stopTimer: () => void;
+  onAbort: () => void;
+}
+
+export interface SessionDeps {
+  socket: TunnelSocket;
+  clock: Clock;
+  timers: Timers;
+  /** relay identity for logs */
+  who: { workspace: string; relay: string };
+  log: (msg: string, fields?: Record<string, unknown>) => void;
+  /** a health report of the relay's local agents */
+  onHealth: (agents: Extract<RelayFrame, { t: 'health' }>['agents']) => void;
+  /** the tunnel ended (for whatever reason): the hub marks the relay's agents offline */
+  onEnd: (why: string) => void;
+}
+
+const fail = (reason: string, message: string): AgentRunResult => ({ ok: false, error: { reason, message } });
+
+export class TunnelSession {
+  private readonly pending = new Map<number, Pending>();
+  private nextSid = 1;
+  private ended = false;
+  private lastSeen: number;
+  private stopPing: (() => void) | undefined;
+
+  constructor(private readonly d: SessionDeps) {
+    this.lastSeen = d.clock.now();
+    this.armPing();
+  }
+
+  get live(): boolean {
+    return !this.ended;
+  }
+
+  send(f: GatewayFrame): boolean {
+    return !this.ended && this.d.socket.send(encodeFrame(f));
+  }
+
+  /** Any frame or pong shows the relay is there. */
+  seen(): void {
+    this.lastSeen = this.d.clock.now();
+  }
+
+  /** Runs one turn over the tunnel; never rejects. */
+  run(turn: AgentTurn, o: { stream: boolean }): Promise<AgentRunResult> {
+    if (this.ended) return Promise.resolve(fail('relay_disconnected', `Relay ${this.d.who.relay} is not connected`));
+    if (this.d.socket.buffered() > MAX_TUNNEL_BACKLOG)
+      return Promise.resolve(fail('relay_busy', `Relay ${this.d.who.relay} is behind on its tunnel; retry shortly`));
+    if (turn.signal.aborted) return Promise.resolve(fail('canceled', 'Canceled before it started'));
+    const sid = this.nextSid++;
+    const { task } = turn;
+    return new Promise<AgentRunResult>((resolve) => {
+      const p: Pending = {
+        turn,
+        events: 0,
+        resolve,
+        stopTimer: this.d.timers.after(turn.agent.timeoutMs, () => {
+          this.send({ t: 'cancel', sid });
+          this.settle(sid, fail('timeout', `Agent ${turn.agent.id} did not finish within ${turn.agent.timeoutMs} ms`));
+        }),
+        onAbort: () => {
+          // the local call is aborted on the relay; the turn ends now (late frames of this sid are dropped)
+          this.send({ t: 'cancel', sid });
+          this.settle(sid, fail('canceled', 'Canceled'));
+        },
+      };
+      this.pending.set(sid, p);
+      turn.signal.addEventListener('abort', p.onAbort, { once: true });
+      const sent = this.send({
+        t: 'run',
+        sid,
+        agent: turn.agent.id,
+        task: { id: task.id, contextId: task.contextId, history: task.history, artifacts: task.artifacts, metadata: task.metadata },
+        message: turn.message,
+        stream: o.stream,
+      });
+      if (!sent) this.settle(sid, fail('relay_disconnected', `Relay ${this.d.who.relay} went away before the turn started`));
+    });
+  }
+
+  /** A frame after hello. Returns why the relay broke the protocol, if it did. */
+  handle(f: RelayFrame): string | undefined {
+    switch (f.t) {
+      case 'hello':
+        return 'a second hello';
+      case 'health':
+        this.d.log('relay health', { ...this.d.who, agents: f.agents.map((a) => `${a.name}:${a.up ? 'up' : 'down'}`).join(',') });
+        this.d.onHealth(f.agents);
+        return undefined;
+      default: {
+        const p = this.pending.get(f.sid);
+        if (!p) {
+          // a sid handed out before and ended (canceled, timed out) may still see late frames: dropped; one never
+          // handed out is a relay making up streams
+          if (f.sid > 0 && f.sid < this.nextSid) return undefined;
+          return `a frame for stream ${f.sid}, which it was never given`;
+        }
+        if (f.t === 'event') {
+          p.events++;
+          p.turn.onEvent(f.event);
+        } else if (f.t === 'done') this.settle(f.sid, { ok: true, events: p.events });
+        else this.settle(f.sid, fail(f.reason, f.message));
+        return undefined;
+      }
+    }
+  }
+
+  /** Ends the session: every turn in flight fails with `relay_disconnected`; the socket is closed when still open. */
+  end(why: string, close?: { code: number; reason: string }): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.stopPing?.();
+    for (const sid of [...this.pending.keys()]) this.settle(sid, fail('relay_disconnected', `The relay's tunnel closed during the turn (${why})`));
+    if (close) this.d.socket.close(close.code, close.reason.slice(0, 120));
+    this.d.onEnd(why);
+  }
+
+  private settle(sid: number, r: AgentRunResult): void {
+    const p = this.pending.get(sid);
+    if (!p) return;
+    this.pending.delete(sid);
+    p.stopTimer();
+    p.turn.signal.removeEventListener('abort', p.onAbort);
+    p.resolve(r);
+  }
+
+  private armPing(): void {
+    this.stopPing = this.d.timers.after(PING_EVERY_MS, () => {
+      if (this.ended) return;
+      if (this.d.clock.now() - this.lastSeen >= PONG_WITHIN_MS) {
+        this.d.log('relay tunnel silent: disconnected', { ...this.d.who, silentMs: this.d.clock.now() - this.lastSeen });
+        this.end('no pong within 45 s', { code: CLOSE.silent, reason: 'no pong' });
+        return;
+      }
+      this.d.socket.ping();
+      this.armPing();
+    });
+  }
+}

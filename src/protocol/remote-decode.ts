@@ -1,0 +1,204 @@
+// What a remote agent answers (a Task, a Message, a stream event) read leniently in either dialect's shape into the
+// internal model: parts by `type` or `kind`, `sessionId` or `contextId`, artifacts by `index` or `artifactId`.
+import { z } from 'zod';
+import type { RemoteEvent, RemoteTask } from './connections.js';
+import { Metadata, Role, SETTLED_STATES, TaskState, type Artifact, type Message, type TaskStatus } from './model.js';
+import { PartIn } from './params.js';
+
+/** A remote answer that does not read as a task or event; its message names the failing field. */
+export class RemoteDecodeError extends Error {
+  readonly code = 'ERR_REMOTE_DECODE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'RemoteDecodeError';
+  }
+}
+
+/** What the decoders take from outside: the time to stamp on a status that carries none. */
+export interface DecodeContext {
+  /** ISO time the answer was received */
+  receivedAt: string;
+}
+
+/** Many servers write `null` for an absent field: read it as absent. */
+function nullsAbsent(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+  let hasNull = false;
+  for (const k in v) if ((v as Record<string, unknown>)[k] === null) hasNull = true;
+  if (!hasNull) return v;
+  return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null));
+}
+const lenient = <S extends z.ZodType>(s: S) => z.preprocess(nullsAbsent, s);
+
+/**
+ * 0.2/0.3 states the internal model has no room for, read as the nearest one: `rejected` ended the task without doing
+ * it (failed); `auth-required` waits for the caller like `input-required`; `unknown` cannot be waited on (failed).
+ */
+const STATE_ALIASES: Record<string, string> = { rejected: 'failed', 'auth-required': 'input-required', unknown: 'failed' };
+const RemoteState = z.preprocess((v) => (typeof v === 'string' && Object.hasOwn(STATE_ALIASES, v) ? STATE_ALIASES[v] : v), TaskState);
+
+const RemoteMessage = lenient(
+  z.object({
+    role: Role,
+    parts: z.array(PartIn),
+    messageId: z.string().optional(),
+    taskId: z.string().optional(),
+    contextId: z.string().optional(),
+    metadata: Metadata.optional(),
+  }),
+);
+type RemoteMessage = z.infer<typeof RemoteMessage>;
+
+const RemoteStatus = lenient(z.object({ state: RemoteState, message: RemoteMessage.optional(), timestamp: z.string().optional() }));
+
+const RemoteArtifact = lenient(
+  z.object({
+    artifactId: z.string().optional(),
+    index: z.number().int().nonnegative().optional(),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    parts: z.array(PartIn),
+    append: z.boolean().optional(),
+    lastChunk: z.boolean().optional(),
+    metadata: Metadata.optional(),
+  }),
+);
+type RemoteArtifact = z.infer<typeof RemoteArtifact>;
+
+const RemoteTaskShape = lenient(
+  z.object({
+    id: z.string(),
+    contextId: z.string().optional(),
+    sessionId: z.string().optional(),
+    status: RemoteStatus,
+    artifacts: z.array(RemoteArtifact).optional(),
+    history: z.array(RemoteMessage).optional(),
+    metadata: Metadata.optional(),
+  }),
+);
+
+const StatusEvent = lenient(z.object({ taskId: z.string().optional(), id: z.string().optional(), status: RemoteStatus, final: z.boolean().optional() }));
+const ArtifactEvent = lenient(
+  z.object({
+    taskId: z.string().optional(),
+    id: z.string().optional(),
+    artifact: RemoteArtifact,
+    append: z.boolean().optional(),
+    lastChunk: z.boolean().optional(),
+  }),
+);
+
+function parse<S extends z.ZodType>(schema: S, v: unknown, what: string): z.infer<S> {
+  const r = schema.safeParse(v);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const path = [what, ...issue.path.map(String)].join('.');
+  throw new RemoteDecodeError(`${path}: ${issue.message}`);
+}
+
+/** A message with no parts is no message (the internal model needs at least one part). */
+function toMessage(m: RemoteMessage | undefined): Message | undefined {
+  if (!m || m.parts.length === 0) return undefined;
+  return {
+    role: m.role,
+    parts: m.parts,
+    messageId: m.messageId ?? '',
+    ...(m.taskId !== undefined && { taskId: m.taskId }),
+    ...(m.contextId !== undefined && { contextId: m.contextId }),
+    ...(m.metadata !== undefined && { metadata: m.metadata }),
+  };
+}
+
+function toStatus(s: z.infer<typeof RemoteStatus>, ctx: DecodeContext): TaskStatus {
+  const message = toMessage(s.message);
+  return { state: s.state, ...(message && { message }), timestamp: s.timestamp ?? ctx.receivedAt };
+}
+
+/** Rev A names an artifact by its index, rev B by its artifactId: the internal model keeps both. */
+function toArtifact(a: RemoteArtifact, position: number): Artifact {
+  const index = a.index ?? position;
+  return {
+    artifactId: a.artifactId ?? `artifact-${index}`,
+    index,
+    parts: a.parts,
+    ...(a.name !== undefined && { name: a.name }),
+    ...(a.description !== undefined && { description: a.description }),
+    ...(a.append !== undefined && { append: a.append }),
+    ...(a.lastChunk !== undefined && { lastChunk: a.lastChunk }),
+    ...(a.metadata !== undefined && { metadata: a.metadata }),
+  };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A 0.2/0.3 agent may answer a send with a bare Message: the exchange is then over, a completed task of one message. */
+function messageAsTask(v: unknown, ctx: DecodeContext, what: string): RemoteTask {
+  const m = parse(RemoteMessage, v, what);
+  const message = toMessage(m);
+  return {
+    id: m.taskId ?? m.messageId ?? '',
+    ...(m.contextId !== undefined && { contextId: m.contextId }),
+    status: { state: 'completed', ...(message && { message }), timestamp: ctx.receivedAt },
+    artifacts: [],
+  };
+}
+
+/** A send's, get's or cancel's result: a Task of either dialect (or a rev B Message), in the internal model. */
+export function decodeRemoteTask(v: unknown, ctx: DecodeContext, what = 'result'): RemoteTask {
+  if (isObject(v) && v.kind === 'message') return messageAsTask(v, ctx, what);
+  const t = parse(RemoteTaskShape, v, what);
+  const contextId = t.contextId ?? t.sessionId;
+  return {
+    id: t.id,
+    ...(contextId !== undefined && { contextId }),
+    status: toStatus(t.status, ctx),
+    artifacts: (t.artifacts ?? []).map(toArtifact),
+    ...(t.history !== undefined && { history: t.history.flatMap((m) => toMessage(m) ?? []) }),
+    ...(t.metadata !== undefined && { metadata: t.metadata }),
+  };
+}
+
+/**
+ * One event of a remote stream, either dialect: rev B's `kind` says what it is (task, message, status-update,
+ * artifact-update); rev A's 0.1 events have none, so the shape tells: an `artifact` is an artifact event, a `status`
+ * with `final` a status event, any other `status` a whole task.
+ */
+export function decodeRemoteEvent(v: unknown, ctx: DecodeContext, what = 'result'): RemoteEvent {
+  if (!isObject(v)) throw new RemoteDecodeError(`${what}: expected an object`);
+  const kind = v.kind;
+  if (kind === 'task' || kind === 'message') return { kind: 'task', task: decodeRemoteTask(v, ctx, what) };
+  if (kind === 'artifact-update' || (kind === undefined && 'artifact' in v)) {
+    const e = parse(ArtifactEvent, v, what);
+    const artifact = toArtifact(
+      { ...e.artifact, ...(e.append !== undefined && { append: e.append }), ...(e.lastChunk !== undefined && { lastChunk: e.lastChunk }) },
+      0,
+    );
+    return { kind: 'artifact', taskId: e.taskId ?? e.id ?? '', artifact };
+  }
+  if (kind === 'status-update' || (kind === undefined && 'status' in v && 'final' in v)) {
+    const e = parse(StatusEvent, v, what);
+    const status = toStatus(e.status, ctx);
+    return { kind: 'status', taskId: e.taskId ?? e.id ?? '', status, final: e.final ?? SETTLED_STATES.has(status.state) };
+  }
+  if (kind === undefined && 'status' in v) return { kind: 'task', task: decodeRemoteTask(v, ctx, what) };
+  throw new RemoteDecodeError(`${what}: not a task, message, status or artifact event${typeof kind === 'string' ? ` (kind '${kind}')` : ''}`);
+}
+
+/**
+ * A task with one event applied, as a stream's listener sees the task grow: a status replaces the status, an artifact
+ * chunk with `append` extends the artifact of its id, any other artifact replaces it (or is added).
+ */
+export function applyRemoteEvent(task: RemoteTask, ev: RemoteEvent): RemoteTask {
+  if (ev.kind === 'task') return { ...ev.task, artifacts: ev.task.artifacts.length > 0 ? ev.task.artifacts : task.artifacts };
+  if (ev.kind === 'status') return { ...task, status: ev.status };
+  // the folded artifact is whole: `append` described the chunk, not it
+  const { append, ...chunk } = ev.artifact;
+  const at = task.artifacts.findIndex((a) => a.artifactId === chunk.artifactId);
+  const artifacts = [...task.artifacts];
+  if (at < 0) artifacts.push({ ...chunk, index: artifacts.length });
+  else {
+    const prev = artifacts[at]!;
+    artifacts[at] = { ...prev, ...chunk, parts: append ? [...prev.parts, ...chunk.parts] : chunk.parts, index: prev.index };
+  }
+  return { ...task, artifacts };
+}

@@ -1,0 +1,81 @@
+// The relay tunnel's frames (relay.md "The tunnel"): one WebSocket, binary frames, msgpackr-encoded, multiplexed by a
+// stream id per turn. Schemas only: both ends parse every frame they receive with these.
+import { z } from 'zod';
+import { AgentEvent, AgentSkill } from './agent-events.js';
+import { Artifact, Message, Metadata } from './model.js';
+
+export const TUNNEL_VERSION = 1;
+/** The largest frame either end accepts (a turn's task snapshot travels in one). */
+export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/** The tunnel's path on the gateway (a WebSocket upgrade with the relay's key as Bearer). */
+export const TUNNEL_PATH = '/api/relay';
+
+/** A local agent as the relay announces it: its name is its agent id on the gateway, in the relay's workspace. */
+export const RelayAgentCard = z.object({
+  name: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore'),
+  description: z.string().max(2000).default(''),
+  skills: z.array(AgentSkill).max(100).default([]),
+  streaming: z.boolean().default(false),
+});
+export type RelayAgentCard = z.infer<typeof RelayAgentCard>;
+
+/** A stream id: one per turn, chosen by the gateway. */
+const Sid = z.number().int().nonnegative();
+
+/** What the relay sends. */
+export const RelayFrame = z.discriminatedUnion('t', [
+  /** first frame after the upgrade: who it is and its agents ("sends agent cards at startup") */
+  z.object({ t: z.literal('hello'), v: z.literal(TUNNEL_VERSION), workspace: z.string().min(1), agents: z.array(RelayAgentCard).max(100) }),
+  /** one event of a turn, as the worker pool emits them */
+  z.object({ t: z.literal('event'), sid: Sid, event: AgentEvent }),
+  /** the turn ended well (its events were all sent before) */
+  z.object({ t: z.literal('done'), sid: Sid }),
+  /** the turn failed: `local_agent_timeout`, `local_agent_error`, `canceled`, ... */
+  z.object({ t: z.literal('fail'), sid: Sid, reason: z.string().min(1).max(100), message: z.string().max(4000) }),
+  /** local agents' health: every check that changed something */
+  z.object({
+    t: z.literal('health'),
+    agents: z.array(
+      z.object({ name: z.string().min(1), up: z.boolean(), latencyMs: z.number().nonnegative().optional(), error: z.string().max(1000).optional() }),
+    ),
+  }),
+]);
+export type RelayFrame = z.infer<typeof RelayFrame>;
+
+/** A relay agent's local health as the gateway shows it: the last state its relay reported, and when that came in. */
+export interface RelayAgentHealth {
+  up: boolean;
+  /** ISO time the gateway received the report (the relay reports a change, so the state holds since then) */
+  checkedAt: string;
+  error?: string;
+}
+
+/** What the gateway sends. */
+export const GatewayFrame = z.discriminatedUnion('t', [
+  /** the answer to hello: the agents now registered (each with the trust level set for it on the gateway) */
+  z.object({
+    t: z.literal('welcome'),
+    v: z.literal(TUNNEL_VERSION),
+    relay: z.string(),
+    agents: z.array(z.object({ name: z.string(), trust: z.string() })),
+  }),
+  /** run one turn of a task on a local agent */
+  z.object({
+    t: z.literal('run'),
+    sid: Sid,
+    agent: z.string().min(1),
+    task: z.object({ id: z.string(), contextId: z.string(), history: z.array(Message), artifacts: z.array(Artifact), metadata: Metadata }),
+    message: Message,
+    /** the caller streams: send events as they come */
+    stream: z.boolean(),
+  }),
+  /** stop a turn (the caller canceled): the local call is aborted */
+  z.object({ t: z.literal('cancel'), sid: Sid }),
+  /** a refusal before the gateway closes the tunnel (bad hello, protocol error); the relay logs it */
+  z.object({ t: z.literal('error'), message: z.string() }),
+]);
+export type GatewayFrame = z.infer<typeof GatewayFrame>;

@@ -1,0 +1,198 @@
+// The A2A client: discovery, then a send in the remote's dialect and the wait for the task to settle (the blocking
+// answer, else SSE when asked and offered, else polling), under an overall deadline; an abort cancels the remote task.
+import { randomUUID } from 'node:crypto';
+import { CLIENT_CODECS, type ClientCodec } from '../../protocol/client-codec.js';
+import type { RemoteTask } from '../../protocol/connections.js';
+import { RemoteDecodeError } from '../../protocol/remote-decode.js';
+import type { Clock, Timers } from '../clock.js';
+import { systemResolve, type Allowlist, type Resolve } from '../net/guard.js';
+import { discover, type CardCacheOptions } from './card-cache.js';
+import { EndpointStates } from './endpoint.js';
+import { rpcCall, rpcStream, type RpcTarget } from './jsonrpc.js';
+import { A2AClientSettings, type A2AClientSettingsInput } from './settings.js';
+import { OutboundError, type A2AClient, type Discovered, type RemoteEndpoint, type SendOptions } from './types.js';
+import { endsStream, fold, isSettled, pollUntilSettled, raceAbort } from './wait.js';
+
+export interface A2AClientOptions extends A2AClientSettingsInput {
+  clock: Clock;
+  timers: Timers;
+  /** the SSRF guard's allowlist (the same setting as webhooks'): internal addresses it holds are admitted */
+  allowlist: Allowlist;
+  /** name resolution (default: the system's) */
+  resolve?: Resolve;
+  /** jitter of the poll backoff, in [0, 1) */
+  random?: () => number;
+}
+
+/** Any failure as an OutboundError: an answer that does not decode is the remote's bad response. */
+function outbound(e: unknown): OutboundError {
+  if (e instanceof OutboundError) return e;
+  if (e instanceof RemoteDecodeError) return new OutboundError('bad_response', `the remote's answer is not a task: ${e.message}`, { cause: e });
+  return new OutboundError('bad_response', e instanceof Error ? e.message : String(e), { cause: e });
+}
+
+export function createA2AClient(o: A2AClientOptions): A2AClient {
+  const settings = A2AClientSettings.parse(o);
+  const deps = { clock: o.clock, timers: o.timers, allowlist: o.allowlist, resolve: o.resolve ?? systemResolve, settings };
+  const states = new EndpointStates(deps);
+  const cards: CardCacheOptions = { deps, states };
+  const random = o.random ?? Math.random;
+  let closed = false;
+
+  const decodeCtx = () => ({ receivedAt: new Date(o.clock.now()).toISOString() });
+  const target = (endpoint: RemoteEndpoint, d: Discovered, codec: ClientCodec, timeoutMs: number, signal?: AbortSignal): RpcTarget => ({
+    states,
+    st: states.of(endpoint),
+    url: d.card.url,
+    version: codec.version,
+    timeoutMs,
+    ...(signal && { signal }),
+  });
+
+  async function discovered(endpoint: RemoteEndpoint, opts: { fresh?: boolean } = {}): Promise<Discovered> {
+    if (closed) throw new OutboundError('unavailable', 'the A2A client is closed');
+    return discover(cards, endpoint, opts);
+  }
+
+  /** One get or cancel, outside any send: its own deadline, the caller's signal. */
+  async function taskCall(kind: 'get' | 'cancel', endpoint: RemoteEndpoint, params: { taskId: string; historyLength?: number }, signal?: AbortSignal) {
+    try {
+      const d = signal ? await raceAbort(discovered(endpoint), signal) : await discovered(endpoint);
+      const codec = CLIENT_CODECS[d.dialect];
+      const p = kind === 'get' ? codec.getParams(params) : codec.cancelParams(params);
+      const result = await rpcCall(target(endpoint, d, codec, settings.requestTimeoutMs, signal), codec.methods[kind], p);
+      return codec.decodeTask(result, decodeCtx());
+    } catch (e) {
+      throw outbound(e);
+    }
+  }
+
+  async function sendAndWait(so: SendOptions, signal: AbortSignal, deadlineMs: number, known: { taskId?: string }): Promise<RemoteTask> {
+    const d = await raceAbort(discovered(so.endpoint), signal);
+    const codec = CLIENT_CODECS[d.dialect];
+    const message = so.message.messageId === '' ? { ...so.message, messageId: randomUUID() } : so.message;
+    // rev A: a new task's id is ours to pick, so an abort can cancel it before any answer came
+    const taskId = so.taskId ?? (codec.clientPicksTaskId ? randomUUID() : undefined);
+    known.taskId = taskId;
+    const params = codec.sendParams({
+      message,
+      ...(taskId !== undefined && { taskId }),
+      ...(so.contextId !== undefined && { contextId: so.contextId }),
+      blocking: so.blocking ?? settings.blocking,
+    });
+    const poll = (task: RemoteTask) =>
+      pollUntilSettled(task, {
+        timers: o.timers,
+        signal,
+        baseMs: settings.pollBaseMs,
+        maxMs: settings.pollMaxMs,
+        random,
+        get: async () =>
+          codec.decodeTask(
+            await rpcCall(target(so.endpoint, d, codec, settings.requestTimeoutMs, signal), codec.methods.get, codec.getParams({ taskId: task.id })),
+            decodeCtx(),
+          ),
+        ...(so.onEvent && { onChange: (t: RemoteTask) => so.onEvent?.({ kind: 'task', task: t }) }),
+      });
+
+    if (so.stream && d.card.streaming) {
+      let task: RemoteTask | undefined;
+      // an abort before the remote named its task (rev B picks ids remotely) lets the stream run on until its first
+      // event brings the id (bounded by the request timeout), so that the abort can cancel the remote task
+      const streamCtl = new AbortController();
+      let cancelLate = () => {};
+      const onAbort = () => {
+        if (known.taskId) streamCtl.abort();
+        else cancelLate = o.timers.after(settings.requestTimeoutMs, () => streamCtl.abort());
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) onAbort();
+      try {
+        for await (const result of rpcStream(target(so.endpoint, d, codec, deadlineMs, streamCtl.signal), codec.methods.stream, params)) {
+          const ctx = decodeCtx();
+          const ev = codec.decodeEvent(result, ctx);
+          task = fold(task, ev, { taskId, receivedAt: ctx.receivedAt });
+          known.taskId = task.id || known.taskId;
+          if (signal.aborted) throw new OutboundError('canceled', 'the call was canceled');
+          so.onEvent?.(ev);
+          if (endsStream(ev)) break;
+        }
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+        cancelLate();
+        if (signal.aborted) streamCtl.abort();
+      }
+      if (signal.aborted) throw new OutboundError('canceled', 'the call was canceled');
+      if (!task) throw new OutboundError('bad_response', `the remote's ${codec.methods.stream} stream ended without an event`);
+      // a stream that ended before the task settled: the rest is polled
+      return isSettled(task) ? task : poll(task);
+    }
+
+    // a non-blocking send whose id the remote picks is answered at once: it is let finish even when aborted meanwhile,
+    // so that the id it brings lets the abort cancel the remote task
+    const learnId = (so.blocking ?? settings.blocking) === false && taskId === undefined;
+    const result = await rpcCall(
+      target(so.endpoint, d, codec, learnId ? settings.requestTimeoutMs : deadlineMs, learnId ? undefined : signal),
+      codec.methods.send,
+      params,
+    );
+    const task = codec.decodeTask(result, decodeCtx());
+    known.taskId = task.id || known.taskId;
+    if (signal.aborted) throw new OutboundError('canceled', 'the call was canceled');
+    so.onEvent?.({ kind: 'task', task });
+    return isSettled(task) ? task : poll(task);
+  }
+
+  return {
+    async discover(endpoint, opts = {}) {
+      try {
+        const p = discovered(endpoint, opts.fresh ? { fresh: true } : {});
+        return await (opts.signal ? raceAbort(p, opts.signal) : p);
+      } catch (e) {
+        throw outbound(e);
+      }
+    },
+
+    async send(so) {
+      const deadlineMs = so.timeoutMs ?? settings.timeoutMs;
+      if (so.signal?.aborted) throw new OutboundError('canceled', 'the call was canceled before it was sent');
+      const ctl = new AbortController();
+      let why: 'timeout' | 'canceled' | undefined;
+      const onAbort = () => {
+        why ??= 'canceled';
+        ctl.abort();
+      };
+      so.signal?.addEventListener('abort', onAbort, { once: true });
+      const cancelTimer = o.timers.after(deadlineMs, () => {
+        why ??= 'timeout';
+        ctl.abort();
+      });
+      const known: { taskId?: string } = {};
+      try {
+        return await sendAndWait(so, ctl.signal, deadlineMs, known);
+      } catch (e) {
+        if (why === undefined) throw outbound(e);
+        // we stop waiting: the remote task is asked to stop too (best effort), unless the caller may not cancel it
+        if (known.taskId && so.cancelRemote !== false) await taskCall('cancel', so.endpoint, { taskId: known.taskId }).catch(() => {});
+        if (why === 'timeout') throw new OutboundError('timeout', `the remote task did not settle within ${deadlineMs} ms`, { cause: e });
+        throw new OutboundError('canceled', 'the call was canceled', { cause: e });
+      } finally {
+        cancelTimer();
+        so.signal?.removeEventListener('abort', onAbort);
+      }
+    },
+
+    get: (g) => taskCall('get', g.endpoint, { taskId: g.taskId, ...(g.historyLength !== undefined && { historyLength: g.historyLength }) }, g.signal),
+
+    cancel: (c) => taskCall('cancel', c.endpoint, { taskId: c.taskId }, c.signal),
+
+    forget(endpoint) {
+      states.forget(endpoint);
+    },
+
+    async close() {
+      closed = true;
+      states.close();
+    },
+  };
+}

@@ -1,0 +1,112 @@
+// JSON-RPC 2.0 over the client's HTTP: one call answered with one result, or a streaming call answered with SSE events
+// (each a JSON-RPC response). Every request body leaves through the sanitizer: no internal field, at any depth.
+import { z } from 'zod';
+import { toSanitizedJson } from '../sanitizer.js';
+import { authorizedExchange, authorizedOpen, unauthorized, type EndpointState, type EndpointStates } from './endpoint.js';
+import type { HttpResponse } from './http.js';
+import { readBody } from './http.js';
+import { readSse } from './sse.js';
+import { OutboundError } from './types.js';
+
+export interface RpcTarget {
+  states: EndpointStates;
+  st: EndpointState;
+  /** the JSON-RPC endpoint (the card's url) */
+  url: string;
+  /** the A2A-Version header: shared methods are answered in the dialect it names */
+  version: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+const RpcAnswer = z.object({
+  id: z.union([z.string(), z.number(), z.null()]).optional(),
+  result: z.unknown().optional(),
+  error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
+
+let nextId = 0;
+
+function body(method: string, params: Record<string, unknown>): string {
+  return toSanitizedJson({ jsonrpc: '2.0', id: `a2a-client-${++nextId}`, method, params });
+}
+
+const statusError = (method: string, status: number) =>
+  new OutboundError('bad_response', `the remote answered ${method} with HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`);
+
+/** The result of one JSON-RPC response (already parsed JSON); a JSON-RPC error is a `remote_error` with its code. */
+function resultOf(json: unknown, method: string, status: number): unknown {
+  const r = RpcAnswer.safeParse(json);
+  if (r.success && r.data.error) {
+    const e = r.data.error;
+    throw new OutboundError('remote_error', `the remote answered ${method} with error ${e.code}: ${e.message}`, { remoteCode: e.code });
+  }
+  if (status < 200 || status >= 300)
+    throw new OutboundError(
+      'bad_response',
+      `the remote answered ${method} with HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`,
+    );
+  if (!r.success || !('result' in (json as object)) || r.data.result === undefined) {
+    throw new OutboundError('bad_response', `the remote's answer to ${method} is not a JSON-RPC response with a result`);
+  }
+  return r.data.result;
+}
+
+function parseJson(text: string, method: string, status: number): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    if (status < 200 || status >= 300) throw statusError(method, status);
+    throw new OutboundError('bad_response', `the remote's answer to ${method} is not JSON`);
+  }
+}
+
+/** The POST of one JSON-RPC call to the target, answered as `accept` (a plain answer or an event stream). */
+const post = (t: RpcTarget, method: string, params: Record<string, unknown>, accept: string) => ({
+  url: t.url,
+  method: 'POST' as const,
+  headers: { accept, 'a2a-version': t.version },
+  body: body(method, params),
+  timeoutMs: t.timeoutMs,
+  ...(t.signal && { signal: t.signal }),
+});
+
+export async function rpcCall(t: RpcTarget, method: string, params: Record<string, unknown>): Promise<unknown> {
+  const r = await authorizedExchange(t.states, t.st, post(t, method, params, 'application/json'));
+  if (r.status === 401 || r.status === 403) throw unauthorized(r.status, t.url);
+  return resultOf(parseJson(r.body.toString('utf8'), method, r.status), method, r.status);
+}
+
+const isEventStream = (r: HttpResponse) =>
+  String(r.headers['content-type'] ?? '')
+    .toLowerCase()
+    .startsWith('text/event-stream');
+
+/** The results a streaming call answers, one per event; a remote that answers with plain JSON yields its one result. */
+export async function* rpcStream(t: RpcTarget, method: string, params: Record<string, unknown>): AsyncGenerator<unknown> {
+  const r = await authorizedOpen(t.states, t.st, post(t, method, params, 'text/event-stream'));
+  try {
+    if (r.status === 401 || r.status === 403) throw unauthorized(r.status, t.url);
+    const max = t.states.maxBytes;
+    if (!isEventStream(r) || r.status < 200 || r.status >= 300) {
+      const text = (await readBody(r, max)).toString('utf8');
+      yield resultOf(parseJson(text, method, r.status), method, r.status);
+      return;
+    }
+    for await (const ev of readSse(r.res, max)) {
+      let json: unknown;
+      try {
+        json = JSON.parse(ev.data);
+      } catch {
+        throw new OutboundError('bad_response', `an event of the remote's ${method} stream is not JSON`);
+      }
+      yield resultOf(json, method, r.status);
+    }
+  } catch (e) {
+    if (e instanceof OutboundError) throw e;
+    throw new OutboundError('unreachable', `the remote's ${method} stream broke off (${e instanceof Error ? e.message : String(e)})`, { cause: e });
+  } finally {
+    // the caller may stop at the final event while the remote keeps the stream open
+    if (!r.res.complete) r.res.destroy();
+  }
+}

@@ -1,0 +1,80 @@
+// Waiting for a remote task to settle: folding a stream's events into the task, and polling tasks/get with backoff.
+import type { RemoteEvent, RemoteTask } from '../../protocol/connections.js';
+import { SETTLED_STATES } from '../../protocol/model.js';
+import { applyRemoteEvent } from '../../protocol/remote-decode.js';
+import type { Timers } from '../clock.js';
+import { backoffDelay } from '../push/backoff.js';
+import { OutboundError } from './types.js';
+
+export const isSettled = (t: RemoteTask): boolean => SETTLED_STATES.has(t.status.state);
+
+/**
+ * The task with a stream event applied. A rev A stream starts with a status event, not a task: the task it describes
+ * starts empty then.
+ */
+export function fold(task: RemoteTask | undefined, ev: RemoteEvent, o: { taskId: string | undefined; receivedAt: string }): RemoteTask {
+  const base: RemoteTask = task ?? {
+    id: (ev.kind === 'task' ? ev.task.id : ev.taskId) || (o.taskId ?? ''),
+    status: { state: 'submitted', timestamp: o.receivedAt },
+    artifacts: [],
+  };
+  return applyRemoteEvent(base, ev);
+}
+
+/**
+ * Whether a stream may stop reading: the status event that says it is the last (`final`). A whole task in a settled
+ * state does not end it: a follow-up's stream may open with the task as it stood (waiting for input) before the new
+ * message moved it; a server that ends its stream after such a task closes the stream itself.
+ */
+export const endsStream = (ev: RemoteEvent): boolean => ev.kind === 'status' && ev.final;
+
+/** Resolves after `ms` on `timers`; rejects (canceled) when `signal` aborts first. */
+export function pause(timers: Timers, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(new OutboundError('canceled', 'the call was canceled'));
+    const onAbort = () => {
+      cancel();
+      reject(new OutboundError('canceled', 'the call was canceled'));
+    };
+    const cancel = timers.after(ms, () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Settles with `p`, or rejects (canceled) as soon as `signal` aborts. */
+export function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new OutboundError('canceled', 'the call was canceled'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new OutboundError('canceled', 'the call was canceled'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+export interface PollOptions {
+  timers: Timers;
+  signal: AbortSignal;
+  baseMs: number;
+  maxMs: number;
+  random: () => number;
+  get(): Promise<RemoteTask>;
+  onChange?(task: RemoteTask): void;
+}
+
+/** A task's state, status message and artifacts: what a poll reports when it changed. */
+const seen = (t: RemoteTask) => JSON.stringify([t.status.state, t.status.message, t.artifacts]);
+
+/** Polls until the task settles: waits base, 2×base, ... up to max (equal jitter), reporting each poll that changed something. */
+export async function pollUntilSettled(task: RemoteTask, o: PollOptions): Promise<RemoteTask> {
+  let cur = task;
+  for (let n = 1; !isSettled(cur); n++) {
+    await pause(o.timers, backoffDelay({ baseMs: o.baseMs, maxMs: o.maxMs }, n, o.random), o.signal);
+    const next = await o.get();
+    if (seen(next) !== seen(cur)) o.onChange?.(next);
+    cur = next;
+  }
+  return cur;
+}

@@ -1,0 +1,192 @@
+// Relay connection administration, the one module the CLI (and later the dashboard) calls: add, list, show, remove;
+// each announced agent's trust and permissions; and what the tunnel endpoint needs (the relay a key opens, recording
+// an announcement). Keys never appear: a relay record names its key by id only.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ConnectionName } from '../protocol/connections.js';
+import { DEFAULT_RELAY_AGENT_TRUST, type RelayAgentRecord, type RelayRecord } from '../protocol/relays.js';
+import { TrustLevel } from '../protocol/scopes.js';
+import type { RelayAgentCard } from '../protocol/tunnel.js';
+import type { Clock } from './clock.js';
+import { keyLapsed } from './keys.js';
+import type { KeyStore, RelayStore } from './store/types.js';
+
+export type RelayAdminErrorCode =
+  /** an argument is missing or invalid (`field` names it) */
+  | 'ERR_RELAY_INPUT'
+  | 'ERR_RELAY_EXISTS'
+  | 'ERR_RELAY_NOT_FOUND'
+  /** the key named is unknown, of another workspace, revoked, or already opens another relay */
+  | 'ERR_RELAY_KEY';
+
+export class RelayAdminError extends Error {
+  constructor(
+    readonly code: RelayAdminErrorCode,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'RelayAdminError';
+  }
+}
+
+export interface RelayAdminDeps {
+  relays: RelayStore;
+  keys: KeyStore;
+  clock: Clock;
+}
+
+const Workspace = z
+  .string()
+  .min(1)
+  .refine((w) => !w.includes('/'), 'a workspace id has no "/"');
+const AgentName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore');
+
+const AddRelayInput = z.object({ workspace: Workspace, name: ConnectionName, key: z.string().min(1) }).strict();
+const RelayRef = z.object({ workspace: Workspace, name: ConnectionName }).strict();
+export type RelayRef = z.input<typeof RelayRef>;
+const AgentSettingInput = RelayRef.extend({
+  agent: AgentName,
+  trust: TrustLevel.optional(),
+  /** key ids that may reach the agent; empty: every key of the workspace */
+  keys: z.array(z.string().min(1)).optional(),
+}).strict();
+
+function parsed<T>(schema: z.ZodType<T>, input: unknown): T {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const field = issue.path.map(String).join('.') || 'input';
+  const message = issue.code === 'invalid_type' && /received undefined$/.test(issue.message) ? 'is required' : issue.message;
+  throw new RelayAdminError('ERR_RELAY_INPUT', `${field}: ${message}`, field);
+}
+
+export const parseAddRelayInput = (input: unknown) => parsed(AddRelayInput, input);
+export const parseRelayRef = (input: unknown) => parsed(RelayRef, input);
+export const parseAgentSetting = (input: unknown) => parsed(AgentSettingInput, input);
+
+export interface RelayAgentView {
+  name: string;
+  trust: string;
+  /** key ids; empty: every key of the workspace */
+  keys: string[];
+  description: string | null;
+  skills: string[];
+  /** whether the relay announced it (it may be set before its first announcement) */
+  announced: boolean;
+}
+
+export interface RelayView {
+  id: string;
+  workspace: string;
+  name: string;
+  key_id: string;
+  agents: RelayAgentView[];
+  created_at: string;
+  updated_at: string;
+}
+
+const agentView = (name: string, a: RelayAgentRecord): RelayAgentView => ({
+  name,
+  trust: a.trust,
+  keys: a.keys,
+  description: a.card?.description ?? null,
+  skills: a.card?.skills.map((s) => s.id) ?? [],
+  announced: a.card !== undefined,
+});
+
+export const relayView = (r: RelayRecord): RelayView => ({
+  id: r.id,
+  workspace: r.workspace,
+  name: r.name,
+  key_id: r.keyId,
+  agents: Object.entries(r.agents)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([n, a]) => agentView(n, a)),
+  created_at: new Date(r.createdAt).toISOString(),
+  updated_at: new Date(r.updatedAt).toISOString(),
+});
+
+const notFound = (r: { workspace: string; name: string }) =>
+  new RelayAdminError('ERR_RELAY_NOT_FOUND', `no relay named ${r.name} in workspace ${r.workspace}`, 'name');
+
+async function load(deps: RelayAdminDeps, ref: unknown): Promise<RelayRecord> {
+  const r = parseRelayRef(ref);
+  const rec = await deps.relays.get(r.workspace, r.name);
+  if (!rec) throw notFound(r);
+  return rec;
+}
+
+/** Registers a relay: the key must be a live key of the same workspace that opens no other relay. */
+export async function addRelay(deps: RelayAdminDeps, input: unknown): Promise<RelayView> {
+  const a = parseAddRelayInput(input);
+  const key = await deps.keys.get(a.key);
+  if (!key) throw new RelayAdminError('ERR_RELAY_KEY', `key: no key ${a.key}`, 'key');
+  if (key.workspaceId !== a.workspace)
+    throw new RelayAdminError('ERR_RELAY_KEY', `key: ${a.key} is a key of another workspace (a relay's key must be of ${a.workspace})`, 'key');
+  const lapsed = keyLapsed(key, deps.clock.now());
+  if (lapsed) throw new RelayAdminError('ERR_RELAY_KEY', `key: ${a.key} is ${lapsed}`, 'key');
+  if (await deps.relays.get(a.workspace, a.name))
+    throw new RelayAdminError('ERR_RELAY_EXISTS', `name: a relay named ${a.name} already exists in workspace ${a.workspace} (remove it first)`, 'name');
+  const taken = (await deps.relays.list()).find((r) => r.keyId === a.key);
+  if (taken) throw new RelayAdminError('ERR_RELAY_KEY', `key: ${a.key} already opens relay ${taken.name}; give each relay its own key`, 'key');
+  const now = deps.clock.now();
+  const rec: RelayRecord = {
+    id: `relay_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+    workspace: a.workspace,
+    name: a.name,
+    keyId: a.key,
+    agents: {},
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.relays.put(rec);
+  return relayView(rec);
+}
+
+export async function listRelays(deps: Pick<RelayAdminDeps, 'relays'>, filter: { workspace?: string } = {}): Promise<RelayView[]> {
+  return (await deps.relays.list(filter.workspace === undefined ? undefined : { workspace: filter.workspace })).map(relayView);
+}
+
+export async function showRelay(deps: RelayAdminDeps, ref: unknown): Promise<RelayView> {
+  return relayView(await load(deps, ref));
+}
+
+export async function removeRelay(deps: RelayAdminDeps, ref: unknown): Promise<RelayView> {
+  const rec = await load(deps, ref);
+  if (!(await deps.relays.delete(rec.workspace, rec.name))) throw notFound(rec);
+  return relayView(rec);
+}
+
+/** Sets one agent's trust and/or the keys that may reach it; the agent may be set before the relay announces it. */
+export async function setRelayAgent(deps: RelayAdminDeps, input: unknown): Promise<RelayAgentView> {
+  const s = parseAgentSetting(input);
+  if (s.trust === undefined && s.keys === undefined) throw new RelayAdminError('ERR_RELAY_INPUT', 'agent: nothing to change (give a trust level or keys)');
+  const rec = await load(deps, { workspace: s.workspace, name: s.name });
+  const current = rec.agents[s.agent] ?? { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [] };
+  const next: RelayAgentRecord = { ...current, ...(s.trust === undefined ? {} : { trust: s.trust }), ...(s.keys === undefined ? {} : { keys: s.keys }) };
+  await deps.relays.put({ ...rec, agents: { ...rec.agents, [s.agent]: next }, updatedAt: deps.clock.now() });
+  return agentView(s.agent, next);
+}
+
+/** The relay a key opens, if any (the tunnel endpoint chooses the record by the key). */
+export async function relayOfKey(relays: RelayStore, keyId: string, workspace: string): Promise<RelayRecord | undefined> {
+  return (await relays.list({ workspace })).find((r) => r.keyId === keyId);
+}
+
+/**
+ * Keeps the announced agents' cards; an agent new to the record gets the default trust. Trust and keys already set
+ * stay (they are kept across reconnects). Returns the record as written.
+ */
+export async function recordAnnouncement(deps: { relays: RelayStore; clock: Clock }, rec: RelayRecord, cards: readonly RelayAgentCard[]): Promise<RelayRecord> {
+  const fresh = (await deps.relays.get(rec.workspace, rec.name)) ?? rec;
+  const agents = { ...fresh.agents };
+  for (const card of cards) agents[card.name] = { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [], ...agents[card.name], card };
+  const next = { ...fresh, agents, updatedAt: deps.clock.now() };
+  await deps.relays.put(next);
+  return next;
+}

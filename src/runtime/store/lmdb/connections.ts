@@ -1,0 +1,35 @@
+// The LMDB outbound connections: `connections` ([workspace, name] -> ConnectionRecord) and `connection-status` (same key -> ConnectionStatus).
+import type { Database, Key, RootDatabase } from 'lmdb';
+import { ConnectionRecord, ConnectionStatus } from '../../../protocol/connections.js';
+import type { ConnectionStore } from '../types.js';
+import { checked } from '../validate.js';
+import { idOf, lmdbNamedRecords } from './named-records.js';
+
+export interface LmdbConnectionStoreOptions {
+  root: RootDatabase;
+  /** [workspace, name] -> ConnectionRecord */
+  db: Database<unknown, Key>;
+  /** [workspace, name] -> ConnectionStatus */
+  status: Database<unknown, Key>;
+  /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits (the CLI edits, the server reads) */
+  fresh: () => void;
+}
+
+export function lmdbConnectionStore(o: LmdbConnectionStoreOptions): ConnectionStore {
+  const { root, db, status, fresh } = o;
+  return {
+    ...lmdbNamedRecords({ root, db, fresh, schema: ConnectionRecord, record: 'connection', alsoRemove: [status] }),
+    async putStatus(workspace, name, s) {
+      await root.transaction(() => {
+        const key = [workspace, name];
+        if (db.doesExist(key)) status.put(key, s);
+      });
+    },
+    async getStatus(workspace, name) {
+      fresh();
+      const key = [workspace, name];
+      const v = status.get(key);
+      return v === undefined ? undefined : checked({ schema: ConnectionStatus, value: v, record: 'connection-status', id: idOf(key) });
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// Records kept per workspace by name in one LMDB db ([workspace, name] -> record): the part connections and relays share.
+import type { Database, Key, RootDatabase } from 'lmdb';
+import type { z } from 'zod';
+import type { RecordKind } from '../errors.js';
+import { checked } from '../validate.js';
+import { AFTER_ANY_STRING } from './ranges.js';
+
+export const idOf = (key: Key): string => (Array.isArray(key) ? key.join('/') : String(key));
+
+export interface NamedRecords<T> {
+  put(rec: T & { workspace: string; name: string }): Promise<void>;
+  get(workspace: string, name: string): Promise<T | undefined>;
+  /** every record, or one workspace's, ordered by workspace then name (the key order) */
+  list(filter?: { workspace?: string }): Promise<T[]>;
+  /** removes the record (and the same key in `alsoRemove`) in one write; true when there was one */
+  delete(workspace: string, name: string): Promise<boolean>;
+}
+
+export function lmdbNamedRecords<T>(o: {
+  root: RootDatabase;
+  db: Database<unknown, Key>;
+  /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits (the CLI edits, the server reads) */
+  fresh: () => void;
+  schema: z.ZodType<T>;
+  record: RecordKind;
+  /** dbs keyed the same way whose entry goes with the record's */
+  alsoRemove?: ReadonlyArray<Database<unknown, Key>>;
+}): NamedRecords<T> {
+  const { root, db, fresh } = o;
+  const read = (value: unknown, key: Key) => checked({ schema: o.schema, value, record: o.record, id: idOf(key) });
+  return {
+    async put(rec) {
+      await db.put([rec.workspace, rec.name], rec);
+    },
+    async get(workspace, name) {
+      fresh();
+      const key = [workspace, name];
+      const v = db.get(key);
+      return v === undefined ? undefined : read(v, key);
+    },
+    async list(filter) {
+      fresh();
+      const range = filter?.workspace === undefined ? {} : { start: [filter.workspace], end: [filter.workspace, AFTER_ANY_STRING] };
+      const out: T[] = [];
+      for (const { key, value } of db.getRange(range)) out.push(read(value, key));
+      return out;
+    },
+    delete(workspace, name) {
+      // lmdb-js resolves remove() with true even when nothing was there, so look inside the write
+      return root.transaction(() => {
+        const key = [workspace, name];
+        for (const other of o.alsoRemove ?? []) other.remove(key);
+        if (!db.doesExist(key)) return false;
+        db.remove(key);
+        return true;
+      });
+    },
+  };
+}

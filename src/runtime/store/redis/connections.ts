@@ -1,0 +1,56 @@
+// The Redis outbound connections: one hash of records and one of statuses, both keyed by connectionField(workspace, name).
+import { ConnectionRecord, ConnectionStatus } from '../../../protocol/connections.js';
+import { connectionField } from '../../redis/keys.js';
+import type { ConnectionStore } from '../types.js';
+import { entries, type RedisParts } from './client.js';
+import { script } from './scripts.js';
+import { decode, packr } from './values.js';
+
+/** KEYS: connections, connectionStatus. ARGV: field, packed status. Writes the status only while the connection exists. */
+const putStatus2 = script({
+  numberOfKeys: 2,
+  lua: `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return 1
+`,
+});
+
+export function redisConnectionStore(o: Pick<RedisParts, 'client' | 'bin' | 'keys' | 'run'>): ConnectionStore {
+  const { client, bin, keys: k, run } = o;
+  const decodeRecord = (bytes: Buffer, id: string) => decode({ schema: ConnectionRecord, bytes, record: 'connection', id });
+  return {
+    async put(rec) {
+      await client.hSet(k.connections, connectionField(rec.workspace, rec.name), packr.pack(rec));
+    },
+    async get(workspace, name) {
+      const field = connectionField(workspace, name);
+      const bytes = await bin.hGet(k.connections, field);
+      return bytes === null ? undefined : decodeRecord(bytes, field);
+    },
+    async list(filter) {
+      const out: ConnectionRecord[] = [];
+      for (const [field, bytes] of await entries(bin, k.connections)) {
+        const rec = decodeRecord(bytes, field);
+        if (filter?.workspace === undefined || rec.workspace === filter.workspace) out.push(rec);
+      }
+      return out.sort((a, b) => compare(a.workspace, b.workspace) || compare(a.name, b.name));
+    },
+    async delete(workspace, name) {
+      const field = connectionField(workspace, name);
+      const [removed] = await client.multi().hDel(k.connections, field).hDel(k.connectionStatus, field).exec();
+      return Number(removed) > 0;
+    },
+    async putStatus(workspace, name, status) {
+      await run({ script: putStatus2, keys: [k.connections, k.connectionStatus], args: [connectionField(workspace, name), packr.pack(status)] });
+    },
+    async getStatus(workspace, name) {
+      const field = connectionField(workspace, name);
+      const bytes = await bin.hGet(k.connectionStatus, field);
+      return bytes === null ? undefined : decode({ schema: ConnectionStatus, bytes, record: 'connection-status', id: field });
+    },
+  };
+}
+
+/** Byte order of UTF-8, as LMDB's keys sort, so both engines list in one order. */
+const compare = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));

@@ -1,0 +1,122 @@
+// Remotes that answer badly (a real node:http server with exactly the bad answer): each failure is an OutboundError
+// with its code; over-size bodies and events are cut off; a stream that ends before its task settles is polled.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import { ManualClock } from '../../src/runtime/clock.js';
+import type { RemoteEndpoint } from '../../src/runtime/a2a-client/types.js';
+import { recordingTimers, testClient, until, userMessage } from '../support/a2a-client.js';
+import { cardServer, type Answer, type CardServer } from '../support/card-server.js';
+
+const card = (url: string, streaming = false) => ({ name: 'bad', description: '', url, version: '1', protocolVersion: '0.3.0', capabilities: { streaming } });
+const rpc = (result: unknown) => ({ status: 200, body: { jsonrpc: '2.0', id: 1, result } });
+const none = (url: string): RemoteEndpoint => ({ url, credentials: { kind: 'none' } });
+
+/** a remote at `/<name>` whose JSON-RPC endpoint `/<name>/rpc` answers with `answer` */
+function remoteAt(s: CardServer, name: string, answer: (method: string) => Answer, o: { streaming?: boolean } = {}): RemoteEndpoint {
+  s.route.set(`/${name}/.well-known/agent-card.json`, () => ({ status: 200, body: card(`${s.url}/${name}/rpc`, o.streaming) }));
+  s.route.set(`/${name}/rpc`, (_h, body) => answer(JSON.parse(body).method));
+  return none(`${s.url}/${name}`);
+}
+
+t.test('answers that are not a task, not JSON-RPC, or not 2xx', async (t) => {
+  const s = await cardServer(t);
+  const c = testClient();
+  t.teardown(() => c.close());
+  const send = (e: RemoteEndpoint) => c.send({ endpoint: e, message: userMessage('x') }).catch((err: unknown) => err);
+
+  t.match(await send(remoteAt(s, 'notask', () => rpc({ foo: 1 }))), { code: 'bad_response', message: /not a task: result\.id: / });
+  t.match(await send(remoteAt(s, 'noresult', () => ({ status: 200, body: { jsonrpc: '2.0', id: 1 } }))), {
+    code: 'bad_response',
+    message: /not a JSON-RPC response with a result/,
+  });
+  t.match(await send(remoteAt(s, 'html', () => ({ status: 500, body: '<html>oops</html>' }))), { code: 'bad_response', message: /HTTP 500/ });
+  t.match(await send(remoteAt(s, 'moved', () => ({ status: 307, headers: { location: 'http://127.0.0.1:1/' } }))), {
+    code: 'bad_response',
+    message: /redirects are not followed/,
+  });
+  t.match(
+    await send(remoteAt(s, 'limited', () => ({ status: 429, body: { jsonrpc: '2.0', id: 1, error: { code: -32004, message: 'Rate limit exceeded' } } }))),
+    { code: 'remote_error', remoteCode: -32004, message: /error -32004: Rate limit exceeded/ },
+    'a JSON-RPC error is the remote’s, whatever the HTTP status',
+  );
+});
+
+t.test('a body or a stream event past maxResponseBytes is refused', async (t) => {
+  const s = await cardServer(t);
+  const c = testClient({ maxResponseBytes: 2_000 });
+  t.teardown(() => c.close());
+  const big = 'x'.repeat(5_000);
+  s.route.set('/bigcard/.well-known/agent-card.json', () => ({ status: 200, body: { ...card(`${s.url}/rpc`), description: big } }));
+  t.match(await c.discover(none(`${s.url}/bigcard`)).catch((e: unknown) => e), { code: 'bad_response', message: /larger than 2000 bytes/ });
+  s.route.set('/chunked/.well-known/agent-card.json', () => ({ status: 200, chunked: true, body: { ...card(`${s.url}/rpc`), description: big } }));
+  t.match(
+    await c.discover(none(`${s.url}/chunked`)).catch((e: unknown) => e),
+    { code: 'bad_response', message: /larger than 2000 bytes/ },
+    'also without Content-Length',
+  );
+  const sse = remoteAt(s, 'bigevent', () => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: `data: ${big}\n\n` }), { streaming: true });
+  t.match(await c.send({ endpoint: sse, message: userMessage('x'), stream: true }).catch((e: unknown) => e), {
+    code: 'bad_response',
+    message: /stream event is larger than 2000 bytes/,
+  });
+  const garbled = remoteAt(s, 'garbled', () => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: ': hi\n\ndata: {nope\n\n' }), {
+    streaming: true,
+  });
+  t.match(await c.send({ endpoint: garbled, message: userMessage('x'), stream: true }).catch((e: unknown) => e), {
+    code: 'bad_response',
+    message: /message\/stream stream is not JSON/,
+  });
+});
+
+t.test('a stream that ends before its task settles: the rest is polled', async (t) => {
+  const s = await cardServer(t);
+  const clock = new ManualClock(Date.now());
+  const timers = recordingTimers(clock, 10_000);
+  const c = testClient({ clock, timers, pollBaseMs: 200, pollMaxMs: 200, random: () => 0.999 });
+  t.teardown(() => c.close());
+  let gets = 0;
+  const task = (state: string) => ({ kind: 'task', id: 'r-1', contextId: 'c-1', status: { state } });
+  const endpoint = remoteAt(
+    s,
+    'cut',
+    (method) => {
+      if (method === 'message/stream') {
+        const ev = { jsonrpc: '2.0', id: 1, result: task('working') };
+        return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: `data: ${JSON.stringify(ev)}\n\n` };
+      }
+      gets++;
+      return rpc(task(gets < 2 ? 'working' : 'completed'));
+    },
+    { streaming: true },
+  );
+  let done = false;
+  const outcome = c.send({ endpoint, message: userMessage('x'), stream: true }).then(
+    (v) => ({ v }),
+    (e: unknown) => ({ e }),
+  );
+  void outcome.finally(() => {
+    done = true;
+  });
+  for (let i = 0; i < 2; i++) {
+    await until(() => timers.armed > 0, 'a poll to be due');
+    clock.advance(timers.waits.at(-1)!);
+  }
+  await until(() => done, 'the send to end');
+  t.match(await outcome, { v: { id: 'r-1', status: { state: 'completed' } } });
+  t.equal(gets, 2, 'two polls');
+  t.same(
+    s.seen.filter((x) => x.path === '/cut/rpc').map((x) => JSON.parse(x.body).method),
+    ['message/stream', 'tasks/get', 'tasks/get'],
+  );
+});
+
+t.test('a remote that is not there is unreachable', async (t) => {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  const c = testClient();
+  t.teardown(() => c.close());
+  t.match(await c.discover(none(`http://127.0.0.1:${port}/x`)).catch((e: unknown) => e), { code: 'unreachable', message: /ECONNREFUSED/ });
+});

@@ -1,0 +1,53 @@
+// Test support: a plain node:http server on loopback answering from a table of routes (path -> answer), recording
+// every request: a remote with exactly the headers, statuses and bodies a test needs (cards, JSON-RPC answers).
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+  /** JSON-encoded unless a string */
+  body?: unknown;
+  /** send the body in two writes, without Content-Length */
+  chunked?: boolean;
+}
+
+export interface CardServer {
+  url: string;
+  seen: Array<{ method: string; path: string; headers: IncomingHttpHeaders; status: number; body: string }>;
+  /** answers by path, whatever the method; an unknown path is 404 */
+  route: Map<string, (h: IncomingHttpHeaders, body: string) => Answer>;
+  close(): Promise<void>;
+}
+
+export async function cardServer(t: { teardown(fn: () => unknown): void }): Promise<CardServer> {
+  const seen: CardServer['seen'] = [];
+  const route: CardServer['route'] = new Map();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const reqBody = Buffer.concat(chunks).toString('utf8');
+      const a = route.get(req.url ?? '')?.(req.headers, reqBody) ?? { status: 404, body: { error: 'not found' } };
+      seen.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, status: a.status, body: reqBody });
+      const body = a.body === undefined ? '' : typeof a.body === 'string' ? a.body : JSON.stringify(a.body);
+      res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
+      if (a.chunked) {
+        res.write(body.slice(0, body.length >> 1));
+        res.end(body.slice(body.length >> 1));
+      } else res.end(body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const s: CardServer = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    route,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+  t.teardown(() => {
+    server.closeAllConnections();
+    return s.close();
+  });
+  return s;
+}
