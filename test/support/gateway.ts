@@ -9,6 +9,9 @@ import { createKey } from '../../src/runtime/key-admin.js';
 import type { Resolve } from '../../src/runtime/net/guard.js';
 import type { Log } from '../../src/runtime/log.js';
 
+/** The secret every test gateway hashes keys with (a child server given A2A_SECRET=TEST_SECRET reads the same keys). */
+export const TEST_SECRET = 'test-secret-0123456789abcdef';
+
 export interface TestGateway {
   gw: GatewayInstance;
   url: string;
@@ -55,7 +58,7 @@ export async function startTestGateway(
     timers: o.timers,
     lookup: o.lookup,
     log: o.log,
-    secret: Buffer.from('test-secret-0123456789abcdef'),
+    secret: Buffer.from(TEST_SECRET),
   });
   let n = 0;
   const t: TestGateway = {
