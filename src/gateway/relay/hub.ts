@@ -125,9 +125,15 @@ export class RelayHub implements TunnelApi {
     for (const rec of await this.d.store.relays.list()) this.register(this.linkOf(rec), rec, storedCards(rec));
     this.mesh.tellAll({ t: 'who', from: this.mesh.origin });
     this.every(HOLD_RENEW_MS, () => this.renew());
-    this.every(RELAY_SYNC_MS, () =>
-      this.sync().catch((e: unknown) => this.d.log('relay records not read (the next sync tries again)', { error: errorText(e) })),
-    );
+    // one sync at a time: a clock that jumps hours ahead (or a slow store) must not pile reads up
+    let syncing = false;
+    this.every(RELAY_SYNC_MS, () => {
+      if (syncing) return;
+      syncing = true;
+      void this.sync()
+        .catch((e: unknown) => this.d.log('relay records not read (the next sync tries again)', { error: errorText(e) }))
+        .finally(() => (syncing = false));
+    });
   }
 
   /** Whether a relay's tunnel is live here or on another instance that renewed it lately. */
