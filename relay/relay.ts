@@ -238,9 +238,9 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
       stopping = true;
       const s = session;
       const actor = tunnel.current();
+      // STOP closes the session (its invocation's signal aborts); a crashed tunnel waiting for its restart has none
       if (actor.getSnapshot().status === 'active') actor.send({ type: 'STOP' });
       else resolveDone({ code: 0, message: 'a2a-relay stopped' });
-      s?.close();
       if (s) await s.done;
       await done;
     },

@@ -76,9 +76,15 @@ export function supervise<A extends AnyActorRef>(o: SuperviseOptions<A>): Superv
     if (stopped) return;
     restarts++;
     recent.push(o.clock.now());
-    start();
+    try {
+      start();
+    } catch (e) {
+      // the incarnation could not even be made: as bounded as a crash
+      crashed(live, e);
+    }
   };
 
+  /** a crash of `inc` (ignored when it is not the live incarnation: a late report of an old one) */
   const crashed = (inc: Incarnation<A>, e: unknown) => {
     if (stopped || inc !== live) return;
     try {
