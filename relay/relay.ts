@@ -1,5 +1,6 @@
 // The relay: its local agents (from the config, or one read from LOCAL_AGENT_URL), the A2A client that calls them,
-// the tunnel and the health checks, each a supervised XState actor (a crash of one restarts it, never the relay). `done` says how it ended: 0 when stopped, 1 when the retries ran out.
+// the tunnel and the health checks, each a supervised XState actor (a crash of one restarts it, never the relay).
+// `done` says how it ended: 0 when stopped, 1 when the retries ran out.
 import { readFile } from 'node:fs/promises';
 import { createActor, type SnapshotFrom } from 'xstate';
 import type { RelayAgentCard } from '../src/protocol/tunnel.js';
@@ -47,7 +48,7 @@ export interface RelayEnd {
 export interface Relay {
   /** resolves once the relay stopped or gave up */
   readonly done: Promise<RelayEnd>;
-  /** the tunnel's state: session (connecting or up), waiting, spent, stopped (and its backoff numbers) */
+  /** the tunnel's state and its backoff numbers */
   tunnel(): {
     /** session (connecting or up), waiting, spent, stopped, or crashed (its restart waits for the supervisor) */
     state: string;
