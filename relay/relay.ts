@@ -67,6 +67,14 @@ export interface Relay {
 /** Local agents are on private networks by design, and their URLs are the operator's own: every address is admitted. */
 const LOCAL_NETWORKS = parseAllowlist(['0.0.0.0/0', '::/0']);
 
+/**
+ * Idle kept-alive sockets per local agent. Every turn through the tunnel is one call to a local agent, so the turns in
+ * flight are the calls in flight: a pool smaller than that (the client's default is 16) closes a socket after each
+ * call past it and opens a new one for the next (measured: 64 callers through one tunnel spent their relay's CPU on
+ * connect and close). The local agents are few, so keeping this many costs little.
+ */
+const LOCAL_FREE_SOCKETS = 256;
+
 /** A card's name made into an agent name (letters, digits, dot, dash, underscore). */
 const agentName = (s: string): string =>
   s
@@ -108,7 +116,13 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   const clock = o.clock ?? systemClock;
   const timers = o.timers ?? systemTimers;
   const ca = c.ca_file === undefined ? undefined : await readFile(c.ca_file, 'utf8');
-  const client = createA2AClient({ clock, timers, allowlist: LOCAL_NETWORKS, ...(o.resolve && { resolve: o.resolve }) });
+  const client = createA2AClient({
+    clock,
+    timers,
+    allowlist: LOCAL_NETWORKS,
+    maxFreeSockets: LOCAL_FREE_SOCKETS,
+    ...(o.resolve && { resolve: o.resolve }),
+  });
   const intervalMs = c.health_check_interval * 1000;
   const restartBounds = {
     ...(o.maxRestarts !== undefined && { maxRestarts: o.maxRestarts }),

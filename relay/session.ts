@@ -1,5 +1,6 @@
 // One tunnel connection, from the upgrade to its close: hello with the agents' cards, then run/cancel frames served
 // against the local agents; our own pings keep it honest (no pong in time ends it). Resolves how it ended, never rejects.
+import type { Duplex } from 'node:stream';
 import { Packr } from 'msgpackr';
 import WebSocket from 'ws';
 import type { AgentEvent } from '../src/protocol/agent-events.js';
@@ -91,6 +92,23 @@ export function openSession(o: SessionOptions): Session {
     if (o.debug) o.log('relay frame', { dir, kind: f.t, ...(f.sid !== undefined && { sid: f.sid }), bytes });
   };
 
+  // Frames sent in one turn of the event loop leave in one write: the socket is corked at the first and uncorked once
+  // that turn's I/O callbacks ran. A turn's events and its done frame (and, under load, many turns' frames) then cost
+  // one syscall rather than one each; the wait is no timer, only the rest of the current loop turn. `ws` keeps its
+  // socket as `_socket` (it corks it itself around each frame; corks nest).
+  let corked = false;
+  const cork = () => {
+    if (corked) return;
+    const sock = (ws as unknown as { _socket?: Duplex | null })._socket;
+    if (!sock) return;
+    corked = true;
+    sock.cork();
+    setImmediate(() => {
+      corked = false;
+      sock.uncork();
+    });
+  };
+
   /** false when the tunnel is not up; 'too_large' when the frame is over the bound (not sent) */
   const sendFrame = (f: RelayFrame): boolean | 'too_large' => {
     if (ended || ws.readyState !== WebSocket.OPEN) return false;
@@ -100,6 +118,7 @@ export function openSession(o: SessionOptions): Session {
       return 'too_large';
     }
     frameLog('out', f as { t: string; sid?: number }, buf.length);
+    cork();
     ws.send(buf);
     return true;
   };
