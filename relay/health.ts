@@ -14,6 +14,8 @@ export interface HealthOptions {
   intervalMs: number;
   /** the entries that changed in one round */
   onChange: (changed: HealthEntry[]) => void;
+  /** every round's results, changed or not, and when they were taken (the admin UI's last check) */
+  onRound?: (results: HealthEntry[], at: number) => void;
 }
 
 export interface HealthChecks {
@@ -45,6 +47,7 @@ export function startHealthChecks(o: HealthOptions): HealthChecks {
     if (stopped) return;
     const changed = results.filter((r) => state.get(r.name)?.up !== r.up);
     for (const r of results) state.set(r.name, r);
+    o.onRound?.(results, o.clock.now());
     if (changed.length === 0) return;
     for (const c of changed) o.log(c.up ? 'local agent up' : 'local agent down', { agent: c.name, ...(c.error && { error: c.error }) });
     try {

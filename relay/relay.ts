@@ -11,7 +11,11 @@ import { parseAllowlist, type Resolve } from '../src/runtime/net/guard.js';
 import { checkGatewayUrl, type RelayConfig } from './config.js';
 import { startHealthChecks, type HealthChecks } from './health.js';
 import { openSession, type Session } from './session.js';
+import type { Message } from '../src/protocol/model.js';
+import { runObservedTurn } from './observed-turn.js';
+import type { RelayObserver, TunnelView } from './observer.js';
 import { createTunnelMachine } from './tunnel-machine.js';
+import type { TurnResult } from './turn.js';
 
 export interface RelayOptions {
   config: RelayConfig;
@@ -28,6 +32,8 @@ export interface RelayOptions {
   heldMs?: number;
   pingMs?: number;
   pongTimeoutMs?: number;
+  /** watches the tunnel, health rounds and turns (the admin UI) */
+  observer?: RelayObserver;
 }
 
 export interface RelayEnd {
@@ -39,8 +45,12 @@ export interface Relay {
   /** resolves once the relay stopped or gave up */
   readonly done: Promise<RelayEnd>;
   /** the tunnel's state: session (connecting or up), waiting, spent, stopped (and its backoff numbers) */
-  tunnel(): { state: string; upSince: number | undefined; failures: number; lastError: string | undefined; delayMs: number; nextRetryAt: number | undefined };
+  tunnel(): TunnelView;
   health: HealthChecks;
+  /** the agents served: each card and its local URL */
+  agents(): Array<{ card: RelayAgentCard; url: string }>;
+  /** runs a message against a local agent as a new task (the admin UI's replay), observed like any turn */
+  replay(o: { agent: string; message: Message; replayOf: string }): Promise<TurnResult>;
   stop(): Promise<void>;
 }
 
@@ -91,6 +101,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   const client = createA2AClient({ clock, timers, allowlist: LOCAL_NETWORKS, ...(o.resolve && { resolve: o.resolve }) });
   const intervalMs = c.health_check_interval * 1000;
   let stopping = false;
+  let replays = 1;
 
   const cards: RelayAgentCard[] = [];
   const endpoints = new Map<string, RemoteEndpoint>();
@@ -119,6 +130,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     intervalMs,
     // before the welcome nothing goes up: the welcome's snapshot carries the state then
     onChange: (changed) => upSince !== undefined && session?.send({ t: 'health', agents: changed }),
+    ...(o.observer?.health && { onRound: (results, at) => o.observer?.health?.(results, at) }),
   });
 
   const machine = createTunnelMachine({
@@ -147,7 +159,9 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
         health: () => health.current(),
         onWelcome: () => {
           upSince = clock.now();
+          o.observer?.tunnel?.(view());
         },
+        observer: o.observer,
       });
       session = s;
       signal.addEventListener('abort', () => s.close(), { once: true });
@@ -164,6 +178,10 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     clock: { setTimeout: (fn: () => void, ms: number) => timers.after(ms, fn), clearTimeout: (cancel: () => void) => cancel() },
   });
 
+  const view = (): TunnelView => {
+    const s = actor.getSnapshot();
+    return { state: String(s.value), upSince, ...s.context };
+  };
   let lastState = '';
   const done = new Promise<RelayEnd>((resolve) => {
     actor.subscribe((snap) => {
@@ -172,6 +190,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
         o.log('relay tunnel down, retrying', { error: snap.context.lastError, attempt: snap.context.failures, retry_in_ms: snap.context.delayMs });
       }
       lastState = state;
+      o.observer?.tunnel?.(view());
       if (state === 'spent') {
         const message = `a2a-relay: gave up after ${snap.context.failures} failed connection attempts (retry_attempts ${c.retry_attempts}); last error: ${snap.context.lastError}`;
         resolve({ code: 1, message });
@@ -187,9 +206,33 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   return {
     done,
     health,
-    tunnel: () => {
-      const s = actor.getSnapshot();
-      return { state: String(s.value), upSince, ...s.context };
+    tunnel: view,
+    agents: () => cards.map((card) => ({ card, url: endpoints.get(card.name)?.url ?? '' })),
+    async replay(r) {
+      const endpoint = endpoints.get(r.agent);
+      if (!endpoint) return { ok: false, reason: 'unknown_agent', message: `this relay serves no agent ${r.agent}` };
+      const id = `replay-${replays++}-${clock.now()}`;
+      return runObservedTurn({
+        observer: o.observer,
+        replayOf: r.replayOf,
+        client,
+        clock,
+        timers,
+        workspace: c.workspace_id,
+        endpoint,
+        // a new task: the logged turn's message again, under a fresh id, with no link to the local task it continued
+        frame: {
+          t: 'run',
+          sid: 0,
+          agent: r.agent,
+          task: { id, contextId: id, history: [], artifacts: [], metadata: {} },
+          message: { role: r.message.role, parts: r.message.parts, ...(r.message.metadata && { metadata: r.message.metadata }), messageId: `${id}-m` },
+          stream: true,
+        },
+        timeoutMs: c.local_timeout_seconds * 1000,
+        signal: new AbortController().signal,
+        onEvent: () => {},
+      });
     },
     async stop() {
       stopping = true;

@@ -72,6 +72,8 @@ export const GatewayFrame = z.discriminatedUnion('t', [
     message: Message,
     /** the caller streams: send events as they come */
     stream: z.boolean(),
+    /** the caller's dialect (A or B), for the relay's task log; absent from older gateways */
+    dialect: z.enum(['A', 'B']).optional(),
   }),
   /** stop a turn (the caller canceled): the local call is aborted */
   z.object({ t: z.literal('cancel'), sid: Sid }),

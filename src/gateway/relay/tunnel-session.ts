@@ -95,6 +95,7 @@ export class TunnelSession {
         task: { id: task.id, contextId: task.contextId, history: task.history, artifacts: task.artifacts, metadata: task.metadata },
         message: turn.message,
         stream: o.stream,
+        dialect: task.dialect,
       });
       if (!sent) this.settle(sid, fail('relay_disconnected', `Relay ${this.d.who.relay} went away before the turn started`));
     });
