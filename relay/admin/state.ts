@@ -7,6 +7,7 @@ import type { Clock } from '../../src/runtime/clock.js';
 import type { RelayAgentCard } from '../../src/protocol/tunnel.js';
 import type { RelayObserver, TunnelView, TurnStart } from '../observer.js';
 import type { TurnResult } from '../turn.js';
+import { plainWords } from './plain-words.js';
 import { DETAIL_CAP, showable } from './sanitize.js';
 
 export type Connection = 'starting' | 'connecting' | 'connected' | 'backing off' | 'given up' | 'stopped';
@@ -23,6 +24,8 @@ export interface StatusView {
   /** reconnects since the relay started */
   reconnects: number;
   lastError: string | undefined;
+  /** the last error in a few plain words */
+  lastErrorWords: string | undefined;
   nextAttemptAt: number | undefined;
 }
 
@@ -34,6 +37,7 @@ export interface AgentView {
   lastCheck: number | undefined;
   latencyMs: number | undefined;
   error: string | undefined;
+  errorWords: string | undefined;
   served: number;
   failed: number;
 }
@@ -125,7 +129,18 @@ export class AdminState implements RelayObserver {
   private agent(name: string): AgentView {
     let a = this.agentsByName.get(name);
     if (!a) {
-      a = { name, url: '', card: undefined, health: 'unknown', lastCheck: undefined, latencyMs: undefined, error: undefined, served: 0, failed: 0 };
+      a = {
+        name,
+        url: '',
+        card: undefined,
+        health: 'unknown',
+        lastCheck: undefined,
+        latencyMs: undefined,
+        error: undefined,
+        errorWords: undefined,
+        served: 0,
+        failed: 0,
+      };
       this.agentsByName.set(name, a);
     }
     return a;
@@ -142,6 +157,7 @@ export class AdminState implements RelayObserver {
       attempts: v?.failures ?? 0,
       reconnects: this.reconnects,
       lastError: v?.lastError,
+      lastErrorWords: plainWords(v?.lastError),
       nextAttemptAt: this.connection === 'backing off' ? v?.nextRetryAt : undefined,
     };
   }
@@ -186,7 +202,13 @@ export class AdminState implements RelayObserver {
 
   health(round: Array<{ name: string; up: boolean; latencyMs?: number; error?: string }>, at: number) {
     for (const r of round) {
-      Object.assign(this.agent(r.name), { health: r.up ? 'up' : 'down', lastCheck: at, latencyMs: r.latencyMs, error: r.error });
+      Object.assign(this.agent(r.name), {
+        health: r.up ? 'up' : 'down',
+        lastCheck: at,
+        latencyMs: r.latencyMs,
+        error: r.error,
+        errorWords: plainWords(r.error),
+      });
     }
     this.tell({ type: 'agents', data: this.agents() });
   }

@@ -96,11 +96,6 @@ function Header({ status, route, stream }) {
 function App() {
   const route = useRoute();
   const live = useLive();
-  const [now, setNow] = useState(Date.now() + skew);
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now() + skew), 1000);
-    return () => clearInterval(t);
-  }, []);
   useEffect(() => {
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [route.split('/')[0]]);
@@ -109,7 +104,7 @@ function App() {
   if (section === 'agents') view = html`<${AgentsView} agents=${live.agents} />`;
   else if (section === 'tasks' && id) view = html`<${TaskDetail} id=${id} tick=${live.taskTick[id] ?? 0} getJson=${getJson} />`;
   else if (section === 'tasks') view = html`<${TasksView} tasks=${live.tasks} agents=${live.agents} />`;
-  else view = html`<${ConnectionView} status=${live.status} now=${now} />`;
+  else view = html`<${ConnectionView} status=${live.status} clock=${() => Date.now() + skew} />`;
   return html`<${Header} status=${live.status} route=${route} stream=${live.stream} />
     <main id="main" tabindex="-1">${view}</main>`;
 }

@@ -20,6 +20,11 @@ export function duration(ms) {
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }
 
+/** "just now", "12 s ago"... */
+export function ago(ms) {
+  return ms < 1000 ? 'just now' : `${duration(ms)} ago`;
+}
+
 /** "in 3 s" / "now" */
 export function countdown(ms) {
   if (ms <= 500) return 'now';

@@ -1,19 +1,32 @@
 // The admin UI's views: the tunnel's connection, the local agents, the task log with its filters, a turn's detail with
 // replay. Each takes what the shell loaded and renders it; only the detail and replay call the API themselves.
 import { html, useEffect, useState } from './preact-htm.js';
-import { clockTime, countdown, duration, tone } from './format.js';
+import { ago, clockTime, countdown, duration, tone } from './format.js';
 
 const Pill = ({ state, label }) => html`<span class=${`pill ${tone(state)}`}><span class="dot" aria-hidden="true"></span>${label ?? state}</span>`;
 
-export function ConnectionView({ status, now }) {
+/** an error's plain words, with the raw text one click away */
+const ErrorText = ({ words, raw }) =>
+  words === raw
+    ? html`<span class="error-text">${raw}</span>`
+    : html`<span class="error-text">${words}</span><details class="raw"><summary>Details</summary><code>${raw}</code></details>`;
+
+export function ConnectionView({ status, clock }) {
+  // a tick each quarter second re-renders the countdown (this view only); each render reads the clock itself
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    const t = setInterval(() => setTick((n) => n + 1), 250);
+    return () => clearInterval(t);
+  }, []);
   if (!status) return html`<p class="muted">Waiting for the relay…</p>`;
+  const now = clock();
   const backingOff = status.connection === 'backing off' && status.nextAttemptAt !== undefined;
   return html`<section aria-labelledby="conn-h">
     <h1 id="conn-h">Connection</h1>
     <div class="card hero">
       <div class="hero-state" data-testid="connection-state"><${Pill} state=${status.connection} /></div>
       <p class="hero-line">
-        ${status.connection} since ${clockTime(status.since)} <span class="muted">(${duration(Math.max(0, now - status.since))})</span>
+        ${status.connection} since ${clockTime(status.since)} <span class="muted">(${ago(now - status.since)})</span>
         ${backingOff ? html`<br /><strong data-testid="next-attempt">Next attempt ${countdown(status.nextAttemptAt - now)}</strong> <span class="muted">at ${clockTime(status.nextAttemptAt)}</span>` : null}
       </p>
     </div>
@@ -22,7 +35,7 @@ export function ConnectionView({ status, now }) {
       <dt>Workspace</dt><dd><code>${status.workspace}</code></dd>
       <dt>Failed attempts in a row</dt><dd data-testid="attempts">${status.attempts}</dd>
       <dt>Reconnects since start</dt><dd>${status.reconnects}</dd>
-      <dt>Last error</dt><dd class=${status.lastError ? 'error-text' : 'muted'}>${status.lastError ?? 'none'}</dd>
+      <dt>Last error</dt><dd>${status.lastError ? html`<${ErrorText} words=${status.lastErrorWords} raw=${status.lastError} />` : html`<span class="muted">none</span>`}</dd>
     </dl>
   </section>`;
 }
@@ -45,7 +58,7 @@ export function AgentsView({ agents }) {
             <dt>Latency</dt><dd>${a.latencyMs === undefined ? '—' : `${a.latencyMs} ms`}</dd>
             <dt>Turns served</dt><dd data-testid="served">${a.served}</dd>
             <dt>Turns failed</dt><dd data-testid="failed">${a.failed}</dd>
-            ${a.health === 'down' && a.error ? html`<dt>Why down</dt><dd class="error-text">${a.error}</dd>` : null}
+            ${a.health === 'down' && a.error ? html`<dt>Why down</dt><dd><${ErrorText} words=${a.errorWords} raw=${a.error} /></dd>` : null}
           </dl>
           ${
             a.card?.skills?.length
