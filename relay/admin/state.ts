@@ -228,7 +228,7 @@ export class AdminState implements RelayObserver {
       error: undefined,
       replayOf: start.replayOf,
       requestText: showable(
-        { message: f.message, task: { id: f.task.id, contextId: f.task.contextId, turnsBefore: f.task.history.length } },
+        { message: f.message, task: { id: f.task.id, contextId: f.task.contextId, historyLength: f.task.history.length } },
         { secrets: this.o.secrets },
       ),
       message: f.message,

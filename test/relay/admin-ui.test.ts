@@ -44,6 +44,10 @@ const shot = (name: string) => page.screenshot({ path: join(shots, `relay-${name
 
 t.test('the page shows the tunnel connected and the agents up', async (t) => {
   await page.goto(s.admin.url);
+  // keyboard: Tab walks from the brand link to the views' links
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Connection', 'Tab reaches the views');
   await page.getByTestId('connection-state').getByText('connected').waitFor({ timeout: WAIT });
   t.match(await page.locator('.facts').innerText(), /ws1/);
   await page.evaluate(() => {
@@ -84,17 +88,20 @@ t.test('a task sent to the gateway appears in the log live; its detail shows the
 
 t.test('replay runs the turn again on the local agent and logs it', async (t) => {
   const calls = s.agents.get('sdk-echo')!.calls().length;
-  await page.getByTestId('replay').click();
+  // from the keyboard: the button takes focus and Enter presses it
+  await page.getByTestId('replay').focus();
+  await page.keyboard.press('Enter');
   const link = page.locator('.notice a');
   await link.waitFor({ timeout: WAIT });
   const replayId = (await link.innerText()).trim();
   t.not(replayId, firstTurn);
+  await shot('task-detail');
   await link.click();
+  await page.getByRole('heading', { name: new RegExp(`^Turn ${replayId}\\b`) }).waitFor({ timeout: WAIT });
   await page.getByTestId('detail-state').getByText('completed').waitFor({ timeout: WAIT });
   t.match(await page.getByTestId('answer').innerText(), /hello from the browser test/);
   t.match(await page.locator('.facts').innerText(), new RegExp(`replay of ${firstTurn}`));
   t.equal(s.agents.get('sdk-echo')!.calls().length, calls + 1, 'the local agent ran it again');
-  await shot('task-detail');
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Task log' }).click();
   await page.locator(`tr[data-turn="${replayId}"]`).getByText(`replay of ${firstTurn}`).waitFor({ timeout: WAIT });
 });

@@ -101,7 +101,7 @@ export function TasksView({ tasks, agents }) {
               <td>${clockTime(t.at)}</td>
               <td>${t.agent}</td>
               <td><a href=${`#/tasks/${t.id}`} class="task-link">${t.taskId}</a>${t.replayOf ? html` <span class="tag">replay of ${t.replayOf}</span>` : null}</td>
-              <td>${t.replayOf ? 'replay' : t.dialect ? `rev ${t.dialect}` : '—'}${t.stream ? ' · SSE' : ''}</td>
+              <td>${t.replayOf ? 'replay' : t.dialect ? `rev ${t.dialect}` : '—'}</td>
               <td><${Pill} state=${t.state} /></td>
               <td class="num">${duration(t.durationMs)}</td>
               <td class="error-text clip" title=${t.error ?? ''}>${t.error ?? ''}</td>
@@ -126,7 +126,12 @@ export function TaskDetail({ id, tick, getJson }) {
       live = false;
     };
   }, [id, tick]);
-  useEffect(() => setReplay(undefined), [id]);
+  // another turn: nothing of the last one is shown while it loads
+  useEffect(() => {
+    setReplay(undefined);
+    setT(undefined);
+    setMissing(false);
+  }, [id]);
   const doReplay = async () => {
     setReplay({ busy: true });
     const r = await fetch(`/api/tasks/${encodeURIComponent(id)}/replay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -135,7 +140,7 @@ export function TaskDetail({ id, tick, getJson }) {
   };
   if (missing)
     return html`<p><a href="#/tasks">← Task log</a></p><p class="error-text">No turn ${id} in the log (it may have been dropped: the last 1,000 are kept).</p>`;
-  if (!t) return html`<p class="muted">Loading ${id}…</p>`;
+  if (!t || t.id !== id) return html`<p class="muted">Loading ${id}…</p>`;
   return html`<section aria-labelledby="detail-h">
     <p><a href="#/tasks">← Task log</a></p>
     <div class="detail-head">
@@ -149,7 +154,7 @@ export function TaskDetail({ id, tick, getJson }) {
       <dt>Agent</dt><dd>${t.agent}</dd>
       <dt>Started</dt><dd>${clockTime(t.at)}</dd>
       <dt>Duration</dt><dd>${duration(t.durationMs)}</dd>
-      <dt>Caller</dt><dd>${t.replayOf ? html`replay of <a href=${`#/tasks/${t.replayOf}`}>${t.replayOf}</a>` : t.dialect ? `rev ${t.dialect}` : '—'}${t.stream ? ', streaming (SSE)' : ''}</dd>
+      <dt>Caller</dt><dd>${t.replayOf ? html`replay of <a href=${`#/tasks/${t.replayOf}`}>${t.replayOf}</a>` : t.dialect ? `rev ${t.dialect}` : '—'}</dd>
       ${t.error ? html`<dt>Error</dt><dd class="error-text">${t.error}</dd>` : null}
     </dl>
     <div class="panes">
