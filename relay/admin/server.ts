@@ -102,11 +102,14 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return apiError(res, 415, 'bad_content_type', 'send content-type: application/json');
     const site = req.headers['sec-fetch-site'];
     const origin = req.headers.origin;
-    if ((site !== undefined && site !== 'same-origin' && site !== 'none') || (origin !== undefined && origin !== `http://${req.headers.host}`))
+    // the origin's host, whatever its scheme (a TLS proxy in front of the UI is fine)
+    const originHost = origin === undefined ? undefined : URL.canParse(origin) ? new URL(origin).host : '';
+    if ((site !== undefined && site !== 'same-origin' && site !== 'none') || (originHost !== undefined && originHost !== req.headers.host))
       return apiError(res, 403, 'cross_site', 'a replay must come from the admin UI itself');
     await readBody(req);
     const logged = state.replayable(id);
-    if (!logged) return apiError(res, 404, 'not_found', `no turn ${id} in the task log`);
+    if (logged === undefined) return apiError(res, 404, 'not_found', `no turn ${id} in the task log`);
+    if (logged === 'too_large') return apiError(res, 409, 'not_kept', `turn ${id}'s message was too large to keep for a replay`);
     if (!relay) return apiError(res, 503, 'starting', 'the relay is still starting');
     let newId: string | undefined;
     // the replay's turn is logged synchronously as it starts: its id is the one answered

@@ -64,8 +64,8 @@ export type Change = { type: 'status'; data: StatusView } | { type: 'agents'; da
 
 interface TurnEntry extends TurnSummary {
   requestText: string;
-  /** the caller's message as it came (kept for a replay; shown only through requestText) */
-  message: Message;
+  /** the caller's message as it came, for a replay (shown only through requestText); not kept past REPLAY_CAP */
+  message: Message | undefined;
   events: AgentEvent[];
   eventBytes: number;
   droppedEvents: number;
@@ -80,6 +80,9 @@ export interface AdminStateOptions {
   /** turns kept (oldest dropped first) */
   capacity?: number;
 }
+
+/** The largest message kept for a replay (characters of JSON): 1,000 turns of it stay within a few hundred MB at worst. */
+const REPLAY_CAP = 256 * 1024;
 
 const connectionOf = (v: TunnelView): Connection => {
   if (v.state === 'session') return v.upSince !== undefined ? 'connected' : 'connecting';
@@ -185,9 +188,10 @@ export class AdminState implements RelayObserver {
   }
 
   /** the logged turn's message and agent, for a replay */
-  replayable(id: string): { agent: string; message: Message } | undefined {
+  replayable(id: string): { agent: string; message: Message } | 'too_large' | undefined {
     const t = this.turns.get(id);
-    return t && { agent: t.agent, message: t.message };
+    if (!t) return undefined;
+    return t.message ? { agent: t.agent, message: t.message } : 'too_large';
   }
 
   tunnel(v: TunnelView) {
@@ -231,7 +235,7 @@ export class AdminState implements RelayObserver {
         { message: f.message, task: { id: f.task.id, contextId: f.task.contextId, historyLength: f.task.history.length } },
         { secrets: this.o.secrets },
       ),
-      message: f.message,
+      message: JSON.stringify(f.message).length <= REPLAY_CAP ? f.message : undefined,
       events: [],
       eventBytes: 0,
       droppedEvents: 0,

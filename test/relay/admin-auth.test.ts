@@ -118,3 +118,23 @@ t.test('the task log keeps the last N turns, newest first', async (t) => {
   t.equal(state.task('t1'), undefined, 'the oldest were dropped');
   t.equal(state.tasks()[0]!.durationMs, 10);
 });
+
+t.test('a message too large to keep is logged but not kept for a replay', async (t) => {
+  const clock = new ManualClock();
+  const state = new AdminState({ clock, gatewayUrl: 'ws://x', workspace: 'ws1', secrets: [] });
+  const big = 'y'.repeat(300 * 1024);
+  state.turn({
+    frame: {
+      t: 'run',
+      sid: 1,
+      agent: 'echo',
+      task: { id: 'big', contextId: 'c', history: [], artifacts: [], metadata: {} },
+      message: { role: 'user', parts: [{ kind: 'text', text: big }], messageId: 'm' },
+      stream: false,
+    },
+    url: 'http://x',
+    at: 0,
+  });
+  t.equal(state.replayable('t1'), 'too_large');
+  t.match(state.task('t1')!.request, /cut at 16384 bytes/);
+});

@@ -44,12 +44,12 @@ const shot = (name: string) => page.screenshot({ path: join(shots, `relay-${name
 
 t.test('the page shows the tunnel connected and the agents up', async (t) => {
   await page.goto(s.admin.url);
+  await page.getByTestId('connection-state').getByText('connected').waitFor({ timeout: WAIT });
+  t.match(await page.locator('.facts').innerText(), /ws1/);
   // keyboard: Tab walks from the brand link to the views' links
   await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');
   t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Connection', 'Tab reaches the views');
-  await page.getByTestId('connection-state').getByText('connected').waitFor({ timeout: WAIT });
-  t.match(await page.locator('.facts').innerText(), /ws1/);
   await page.evaluate(() => {
     (window as unknown as { marker: string }).marker = 'same page';
   });

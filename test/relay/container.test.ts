@@ -17,7 +17,7 @@ import { readImageSpec } from '../support/dockerfile.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
 import { startSdkRemote } from '../support/sdk-remote.js';
 
-t.setTimeout(180_000);
+t.setTimeout(300_000);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 async function freePort(): Promise<number> {
@@ -102,10 +102,26 @@ t.test("the image's command with the container's variables comes up and serves a
   t.equal(health.status, 0, 'the HEALTHCHECK command passes');
   await until(() => ok('/readyz'), 'the tunnel is up (/readyz)', 60_000);
 
-  const r = await gw.rpc({ method: 'message/send', key, params: msgB('through the image', { metadata: { agentId: 'sdk-echo' } }) });
+  type Listed = { id: string; online?: boolean; health?: { up: boolean } };
+  const upAtGateway = async () =>
+    ((await gw.rpc({ method: 'agents/list', key, params: {} })).json.result.agents as Listed[]).some(
+      (a) => a.id === 'sdk-echo' && a.online === true && a.health?.up === true,
+    );
+  const send = () => gw.rpc({ method: 'message/send', key, params: msgB('through the image', { metadata: { agentId: 'sdk-echo' } }) });
+  await until(upAtGateway, 'the gateway lists sdk-echo online and up', 60_000);
+  let r = await send();
+  // on a loaded machine a health check can fail once (a kept-alive socket reset): the gateway then refuses at once
+  // with relay_agent_down until the next check (30 s by default) finds the agent up again. Legitimate, so waited out
+  for (let i = 0; i < 2 && r.json.result.status.message?.metadata?.reason === 'relay_agent_down'; i++) {
+    await until(upAtGateway, 'sdk-echo up again', 90_000);
+    r = await send();
+  }
   t.equal(r.json.result.status.state, 'completed', JSON.stringify(r.json));
   t.equal(r.json.result.artifacts[0].parts[0].text, 'through the image');
-  await until(async () => ((await (await fetch(`${admin}/api/tasks`)).json()) as { tasks: unknown[] }).tasks.length === 1, 'the task log has it');
+  await until(
+    async () => ((await (await fetch(`${admin}/api/tasks`)).json()) as { tasks: Array<{ state: string }> }).tasks.some((x) => x.state === 'completed'),
+    'the task log has it',
+  );
   t.match(stderr, /relay frame/, 'LOG_LEVEL debug logs frames');
   t.notOk(stderr.includes(relayKey.key), 'the key is not logged');
   t.notMatch(stderr, /through the image/, 'no body in the log');

@@ -1,6 +1,6 @@
 // The admin UI's shell: loads the views' data from the JSON API, keeps it live from the SSE stream (/api/events),
 // routes by the location hash (#/connection, #/agents, #/tasks, #/tasks/ID). Preact with htm: no build step.
-import { html, render, useEffect, useState } from './preact-htm.js';
+import { html, render, useEffect, useRef, useState } from './preact-htm.js';
 import { tone } from './format.js';
 import { AgentsView, ConnectionView, TaskDetail, TasksView } from './views.js';
 
@@ -96,8 +96,11 @@ function Header({ status, route, stream }) {
 function App() {
   const route = useRoute();
   const live = useLive();
+  // a route change moves the focus to the new view (not the first render: Tab then starts at the top, as on any page)
+  const first = useRef(true);
   useEffect(() => {
-    document.getElementById('main')?.focus({ preventScroll: true });
+    if (first.current) first.current = false;
+    else document.getElementById('main')?.focus({ preventScroll: true });
   }, [route.split('/')[0]]);
   let view;
   const [section, id] = route.split('/');
