@@ -11,11 +11,9 @@ import { parseAllowlist, type Resolve } from '../src/runtime/net/guard.js';
 import { checkGatewayUrl, type RelayConfig } from './config.js';
 import { startHealthChecks, type HealthChecks } from './health.js';
 import { openSession, type Session } from './session.js';
-import type { Message } from '../src/protocol/model.js';
-import { runObservedTurn } from './observed-turn.js';
 import type { RelayObserver, TunnelView } from './observer.js';
 import { createTunnelMachine } from './tunnel-machine.js';
-import type { TurnResult } from './turn.js';
+import { createReplay, type Replay } from './replay.js';
 
 export interface RelayOptions {
   config: RelayConfig;
@@ -50,7 +48,7 @@ export interface Relay {
   /** the agents served: each card and its local URL */
   agents(): Array<{ card: RelayAgentCard; url: string }>;
   /** runs a message against a local agent as a new task (the admin UI's replay), observed like any turn */
-  replay(o: { agent: string; message: Message; replayOf: string }): Promise<TurnResult>;
+  replay: Replay;
   stop(): Promise<void>;
 }
 
@@ -101,7 +99,6 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   const client = createA2AClient({ clock, timers, allowlist: LOCAL_NETWORKS, ...(o.resolve && { resolve: o.resolve }) });
   const intervalMs = c.health_check_interval * 1000;
   let stopping = false;
-  let replays = 1;
 
   const cards: RelayAgentCard[] = [];
   const endpoints = new Map<string, RemoteEndpoint>();
@@ -208,32 +205,15 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     health,
     tunnel: view,
     agents: () => cards.map((card) => ({ card, url: endpoints.get(card.name)?.url ?? '' })),
-    async replay(r) {
-      const endpoint = endpoints.get(r.agent);
-      if (!endpoint) return { ok: false, reason: 'unknown_agent', message: `this relay serves no agent ${r.agent}` };
-      const id = `replay-${replays++}-${clock.now()}`;
-      return runObservedTurn({
-        observer: o.observer,
-        replayOf: r.replayOf,
-        client,
-        clock,
-        timers,
-        workspace: c.workspace_id,
-        endpoint,
-        // a new task: the logged turn's message again, under a fresh id, with no link to the local task it continued
-        frame: {
-          t: 'run',
-          sid: 0,
-          agent: r.agent,
-          task: { id, contextId: id, history: [], artifacts: [], metadata: {} },
-          message: { role: r.message.role, parts: r.message.parts, ...(r.message.metadata && { metadata: r.message.metadata }), messageId: `${id}-m` },
-          stream: true,
-        },
-        timeoutMs: c.local_timeout_seconds * 1000,
-        signal: new AbortController().signal,
-        onEvent: () => {},
-      });
-    },
+    replay: createReplay({
+      client,
+      clock,
+      timers,
+      workspace: c.workspace_id,
+      endpoints,
+      timeoutMs: c.local_timeout_seconds * 1000,
+      observer: o.observer,
+    }),
     async stop() {
       stopping = true;
       const s = session;
