@@ -26,6 +26,8 @@ export interface HealthOptions {
   /** restart bounds of each agent's supervisor (see supervisor.ts) */
   maxRestarts?: number;
   restartWindowMs?: number;
+  /** every check's result, changed or not, and when it was taken (the admin UI's last check) */
+  onRound?: (results: HealthEntry[], at: number) => void;
 }
 
 export interface HealthChecks {
@@ -111,6 +113,7 @@ export function startHealthChecks(o: HealthOptions): HealthChecks {
     if (stopped) return;
     state.set(entry.name, entry);
     checks.set(entry.name, (checks.get(entry.name) ?? 0) + 1);
+    o.onRound?.([entry], o.clock.now());
     if (!changed) return;
     o.log(entry.up ? 'local agent up' : 'local agent down', { agent: entry.name, ...(entry.error && { error: entry.error }) });
     try {

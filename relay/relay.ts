@@ -13,7 +13,9 @@ import { checkGatewayUrl, type RelayConfig } from './config.js';
 import { actorClock, startHealthChecks, type HealthChecks } from './health.js';
 import { openSession, type Session } from './session.js';
 import { supervise } from './supervisor.js';
+import type { RelayObserver, TunnelView } from './observer.js';
 import { createTunnelMachine } from './tunnel-machine.js';
+import { createReplay, type Replay } from './replay.js';
 
 export interface RelayOptions {
   config: RelayConfig;
@@ -38,6 +40,8 @@ export interface RelayOptions {
    * one crashing that actor as a bug would. `health` as an agent's check result is taken, `tunnel` as a session's end is.
    */
   faults?: { health?: (agent: string) => void; tunnel?: () => void };
+  /** watches the tunnel, health rounds and turns (the admin UI) */
+  observer?: RelayObserver;
 }
 
 export interface RelayEnd {
@@ -48,19 +52,13 @@ export interface RelayEnd {
 export interface Relay {
   /** resolves once the relay stopped or gave up */
   readonly done: Promise<RelayEnd>;
-  /** the tunnel's state and its backoff numbers */
-  tunnel(): {
-    /** session (connecting or up), waiting, spent, stopped, or crashed (its restart waits for the supervisor) */
-    state: string;
-    upSince: number | undefined;
-    /** restarts of the tunnel's actor after a crash */
-    restarts: number;
-    failures: number;
-    lastError: string | undefined;
-    delayMs: number;
-    nextRetryAt: number | undefined;
-  };
+  /** the tunnel's state and its backoff numbers (see TunnelView) */
+  tunnel(): TunnelView;
   health: HealthChecks;
+  /** the agents served: each card and its local URL */
+  agents(): Array<{ card: RelayAgentCard; url: string }>;
+  /** runs a message against a local agent as a new task (the admin UI's replay), observed like any turn */
+  replay: Replay;
   stop(): Promise<void>;
 }
 
@@ -159,6 +157,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     onChange: (changed) => upSince !== undefined && session?.send({ t: 'health', agents: changed }),
     ...(o.faults?.health && { fault: o.faults.health }),
     ...restartBounds,
+    ...(o.observer?.health && { onRound: (results, at) => o.observer?.health?.(results, at) }),
   });
 
   const machine = createTunnelMachine({
@@ -188,7 +187,9 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
         health: () => health.current(),
         onWelcome: () => {
           upSince = clock.now();
+          o.observer?.tunnel?.(view());
         },
+        observer: o.observer,
       });
       session = s;
       signal.addEventListener('abort', () => s.close(), { once: true });
@@ -202,6 +203,15 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     },
   });
 
+  // the supervisor's first actor reports before `tunnel` below is assigned: its restarts are 0 then
+  let restarts = () => 0;
+  const viewOf = (s: SnapshotFrom<typeof machine>): TunnelView => ({
+    // a crashed machine whose restart waits for the supervisor's window
+    state: s.status === 'error' ? 'crashed' : String(s.value),
+    upSince,
+    restarts: restarts(),
+    ...s.context,
+  });
   let resolveDone!: (end: RelayEnd) => void;
   const done = new Promise<RelayEnd>((r) => {
     resolveDone = r;
@@ -213,6 +223,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
       o.log('relay tunnel down, retrying', { error: snap.context.lastError, attempt: snap.context.failures, retry_in_ms: snap.context.delayMs });
     }
     lastState = state;
+    o.observer?.tunnel?.(viewOf(snap));
     if (state === 'spent') {
       const message = `a2a-relay: gave up after ${snap.context.failures} failed connection attempts (retry_attempts ${c.retry_attempts}); last error: ${snap.context.lastError}`;
       resolveDone({ code: 1, message });
@@ -234,6 +245,8 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
       return { actor, dispose: () => session?.close() };
     },
   });
+  restarts = () => tunnel.restarts();
+  const view = (): TunnelView => viewOf(tunnel.current().getSnapshot());
   void done.then(async () => {
     tunnel.stop();
     health.stop();
@@ -243,12 +256,17 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   return {
     done,
     health,
-    tunnel: () => {
-      const s = tunnel.current().getSnapshot();
-      // a crashed machine whose restart waits for the supervisor's window
-      const state = s.status === 'error' ? 'crashed' : String(s.value);
-      return { state, upSince, restarts: tunnel.restarts(), ...s.context };
-    },
+    tunnel: view,
+    agents: () => cards.map((card) => ({ card, url: endpoints.get(card.name)?.url ?? '' })),
+    replay: createReplay({
+      client,
+      clock,
+      timers,
+      workspace: c.workspace_id,
+      endpoints,
+      timeoutMs: c.local_timeout_seconds * 1000,
+      observer: o.observer,
+    }),
     async stop() {
       stopping = true;
       const s = session;

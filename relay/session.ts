@@ -8,7 +8,8 @@ import { GatewayFrame, MAX_FRAME_BYTES, type RelayAgentCard, type RelayFrame, TU
 import type { Clock, Timers } from '../src/runtime/clock.js';
 import type { A2AClient, RemoteEndpoint } from '../src/runtime/a2a-client/types.js';
 import { errorText, type Log } from '../src/runtime/log.js';
-import { runTurn } from './turn.js';
+import type { RelayObserver } from './observer.js';
+import { runObservedTurn } from './observed-turn.js';
 
 export type HealthEntry = Extract<RelayFrame, { t: 'health' }>['agents'][number];
 
@@ -46,6 +47,8 @@ export interface SessionOptions {
   /** the health to announce after each welcome */
   health: () => HealthEntry[];
   onWelcome?: (w: Extract<GatewayFrame, { t: 'welcome' }>) => void;
+  /** sees each turn (the admin UI's task log) */
+  observer?: RelayObserver;
 }
 
 export interface Session {
@@ -151,7 +154,8 @@ export function openSession(o: SessionOptions): Session {
     // an event over the frame bound cannot go up: the turn is stopped rather than told with a gap
     let tooLarge = false;
     try {
-      const r = await runTurn({
+      const r = await runObservedTurn({
+        observer: o.observer,
         client: o.client,
         clock: o.clock,
         timers: o.timers,

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { AgentEvent } from './agent-events.js';
 import { Message } from './model.js';
-import { RunTask } from './tunnel.js';
+import { RunTask, TurnDialect } from './tunnel.js';
 
 /** One relay: a workspace and the relay's name in it. */
 const RelayId = { workspace: z.string().min(1), relay: z.string().min(1) };
@@ -19,6 +19,7 @@ export const ForwardedTurn = z.object({
   task: RunTask,
   message: Message,
   stream: z.boolean(),
+  dialect: TurnDialect.optional(),
 });
 export type ForwardedTurn = z.infer<typeof ForwardedTurn>;
 

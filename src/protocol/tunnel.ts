@@ -54,6 +54,9 @@ export interface RelayAgentHealth {
   error?: string;
 }
 
+/** The caller's dialect, as a run frame (and a turn forwarded between instances) names it. */
+export const TurnDialect = z.enum(['A', 'B']);
+
 /** What a turn's `run` frame carries of its task: the local agent continues from its history and artifacts. */
 export const RunTask = AgentRunInput.shape.task;
 export type RunTask = z.infer<typeof RunTask>;
@@ -76,6 +79,8 @@ export const GatewayFrame = z.discriminatedUnion('t', [
     message: Message,
     /** the caller streams: send events as they come */
     stream: z.boolean(),
+    /** the caller's dialect (A or B), for the relay's task log; absent from older gateways */
+    dialect: TurnDialect.optional(),
   }),
   /** stop a turn (the caller canceled): the local call is aborted */
   z.object({ t: z.literal('cancel'), sid: Sid }),

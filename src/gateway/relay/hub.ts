@@ -239,6 +239,7 @@ export class RelayHub implements TunnelApi {
       task: runTask(turn.task),
       message: turn.message,
       stream: link.cards.get(turn.agent.id)?.streaming ?? false,
+      dialect: turn.task.dialect,
     };
     if (s) return s.run({ ...what, signal: turn.signal, onEvent: turn.onEvent });
     return this.mesh.forward(remote!.from, { ...what, workspace: link.workspace, relay: link.name }, { signal: turn.signal, onEvent: turn.onEvent });

@@ -1,7 +1,7 @@
 // One live tunnel: its frames after hello, the turns it carries (one stream id each), and its liveness. A relay that
 // breaks the protocol is disconnected with a logged reason; its turns in flight fail with `relay_disconnected`.
 import type { AgentEvent, AgentRunResult } from '../../protocol/agent-events.js';
-import type { Message } from '../../protocol/model.js';
+import type { Dialect, Message } from '../../protocol/model.js';
 import type { GatewayFrame, RelayFrame, RunTask } from '../../protocol/tunnel.js';
 import type { TurnSignal } from '../../runtime/agents/turn-signal.js';
 import type { Clock, Timers } from '../../runtime/clock.js';
@@ -24,6 +24,8 @@ export interface RelayTurn {
   message: Message;
   /** the caller streams: the relay sends events as they come */
   stream: boolean;
+  /** the caller's dialect, for the relay's task log */
+  dialect?: Dialect | undefined;
   signal: TurnSignal;
   onEvent: (ev: AgentEvent) => void;
 }
@@ -103,7 +105,15 @@ export class TunnelSession {
       };
       this.pending.set(sid, p);
       turn.signal.addEventListener('abort', p.onAbort, { once: true });
-      const sent = this.send({ t: 'run', sid, agent: turn.agent, task: turn.task, message: turn.message, stream: turn.stream });
+      const sent = this.send({
+        t: 'run',
+        sid,
+        agent: turn.agent,
+        task: turn.task,
+        message: turn.message,
+        stream: turn.stream,
+        ...(turn.dialect !== undefined && { dialect: turn.dialect }),
+      });
       if (!sent) this.settle(sid, fail('relay_disconnected', `Relay ${this.d.who.relay} went away before the turn started`));
     });
   }
