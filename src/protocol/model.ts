@@ -60,13 +60,13 @@ export const TaskStatus = z.object({
 });
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
-/** The dialects client mode speaks to remote agents (rev A: A2A 0.1, rev B: 0.2/0.3). */
-export const Dialect = z.enum(['A', 'B']);
+/** The dialects, served and spoken to remote agents: rev A (A2A 0.1), rev B (0.2/0.3) and A2A 1.0. */
+export const Dialect = z.enum(['A', 'B', 'V1']);
 export type Dialect = z.infer<typeof Dialect>;
 
-/** The dialects the gateway serves, and so the dialect a task was created in: the two revisions and A2A 1.0. */
-export const TaskDialect = z.enum(['A', 'B', 'V1']);
-export type TaskDialect = z.infer<typeof TaskDialect>;
+/** The dialect a task was created in (any served dialect). */
+export const TaskDialect = Dialect;
+export type TaskDialect = Dialect;
 
 /** A task as the gateway keeps it. `metadata` may hold internal fields; the sanitizer strips them at the exit. */
 export const Task = z.object({
