@@ -130,6 +130,7 @@ export const v1Codec = {
   send: { messageIdRequired: true, callerNamesNewTask: false, inlinePushUrlPath: 'params.configuration.taskPushNotificationConfig.url' },
   task: encodeTaskV1,
   sendResult: (v: TaskView) => ({ task: encodeTaskV1(v) }),
+  pushBody: (v: TaskView) => ({ task: encodeTaskV1(v) }),
   event: encodeEventV1,
   openingEvents: (v: TaskView, _settled: boolean) => [{ task: encodeTaskV1(v) }],
   pushConfig: encodePushConfigV1,

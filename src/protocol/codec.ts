@@ -55,6 +55,8 @@ export interface DialectCodec {
   task(v: TaskView): unknown;
   /** a send's (blocking or not) result: rev A and B answer the task itself, 1.0 wraps it as `{task}` */
   sendResult(v: TaskView): unknown;
+  /** a webhook's body: the revisions post the task, 1.0 a StreamResponse (`{task}`), as the SDK 1.x server does */
+  pushBody(v: TaskView): unknown;
   event(task: Pick<Task, 'id' | 'contextId'>, ev: TaskEvent): unknown;
   /** what a stream opens with when it does not replay: the task as it stands (the last one may end the stream) */
   openingEvents(v: TaskView, settled: boolean): unknown[];
@@ -100,6 +102,7 @@ export const codecs: Record<TaskDialect, DialectCodec> = {
     send: { messageIdRequired: false, callerNamesNewTask: true },
     task: encodeTaskA,
     sendResult: encodeTaskA,
+    pushBody: encodeTaskA,
     event: encodeEventA,
     openingEvents: openingEventsA,
     pushConfig: encodePushConfigA,
@@ -110,6 +113,7 @@ export const codecs: Record<TaskDialect, DialectCodec> = {
     send: { messageIdRequired: true, callerNamesNewTask: false },
     task: encodeTaskB,
     sendResult: encodeTaskB,
+    pushBody: encodeTaskB,
     event: encodeEventB,
     openingEvents: (v, _settled) => [encodeTaskB(v)],
     pushConfig: encodePushConfigB,

@@ -4,6 +4,8 @@ import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { openSse, type SseFrame } from '../support/sse.js';
+import { startReceiver } from '../support/webhooks.js';
+import { until } from '../support/a2a-client.js';
 
 const V1 = { 'A2A-Version': '1.0' };
 let n = 0;
@@ -255,4 +257,20 @@ t.test('SSE pings on an idle 1.0 stream (injected clock)', async (t) => {
   t.equal(c.json.result.status.state, 'TASK_STATE_CANCELED');
   const rest = results((await s.all()).filter((f) => f.data));
   t.equal(rest[rest.length - 1].statusUpdate.status.state, 'TASK_STATE_CANCELED', 'the stream ends with the canceled status');
+});
+
+t.test('webhooks of a 1.0 task: a StreamResponse ({task}) in 1.0 shapes, no internal field', async (t) => {
+  const rx = await startReceiver();
+  t.teardown(() => rx.close());
+  const r = await call('SendMessage', {
+    message: msg([{ text: 'pushed' }], { metadata: { agentId: 'echo' } }),
+    configuration: { taskPushNotificationConfig: { url: `${rx.url}` } },
+  });
+  t.equal(r.json.result.task.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(r.json));
+  await until(() => rx.deliveries.some((d) => d.json?.task?.status?.state === 'TASK_STATE_COMPLETED'), 'the completed task delivered');
+  const done = rx.deliveries.find((d) => d.json?.task?.status?.state === 'TASK_STATE_COMPLETED');
+  t.ok(done, 'the completed task was delivered');
+  t.equal(done?.json.task.id, r.json.result.task.id);
+  t.same(done?.json.task.artifacts[0].parts, [{ text: 'pushed' }]);
+  for (const f of INTERNAL) t.notOk(done?.body.includes(f), `${f} is not delivered`);
 });
