@@ -47,7 +47,7 @@ export interface TurnSummary {
   at: number;
   agent: string;
   taskId: string;
-  dialect: 'A' | 'B' | undefined;
+  dialect: 'A' | 'B' | 'V1' | undefined;
   stream: boolean;
   state: TurnState;
   durationMs: number | undefined;

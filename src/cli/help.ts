@@ -17,7 +17,7 @@ settings:
   --allowed-data-types t,d,f   the part kinds a message may carry out: text, data, file (default: all three)
   --store-results              keep each result whole (default: a summary of at most 500 characters)
   --retention-hours H          stored results are deleted after H hours (default 168)
-  --dialect auto|A|B           the A2A dialect to speak (default auto: read from the remote's card)
+  --dialect auto|A|B|V1        the A2A dialect to speak (V1: A2A 1.0; default auto: read from the remote's card)
   --json                       the connection as JSON`;
 
 const USAGES: Record<string, string> = {

@@ -11,6 +11,16 @@ export interface CardSettings {
 
 export const PROTOCOL_VERSION = '0.3.0';
 
+/**
+ * The interfaces a card offers, first preferred: 1.0 and 0.3 over JSON-RPC at the same URL (the method names and the
+ * A2A-Version header tell them apart; rev A is reached there too). A 1.x client's resolver reads this list and picks
+ * 1.0; a 0.3 client reads `url` and `preferredTransport` above it and ignores the list.
+ */
+export const supportedInterfaces = (url: string) => [
+  { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+  { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+];
+
 function skillsOf(agents: readonly AgentSpec[]) {
   return agents.flatMap((a) => a.skills.map((s) => ({ ...s, tags: s.tags ?? [], examples: s.examples ?? [] })));
 }
@@ -19,6 +29,7 @@ export function buildCard(o: { settings: CardSettings; agents: readonly AgentSpe
   return {
     name: o.name ?? o.settings.name,
     description: o.description ?? o.settings.description,
+    supportedInterfaces: supportedInterfaces(o.url),
     url: o.url,
     version: PROTOCOL_VERSION,
     protocolVersion: PROTOCOL_VERSION,
@@ -27,6 +38,8 @@ export function buildCard(o: { settings: CardSettings; agents: readonly AgentSpe
       streaming: o.settings.streaming,
       pushNotifications: o.settings.pushNotifications,
       stateTransitionHistory: true,
+      // 1.0's name for supportsAuthenticatedExtendedCard
+      extendedAgentCard: true,
     },
     authentication: { schemes: ['bearer'], credentials: 'Create an API key with `a2a-gateway keys create`; send it as Authorization: Bearer <key>.' },
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },

@@ -1,9 +1,10 @@
 // What a method handler gets: the caller (key, scopes, headers) and the gateway's parts.
 import type { TaskSupervisor } from '../actors/task-supervisor.js';
-import type { Dialect, Task } from '../protocol/model.js';
+import type { Task, TaskDialect } from '../protocol/model.js';
 import type { KeyRecord } from '../protocol/records.js';
+import { codecs, type CallReads } from '../protocol/codec.js';
 import { RpcError } from '../protocol/errors.js';
-import { METHOD_SCOPES, type MethodName, type Scope } from '../protocol/scopes.js';
+import type { Scope } from '../protocol/scopes.js';
 import type { Clock, Timers } from '../runtime/clock.js';
 import type { EventBus } from '../runtime/events/bus.js';
 import type { RpcId } from '../protocol/envelope.js';
@@ -43,7 +44,11 @@ export class StreamResult {
 export interface CallContext {
   key: KeyRecord;
   scopes: ReadonlySet<Scope>;
-  method: MethodName;
+  method: string;
+  /** the scope the method needs (its row in the method table) */
+  scope: Scope;
+  /** the dialect the method's name fixes, else the one the A2A-Version header names (undefined: the task's own) */
+  dialect: TaskDialect | undefined;
   rpcId: RpcId;
   a2aVersion: string | undefined;
   urlAgentId: string | undefined;
@@ -62,7 +67,7 @@ export async function visibleTask(parts: GatewayParts, ctx: CallContext, id: str
 
 /** An agent's trust level caps what callers may do on its tasks (a relay agent's, set by its operator). */
 export function checkAgentTrust(parts: GatewayParts, ctx: CallContext, agentId: string): void {
-  const required = METHOD_SCOPES[ctx.method];
+  const required = ctx.scope;
   if (parts.agents.allowsScope(ctx.key.workspaceId, agentId, required)) return;
   throw new RpcError('SCOPE_INSUFFICIENT', {
     message: `Scope insufficient: agent ${agentId}'s trust level does not allow ${required} (its operator sets it: a2a-gateway relays agent-trust)`,
@@ -92,7 +97,10 @@ export const viewOptions = (ctx: CallContext, historyLength: number | undefined)
   files: ctx.scopes.has('results.files'),
 });
 
-/** Shared names (tasks/get, tasks/cancel, push) answer in the A2A-Version header's dialect, else the task's. */
-export function answerDialect(fromHeader: Dialect | undefined, task: Task): Dialect {
-  return fromHeader ?? task.dialect;
+/** A call answers in the dialect its name (or the A2A-Version header) fixes, else in the task's own. */
+export function answerDialect(ctx: CallContext, task: Task): TaskDialect {
+  return ctx.dialect ?? task.dialect;
 }
+
+/** How the call's params read: in its dialect's shapes (rev A and rev B read alike, so a shared name reads as rev B). */
+export const readsOf = (ctx: CallContext): CallReads => codecs[ctx.dialect ?? 'B'].read;

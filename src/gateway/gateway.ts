@@ -6,7 +6,8 @@ import { toSanitizedJson } from '../runtime/sanitizer.js';
 import type { GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRequest, TunnelApi } from './api.js';
 import { agentCard, isPublic, serviceCard } from './card.js';
 import { runCall, type PipelineDeps } from './pipeline.js';
-import { isKnownMethod, isStreamingMethod } from '../protocol/scopes.js';
+import { methodRow } from './methods/table.js';
+import { versionAnswersV1 } from '../protocol/codec.js';
 
 export interface GatewayOptions extends PipelineDeps {
   maxBodyBytes: number;
@@ -34,13 +35,17 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function createGateway(o: GatewayOptions): GatewayApi {
   async function answer(entry: DecodedEntry, req: RpcHttpRequest, baseUrl: string): Promise<Answer> {
-    if (!entry.ok) return { response: errorResponse(entry.id, entry.error), status: entry.error.httpStatus, headers: {} };
+    const headerV1 = versionAnswersV1(req.a2aVersion);
+    if (!entry.ok) return { response: errorResponse(entry.id, entry.error, { v1: headerV1 }), status: entry.error.httpStatus, headers: {} };
     const { call } = entry;
-    const streaming = isKnownMethod(call.method) && isStreamingMethod(call.method);
+    const row = methodRow(call.method);
+    // a 1.0 method (or a 1.0 header) reads its errors in 1.0's shape
+    const v1 = row?.dialect === 'V1' || headerV1;
+    const streaming = row?.streaming === true;
     if (streaming && !call.hasId) {
       // a stream's events carry the request's id: without one there is nothing to tie them to (nothing runs)
       const err = new RpcError('INVALID_REQUEST', { message: `Invalid request: ${call.method} is a streaming method and needs an id`, data: { field: 'id' } });
-      return { response: errorResponse(null, err), status: err.httpStatus, headers: {} };
+      return { response: errorResponse(null, err, { v1 }), status: err.httpStatus, headers: {} };
     }
     const out = await runCall(o, {
       call,
@@ -53,7 +58,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
     if (out.ok && out.result instanceof StreamResult) {
       return { stream: out.result, response: resultResponse(call.id, null), status: 200, headers: out.headers };
     }
-    const response = out.ok ? resultResponse(call.id, out.result) : errorResponse(call.id, out.error);
+    const response = out.ok ? resultResponse(call.id, out.result) : errorResponse(call.id, out.error, { v1 });
     return { response, status: out.ok ? 200 : out.error.httpStatus, headers: out.headers, streaming };
   }
 
@@ -61,7 +66,8 @@ export function createGateway(o: GatewayOptions): GatewayApi {
     if (!a.stream) return a;
     // the stream's work starts only when it is opened, so refusing it here changes nothing
     const err = new RpcError('INVALID_REQUEST', { message: 'Invalid request: a streaming method cannot be part of a batch' });
-    return { response: errorResponse(entry.ok ? entry.call.id : null, err), status: 200, headers: a.headers };
+    const v1 = entry.ok && methodRow(entry.call.method)?.dialect === 'V1';
+    return { response: errorResponse(entry.ok ? entry.call.id : null, err, { v1 }), status: 200, headers: a.headers };
   };
 
   const reply = (status: number, headers: Record<string, string>, body: unknown): JsonReply => ({
@@ -82,11 +88,11 @@ export function createGateway(o: GatewayOptions): GatewayApi {
         text = utf8.decode(req.body);
       } catch {
         const err = new RpcError('PARSE_ERROR', { message: 'Parse error: request body is not valid UTF-8' });
-        return reply(err.httpStatus, {}, errorResponse(null, err));
+        return reply(err.httpStatus, {}, errorResponse(null, err, { v1: versionAnswersV1(req.a2aVersion) }));
       }
       const decoded = decodeBody(text);
       if (decoded.kind === 'invalid') {
-        return reply(ERRORS[decoded.error.reason].http, {}, errorResponse(decoded.id, decoded.error));
+        return reply(ERRORS[decoded.error.reason].http, {}, errorResponse(decoded.id, decoded.error, { v1: versionAnswersV1(req.a2aVersion) }));
       }
       if (decoded.kind === 'single') {
         const a = await answer(decoded.entry, req, baseUrl);

@@ -2,7 +2,8 @@
 import { RpcError, isRpcError } from '../protocol/errors.js';
 import type { RpcCall } from '../protocol/envelope.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../protocol/records.js';
-import { METHOD_SCOPES, effectiveScopes, isKnownMethod } from '../protocol/scopes.js';
+import { dialectOfVersionHeader, isSupportedVersion, SUPPORTED_VERSIONS } from '../protocol/codec.js';
+import { effectiveScopes } from '../protocol/scopes.js';
 import { type KeyHasher, verifyKey } from '../runtime/keys.js';
 import { rateLimitHeaders } from '../runtime/limiter/headers.js';
 import type { Limiter } from '../runtime/limiter/types.js';
@@ -10,7 +11,7 @@ import { errorText } from '../runtime/log.js';
 import { isStoreUnavailable } from '../runtime/store/errors.js';
 import { storeUnavailable } from './errors.js';
 import type { CallContext, GatewayParts } from './context.js';
-import { METHODS } from './methods/index.js';
+import { methodRow } from './methods/table.js';
 
 export interface PipelineDeps {
   parts: GatewayParts;
@@ -55,12 +56,19 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
       throw new RpcError('UNAUTHORIZED', { message: WHY_TEXT[check.why], headers: { 'WWW-Authenticate': 'Bearer' } });
     }
     const key = check.key;
+    if (!isSupportedVersion(input.a2aVersion)) {
+      throw new RpcError('VERSION_NOT_SUPPORTED', {
+        message: `Version not supported: A2A-Version '${input.a2aVersion}'; this gateway speaks ${SUPPORTED_VERSIONS.join(', ')}`,
+        data: { requested: input.a2aVersion, supported: SUPPORTED_VERSIONS.join(', ') },
+      });
+    }
     const method = input.call.method;
-    if (!isKnownMethod(method)) {
+    const row = methodRow(method);
+    if (!row) {
       throw new RpcError('METHOD_NOT_FOUND', { message: `Method not found: ${method}`, data: { method } });
     }
     const scopes = new Set(effectiveScopes(key.trust, key.scopes));
-    const required = METHOD_SCOPES[method];
+    const required = row.scope;
     if (!scopes.has(required)) {
       throw new RpcError('SCOPE_INSUFFICIENT', { message: `Scope insufficient: ${method} needs ${required}`, data: { required } });
     }
@@ -71,13 +79,15 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
       key,
       scopes,
       method,
+      scope: row.scope,
+      dialect: row.dialect ?? dialectOfVersionHeader(input.a2aVersion),
       rpcId: input.call.id,
       a2aVersion: input.a2aVersion,
       urlAgentId: input.urlAgentId,
       lastEventId: input.lastEventId,
       baseUrl: input.baseUrl,
     };
-    const result = await METHODS[method](input.call.params, ctx, parts);
+    const result = await row.handler(input.call.params, ctx, parts);
     return { ok: true, result, headers };
   } catch (e) {
     if (isRpcError(e)) return { ok: false, error: e, headers: { ...headers, ...e.headers } };

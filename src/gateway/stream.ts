@@ -3,8 +3,7 @@ import { codecs } from '../protocol/codec.js';
 import { errorResponse } from '../protocol/envelope.js';
 import { RpcError } from '../protocol/errors.js';
 import type { TaskEvent } from '../protocol/events.js';
-import { SETTLED_STATES, type Dialect, type Task } from '../protocol/model.js';
-import { encodeEvent } from '../protocol/stream-codec.js';
+import { SETTLED_STATES, type Task, type TaskDialect } from '../protocol/model.js';
 import { gateArtifact, gateStatus, taskView, type TaskViewOptions } from '../protocol/views.js';
 import { toSanitizedJson } from '../runtime/sanitizer.js';
 import { taskKey } from '../runtime/store/types.js';
@@ -14,7 +13,7 @@ import type { CallContext, GatewayParts } from './context.js';
 export interface StreamSpec {
   parts: GatewayParts;
   ctx: CallContext;
-  dialect: Dialect;
+  dialect: TaskDialect;
   view: TaskViewOptions;
   workspaceId: string;
   taskId: string;
@@ -42,6 +41,7 @@ function encodedOnce(ev: TaskEvent, view: string, encode: () => string): string 
 export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   const { parts, ctx } = spec;
   const key = taskKey(spec.workspaceId, spec.taskId);
+  const codec = codecs[spec.dialect];
   const viewKey = `${spec.dialect}:${spec.view.results ? 1 : 0}${spec.view.files ? 1 : 0}`;
   let last = Number.POSITIVE_INFINITY; // nothing live goes out before the starting point is known
   let buffered: TaskEvent[] | undefined = [];
@@ -73,7 +73,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   };
   const fail = (e: RpcError) => {
     if (closed) return;
-    sink.end({ data: toSanitizedJson(errorResponse(ctx.rpcId, e)) });
+    sink.end({ data: toSanitizedJson(errorResponse(ctx.rpcId, e, { v1: spec.dialect === 'V1' })) });
     close();
   };
   // the response envelope around an already serialized, sanitized result (the id is the request's own)
@@ -106,7 +106,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     last = ev.seq;
     send(
       ev.seq,
-      encodedOnce(ev, viewKey, () => toSanitizedJson(encodeEvent(spec.dialect, task, gate(ev)))),
+      encodedOnce(ev, viewKey, () => toSanitizedJson(codec.event(task, gate(ev)))),
       isFinal(ev),
     );
   };
@@ -147,19 +147,9 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     if (!replayed) {
       last = current.seq ?? 0;
       const settled = SETTLED_STATES.has(current.status.state);
-      if (spec.dialect === 'B') send(last, toSanitizedJson(codecs.B.task(taskView(current, spec.view))), settled);
-      else {
-        // rev A has no task event: what the task already holds comes as its artifacts, then its status (which may end
-        // the stream), so a stream that opens after the first chunks still carries them
-        for (const artifact of taskView(current, spec.view).artifacts) {
-          send(
-            last,
-            toSanitizedJson(encodeEvent('A', current, { seq: last, kind: 'artifact', artifact, append: false, lastChunk: artifact.lastChunk ?? false })),
-            false,
-          );
-        }
-        send(last, toSanitizedJson(encodeEvent('A', current, gate({ seq: last, kind: 'status', status: current.status, final: settled }))), settled);
-      }
+      // the task as it stands, in the dialect's opening events: the last of them ends the stream when the task is settled
+      const opening = codec.openingEvents(taskView(current, spec.view), settled);
+      for (const [i, ev] of opening.entries()) send(last, toSanitizedJson(ev), settled && i === opening.length - 1);
     }
     const pending = buffered ?? [];
     buffered = undefined;

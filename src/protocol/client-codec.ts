@@ -3,6 +3,8 @@
 import type { RemoteEvent, RemoteTask } from './connections.js';
 import { encodeMessageA } from './codec-a.js';
 import { encodeMessageB } from './codec-b.js';
+import { encodeMessageV1 } from './codec-v1.js';
+import { decodeRemoteEventV1, decodeRemoteTaskV1 } from './remote-decode-v1.js';
 import type { Dialect, Message } from './model.js';
 import { decodeRemoteEvent, decodeRemoteTask, type DecodeContext } from './remote-decode.js';
 
@@ -75,4 +77,23 @@ const codecB: ClientCodec = {
   decodeEvent: (v, ctx) => decodeRemoteEvent(v, ctx),
 };
 
-export const CLIENT_CODECS: Readonly<Record<Dialect, ClientCodec>> = { A: codecA, B: codecB };
+const codecV1: ClientCodec = {
+  dialect: 'V1',
+  version: '1.0',
+  methods: { send: 'SendMessage', stream: 'SendStreamingMessage', get: 'GetTask', cancel: 'CancelTask' },
+  clientPicksTaskId: false,
+  sendParams: (o) => ({
+    message: encodeMessageV1({
+      ...outbound(o.message),
+      ...(o.taskId !== undefined && { taskId: o.taskId }),
+      ...(o.contextId !== undefined && { contextId: o.contextId }),
+    }),
+    configuration: { returnImmediately: !o.blocking },
+  }),
+  getParams: taskParams,
+  cancelParams: (o) => ({ id: o.taskId }),
+  decodeTask: (v, ctx) => decodeRemoteTaskV1(v, ctx),
+  decodeEvent: (v, ctx) => decodeRemoteEventV1(v, ctx),
+};
+
+export const CLIENT_CODECS: Readonly<Record<Dialect, ClientCodec>> = { A: codecA, B: codecB, V1: codecV1 };

@@ -1,5 +1,7 @@
-// Revision A (A2A 0.1) wire shapes: parts by `type`, tasks with sessionId, artifacts with index/append/lastChunk.
-import type { Artifact, Message, Part, TaskStatus } from './model.js';
+// Revision A (A2A 0.1) wire shapes: parts by `type`, tasks with sessionId, artifacts with index/append/lastChunk,
+// and its stream events (status and artifact objects naming the task `id`).
+import type { TaskEvent } from './events.js';
+import type { Artifact, Message, Part, Task, TaskStatus } from './model.js';
 import type { StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
 import { maskedPushSecrets, publicMetadata } from './internal-fields.js';
@@ -49,4 +51,20 @@ export function encodePushConfigA(c: StoredPushConfig, taskId: string) {
       ...maskedPushSecrets(c),
     },
   };
+}
+
+export function encodeEventA(task: Pick<Task, 'id'>, ev: TaskEvent) {
+  if (ev.kind === 'status') return { id: task.id, status: encodeStatusA(ev.status), final: ev.final };
+  return { id: task.id, artifact: encodeArtifactA({ ...ev.artifact, append: ev.append, lastChunk: ev.lastChunk }) };
+}
+
+/**
+ * Rev A has no task event: a stream opens with what the task already holds, its artifacts, then its status (which may
+ * end the stream), so a stream that opens after the first chunks still carries them.
+ */
+export function openingEventsA(v: TaskView, settled: boolean) {
+  return [
+    ...v.artifacts.map((a) => ({ id: v.task.id, artifact: encodeArtifactA({ ...a, append: false, lastChunk: a.lastChunk ?? false }) })),
+    { id: v.task.id, status: encodeStatusA(v.task.status), final: settled },
+  ];
 }

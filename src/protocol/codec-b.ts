@@ -1,5 +1,7 @@
-// Revision B (A2A 0.2/0.3) wire shapes: every object has a `kind`; tasks have contextId, artifacts artifactId.
-import type { Artifact, Message, Part, TaskStatus } from './model.js';
+// Revision B (A2A 0.2/0.3) wire shapes: every object has a `kind`; tasks have contextId, artifacts artifactId; stream
+// events are status-update and artifact-update.
+import type { TaskEvent } from './events.js';
+import type { Artifact, Message, Part, Task, TaskStatus } from './model.js';
 import type { StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
 import { maskedPushSecrets, publicMetadata } from './internal-fields.js';
@@ -53,5 +55,19 @@ export function encodePushConfigB(c: StoredPushConfig, taskId: string) {
       url: c.url,
       ...maskedPushSecrets(c),
     },
+  };
+}
+
+export function encodeEventB(task: Pick<Task, 'id' | 'contextId'>, ev: TaskEvent) {
+  if (ev.kind === 'status') {
+    return { kind: 'status-update' as const, taskId: task.id, contextId: task.contextId, status: encodeStatusB(ev.status), final: ev.final };
+  }
+  return {
+    kind: 'artifact-update' as const,
+    taskId: task.id,
+    contextId: task.contextId,
+    artifact: encodeArtifactB(ev.artifact),
+    append: ev.append,
+    lastChunk: ev.lastChunk,
   };
 }

@@ -1,35 +1,152 @@
-// Picks the dialect codec: by method name, by the A2A-Version header, or by the task's own dialect.
-import { encodeArtifactA, encodePushConfigA, encodeStatusA, encodeTaskA } from './codec-a.js';
-import { encodeArtifactB, encodePushConfigB, encodeStatusB, encodeTaskB } from './codec-b.js';
-import type { Dialect } from './model.js';
+// The dialect codecs: one per served dialect, each reading a call's params into the internal model and writing
+// results, stream events (and a stream's opening events) and push configs in its own shapes. A dialect is one codec
+// here plus its rows in the gateway's method table; handlers never branch on the dialect.
+import { encodeEventA, encodePushConfigA, encodeTaskA, openingEventsA } from './codec-a.js';
+import { encodeEventB, encodePushConfigB, encodeTaskB } from './codec-b.js';
+import { readsV1, v1Codec } from './codec-v1.js';
+import type { TaskEvent } from './events.js';
+import type { Dialect, Task, TaskDialect, TaskState } from './model.js';
+import {
+  ListTasksParams,
+  listQuery,
+  parseParams,
+  PushDeleteParams,
+  PushGetParams,
+  PushListParams,
+  PushSetParams,
+  SendParams,
+  TaskIdParams,
+  TaskQueryParams,
+  taskIdOf,
+} from './params.js';
+import type { PushConfig, StoredPushConfig } from './records.js';
+import type { TaskView } from './views.js';
 
-export const codecs = {
-  A: { task: encodeTaskA, status: encodeStatusA, artifact: encodeArtifactA, pushConfig: encodePushConfigA },
-  B: { task: encodeTaskB, status: encodeStatusB, artifact: encodeArtifactB, pushConfig: encodePushConfigB },
-} as const;
+/** A task listing's query (ListTasks, and the gateway's tasks/list for the revisions). */
+export interface ListQuery {
+  contextId?: string;
+  /** the states asked for (empty: a state the gateway never holds, so nothing matches); undefined: any */
+  states?: readonly TaskState[];
+  pageSize: number;
+  /** where the page starts in the sorted listing (the page token) */
+  offset: number;
+  historyLength?: number;
+  includeArtifacts: boolean;
+  /** only tasks whose status time is at or after this (ms) */
+  statusSince?: number;
+}
 
-const METHOD_DIALECT: Record<string, Dialect> = {
-  'tasks/send': 'A',
-  'tasks/sendSubscribe': 'A',
-  'message/send': 'B',
-  'message/sendStream': 'B',
-  'message/stream': 'B',
-  'tasks/pushNotificationConfig/set': 'B',
-  'tasks/pushNotificationConfig/get': 'B',
-  'tasks/pushNotificationConfig/list': 'B',
-  'tasks/pushNotificationConfig/delete': 'B',
+/** What a dialect's params come to, in the internal model; `path` names the field as the caller sent it. */
+export interface CallReads {
+  listTasks(params: unknown): ListQuery;
+  send(params: unknown): SendParams;
+  taskQuery(params: unknown): { id: string; historyLength?: number };
+  taskId(params: unknown): { id: string };
+  pushSet(params: unknown): { taskId: string; config: PushConfig; urlPath: string };
+  pushGet(params: unknown): { taskId: string; configId?: string };
+  pushList(params: unknown): { taskId: string };
+  pushDelete(params: unknown): { taskId: string; configId: string };
+}
+
+export interface DialectCodec {
+  read: CallReads;
+  /** the dialect's rules for a send: 0.2 and later require the sender's messageId; only 0.1 lets a caller name a new task */
+  send: { messageIdRequired: boolean; callerNamesNewTask: boolean; inlinePushUrlPath?: string };
+  task(v: TaskView): unknown;
+  /** a send's (blocking or not) result: rev A and B answer the task itself, 1.0 wraps it as `{task}` */
+  sendResult(v: TaskView): unknown;
+  /** a webhook's body: the revisions post the task, 1.0 a StreamResponse (`{task}`), as the SDK 1.x server does */
+  pushBody(v: TaskView): unknown;
+  event(task: Pick<Task, 'id' | 'contextId'>, ev: TaskEvent): unknown;
+  /** what a stream opens with when it does not replay: the task as it stands (the last one may end the stream) */
+  openingEvents(v: TaskView, settled: boolean): unknown[];
+  pushConfig(c: StoredPushConfig, taskId: string): unknown;
+  pushConfigs(cs: readonly StoredPushConfig[], taskId: string): unknown;
+}
+
+/** A listing's page as every dialect answers it: the tasks (each already encoded) and the paging fields. */
+export const taskListPage = (o: { tasks: unknown[]; nextPageToken: string; pageSize: number; totalSize: number }) => ({
+  tasks: o.tasks,
+  nextPageToken: o.nextPageToken,
+  pageSize: o.pageSize,
+  totalSize: o.totalSize,
+});
+
+/** Rev A and rev B read the same (lenient) params: parts by `type` or `kind`, the task as `id` or `taskId`. */
+const readsAB: CallReads = {
+  listTasks: (params) => {
+    const p = parseParams(ListTasksParams, params ?? {});
+    return listQuery({ ...p, states: p.state === undefined ? undefined : [p.state] });
+  },
+  send: (params) => parseParams(SendParams, params),
+  taskQuery: (params) => parseParams(TaskQueryParams, params),
+  taskId: (params) => parseParams(TaskIdParams, params),
+  pushSet: (params) => {
+    const p = parseParams(PushSetParams, params);
+    return { taskId: taskIdOf(p), config: p.pushNotificationConfig, urlPath: 'params.pushNotificationConfig.url' };
+  },
+  pushGet: (params) => {
+    const p = parseParams(PushGetParams, params);
+    return { taskId: taskIdOf(p), ...(p.pushNotificationConfigId !== undefined && { configId: p.pushNotificationConfigId }) };
+  },
+  pushList: (params) => ({ taskId: taskIdOf(parseParams(PushListParams, params)) }),
+  pushDelete: (params) => {
+    const p = parseParams(PushDeleteParams, params);
+    return { taskId: taskIdOf(p), configId: p.pushNotificationConfigId };
+  },
 };
 
-/** The dialect a method name fixes, if it fixes one (shared names such as tasks/get do not). */
-export const dialectOfMethod = (method: string): Dialect | undefined =>
-  // own names only: `toString` or `__proto__` name no method
-  Object.hasOwn(METHOD_DIALECT, method) ? METHOD_DIALECT[method] : undefined;
+export const codecs: Record<TaskDialect, DialectCodec> = {
+  A: {
+    read: readsAB,
+    send: { messageIdRequired: false, callerNamesNewTask: true },
+    task: encodeTaskA,
+    sendResult: encodeTaskA,
+    pushBody: encodeTaskA,
+    event: encodeEventA,
+    openingEvents: openingEventsA,
+    pushConfig: encodePushConfigA,
+    pushConfigs: (cs, taskId) => cs.map((c) => encodePushConfigA(c, taskId)),
+  },
+  B: {
+    read: readsAB,
+    send: { messageIdRequired: true, callerNamesNewTask: false },
+    task: encodeTaskB,
+    sendResult: encodeTaskB,
+    pushBody: encodeTaskB,
+    event: encodeEventB,
+    openingEvents: (v, _settled) => [encodeTaskB(v)],
+    pushConfig: encodePushConfigB,
+    pushConfigs: (cs, taskId) => cs.map((c) => encodePushConfigB(c, taskId)),
+  },
+  V1: { ...v1Codec, read: readsV1 },
+};
 
-/** `A2A-Version: 0.1` means revision A; 0.2 and 0.3 mean revision B; anything else says nothing. */
+/** `A2A-Version: 0.1` means revision A; 0.2 and 0.3 mean revision B; anything else says nothing of the shared 0.x names. */
 export function dialectOfVersionHeader(v: string | undefined): Dialect | undefined {
   if (!v) return undefined;
   const s = v.trim();
   if (s.startsWith('0.1')) return 'A';
   if (s.startsWith('0.2') || s.startsWith('0.3')) return 'B';
   return undefined;
+}
+
+/** The protocol versions a caller may name in `A2A-Version` (major.minor; a patch part is ignored). */
+export const SUPPORTED_VERSIONS: readonly string[] = ['0.1', '0.2', '0.3', '1.0'];
+
+/**
+ * Whether the gateway speaks the version an `A2A-Version` header names. No header (or an empty one) is fine: 1.0 reads
+ * its absence as 0.3, and the method's name fixes the dialect anyway.
+ */
+export function isSupportedVersion(v: string | undefined): boolean {
+  if (v === undefined || v.trim() === '') return true;
+  const m = /^(\d+)(?:\.(\d+))?(?:\.\d+)?$/.exec(v.trim());
+  if (!m) return false;
+  return SUPPORTED_VERSIONS.includes(`${Number(m[1])}.${Number(m[2] ?? 0)}`);
+}
+
+/** Errors read as 1.0's when the method is a 1.0 name or the header names 1.0 or later (an unsupported 2.0 included). */
+export function versionAnswersV1(v: string | undefined): boolean {
+  const m = v === undefined ? null : /^(\d+)/.exec(v.trim());
+  return m !== null && Number(m[1]) >= 1;
 }

@@ -66,8 +66,8 @@ export const ConnectionSettings = z.object({
   name: ConnectionName,
   /** the remote agent's base URL: its card is under `/.well-known/`, its JSON-RPC endpoint is what the card names */
   url: z.url(),
-  /** the dialect to speak: `auto` reads it from the remote's card (protocolVersion 0.2/0.3: B; none or 0.1: A) */
-  dialect: z.enum(['auto', 'A', 'B']).default('auto'),
+  /** the dialect to speak: `auto` reads it from the remote's card (a JSON-RPC 1.0 interface: V1; protocolVersion 0.2/0.3: B; none or 0.1: A) */
+  dialect: z.enum(['auto', 'A', 'B', 'V1']).default('auto'),
   storeResults: z.boolean().default(false),
   allowedDataTypes: z.array(DataCategory).min(1).default(['text', 'data', 'file']),
   resultRetentionHours: z.number().positive().default(168),

@@ -1,5 +1,5 @@
 // JSON-RPC 2.0 envelope: decoding a request body into calls, and building responses. No I/O.
-import { RpcError, type JsonRpcErrorObject } from './errors.js';
+import { RpcError, type JsonRpcErrorObject, type JsonRpcErrorObjectV1 } from './errors.js';
 
 export type RpcId = string | number | null;
 
@@ -15,7 +15,7 @@ export interface RpcCall {
   params: unknown;
 }
 
-export type RpcResponse = { jsonrpc: '2.0'; id: RpcId; result: unknown } | { jsonrpc: '2.0'; id: RpcId; error: JsonRpcErrorObject };
+export type RpcResponse = { jsonrpc: '2.0'; id: RpcId; result: unknown } | { jsonrpc: '2.0'; id: RpcId; error: JsonRpcErrorObject | JsonRpcErrorObjectV1 };
 
 /** One element of a decoded body: a call to run, or an error to answer without running anything. */
 export type DecodedEntry = { ok: true; call: RpcCall } | { ok: false; id: RpcId; error: RpcError };
@@ -68,4 +68,9 @@ export function decodeBody(body: string): DecodedBody {
 }
 
 export const resultResponse = (id: RpcId, result: unknown): RpcResponse => ({ jsonrpc: '2.0', id, result });
-export const errorResponse = (id: RpcId, error: RpcError): RpcResponse => ({ jsonrpc: '2.0', id, error: error.toErrorObject() });
+/** An error response; `v1`: in A2A 1.0's error shape (its codes, ErrorInfo in data). */
+export const errorResponse = (id: RpcId, error: RpcError, o: { v1?: boolean } = {}): RpcResponse => ({
+  jsonrpc: '2.0',
+  id,
+  error: o.v1 ? error.toErrorObjectV1() : error.toErrorObject(),
+});

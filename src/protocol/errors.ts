@@ -16,6 +16,8 @@ export const ERRORS = {
   STORE_UNAVAILABLE: { code: -32603, http: 503, message: 'Service unavailable: the store cannot be reached; retry shortly' },
   /** Not a JSON-RPC condition of the spec: the body exceeded the size limit. Travels as -32600 with HTTP 413. */
   PAYLOAD_TOO_LARGE: { code: -32600, http: 413, message: 'Request body too large' },
+  /** A2A 1.0's: the A2A-Version header names a version the gateway does not speak (any dialect gets 1.0's code). */
+  VERSION_NOT_SUPPORTED: { code: -32009, http: 200, message: 'Version not supported' },
 } as const;
 
 export type ErrorReason = keyof typeof ERRORS;
@@ -25,6 +27,46 @@ export interface JsonRpcErrorObject {
   message: string;
   data?: Record<string, unknown>;
 }
+
+/** A2A 1.0's error object: its data is a list of google.rpc.ErrorInfo. */
+export interface JsonRpcErrorObjectV1 {
+  code: number;
+  message: string;
+  data: ErrorInfoV1[];
+}
+
+/** The `google.rpc.ErrorInfo` an A2A 1.0 error carries in `data` (metadata values are strings). */
+export interface ErrorInfoV1 {
+  '@type': 'type.googleapis.com/google.rpc.ErrorInfo';
+  reason: string;
+  domain: string;
+  metadata?: Record<string, string>;
+}
+
+/**
+ * How an error reads to an A2A 1.0 caller. 1.0 gives -32001..-32009 meanings of its own, and the gateway's codes for
+ * unauthorized, rate limit, agent not found and scope insufficient (-32003..-32006) would there read as push not
+ * supported, unsupported operation, content type and invalid agent response: those four move to -32050..-32053, outside
+ * 1.0's range, keeping their HTTP statuses. Everything else keeps its code.
+ */
+const V1_CODES: Partial<Record<ErrorReason, number>> = {
+  UNAUTHORIZED: -32050,
+  SCOPE_INSUFFICIENT: -32051,
+  RATE_LIMITED: -32052,
+  AGENT_NOT_FOUND: -32053,
+};
+
+/** 1.0's ErrorInfo domain for the conditions 1.0 names, the gateway's own for the rest. */
+const V1_DOMAIN: Partial<Record<ErrorReason, string>> = {
+  PARSE_ERROR: 'a2a-protocol.org',
+  INVALID_REQUEST: 'a2a-protocol.org',
+  METHOD_NOT_FOUND: 'a2a-protocol.org',
+  INVALID_PARAMS: 'a2a-protocol.org',
+  INTERNAL_ERROR: 'a2a-protocol.org',
+  TASK_NOT_FOUND: 'a2a-protocol.org',
+  TASK_NOT_CANCELABLE: 'a2a-protocol.org',
+  VERSION_NOT_SUPPORTED: 'a2a-protocol.org',
+};
 
 /** A failure with the spec's reason; the transport maps it to the wire in one place (`toErrorObject`). */
 export class RpcError extends Error {
@@ -51,6 +93,19 @@ export class RpcError extends Error {
 
   toErrorObject(): JsonRpcErrorObject {
     return { code: this.code, message: this.message, data: { reason: this.reason, ...this.data } };
+  }
+
+  /** The same error as an A2A 1.0 caller reads it: 1.0's codes, and the details as one ErrorInfo. */
+  toErrorObjectV1(): JsonRpcErrorObjectV1 {
+    const metadata: Record<string, string> = {};
+    for (const [k, v] of Object.entries(this.data ?? {})) metadata[k] = typeof v === 'string' ? v : JSON.stringify(v);
+    const info: ErrorInfoV1 = {
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: this.reason,
+      domain: V1_DOMAIN[this.reason] ?? 'a2a-gateway',
+      ...(Object.keys(metadata).length > 0 && { metadata }),
+    };
+    return { code: V1_CODES[this.reason] ?? this.code, message: this.message, data: [info] };
   }
 }
 

@@ -60,8 +60,13 @@ export const TaskStatus = z.object({
 });
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
-export const Dialect = z.enum(['A', 'B']);
+/** The dialects, served and spoken to remote agents: rev A (A2A 0.1), rev B (0.2/0.3) and A2A 1.0. */
+export const Dialect = z.enum(['A', 'B', 'V1']);
 export type Dialect = z.infer<typeof Dialect>;
+
+/** The dialect a task was created in (any served dialect). */
+export const TaskDialect = Dialect;
+export type TaskDialect = Dialect;
 
 /** A task as the gateway keeps it. `metadata` may hold internal fields; the sanitizer strips them at the exit. */
 export const Task = z.object({
@@ -69,7 +74,7 @@ export const Task = z.object({
   contextId: z.string(),
   workspaceId: z.string(),
   agentId: z.string(),
-  dialect: Dialect,
+  dialect: TaskDialect,
   status: TaskStatus,
   artifacts: z.array(Artifact),
   history: z.array(Message),

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { RpcError } from './errors.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from './json-depth.js';
-import { CallerId as Id, Metadata, Part, Role } from './model.js';
+import { CallerId as Id, Metadata, Part, Role, TaskState } from './model.js';
 import { PushConfig } from './records.js';
 
 /** Rev A parts say `type`, rev B parts say `kind`: accept either, keep `kind` inside. */
@@ -112,4 +112,51 @@ export function parseParams<S extends z.ZodType>(schema: S, params: unknown): z.
     message: `Invalid params: ${first.path}: ${first.message}`,
     data: { path: first.path, issues },
   });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Listing tasks (1.0's ListTasks; tasks/list is the gateway's same listing for the revisions)
+// ---------------------------------------------------------------------------------------------------------------
+
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 50;
+
+/** The page token is the offset in the sorted listing, written as a decimal (callers treat it as opaque). */
+export const PageToken = z.string().regex(/^\d{1,9}$/, 'not a page token this gateway gave out');
+export const PageSize = z.number().int().min(1).max(MAX_PAGE_SIZE);
+/** An ISO 8601 time, read to ms since the epoch. */
+export const IsoTime = z
+  .string()
+  .refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time')
+  .transform((s) => Date.parse(s));
+
+export const ListTasksParams = z.object({
+  contextId: Id.optional(),
+  state: TaskState.optional(),
+  pageSize: PageSize.optional(),
+  pageToken: PageToken.optional(),
+  historyLength: HistoryLength.optional(),
+  includeArtifacts: z.boolean().optional(),
+  statusTimestampAfter: IsoTime.optional(),
+});
+
+/** The listing query, defaults applied (an empty page token is the first page). */
+export function listQuery(p: {
+  contextId?: string;
+  states?: readonly TaskState[];
+  pageSize?: number;
+  pageToken?: string;
+  historyLength?: number;
+  includeArtifacts?: boolean;
+  statusTimestampAfter?: number;
+}) {
+  return {
+    ...(p.contextId !== undefined && p.contextId !== '' && { contextId: p.contextId }),
+    ...(p.states !== undefined && { states: p.states }),
+    pageSize: p.pageSize ?? DEFAULT_PAGE_SIZE,
+    offset: p.pageToken ? Number(p.pageToken) : 0,
+    ...(p.historyLength !== undefined && { historyLength: p.historyLength }),
+    includeArtifacts: p.includeArtifacts === true,
+    ...(p.statusTimestampAfter !== undefined && { statusSince: p.statusTimestampAfter }),
+  };
 }

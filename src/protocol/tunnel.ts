@@ -55,7 +55,7 @@ export interface RelayAgentHealth {
 }
 
 /** The caller's dialect, as a run frame (and a turn forwarded between instances) names it. */
-export const TurnDialect = z.enum(['A', 'B']);
+export const TurnDialect = z.enum(['A', 'B', 'V1']);
 
 /** What a turn's `run` frame carries of its task: the local agent continues from its history and artifacts. */
 export const RunTask = AgentRunInput.shape.task;

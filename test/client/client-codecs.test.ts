@@ -175,3 +175,69 @@ t.test('stream events of both dialects, folded into the task', async (t) => {
   t.throws(() => decodeRemoteEvent({ kind: 'mystery' }, ctx), { message: /kind 'mystery'/ });
   t.throws(() => decodeRemoteEvent([], ctx), RemoteDecodeError);
 });
+
+t.test('1.0 cards: supportedInterfaces name the dialect and the endpoint; 1.0 preferred when offered', async (t) => {
+  const both = parseRemoteCard({
+    name: 'g',
+    url: 'https://g.example/a2a',
+    protocolVersion: '0.3.0',
+    supportedInterfaces: [
+      { url: 'https://g.example/v1', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: 'https://g.example/a2a', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ],
+  });
+  if (!both.ok) throw new Error(both.message);
+  t.equal(dialectOfCard(both.card), 'V1');
+  t.equal(jsonRpcUrlOf(both.card, 'V1'), 'https://g.example/v1');
+  t.equal(jsonRpcUrlOf(both.card, 'B'), 'https://g.example/a2a', 'a forced 0.3 uses the 0.3 endpoint');
+  const only1 = parseRemoteCard({ name: 'sdk1', supportedInterfaces: [{ url: 'https://s.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] });
+  if (!only1.ok) throw new Error(only1.message);
+  t.equal(dialectOfCard(only1.card), 'V1', 'a 1.0-only card: no url, no protocolVersion');
+  t.equal(jsonRpcUrlOf(only1.card, 'V1'), 'https://s.example/rpc');
+  const grpc1 = parseRemoteCard({ name: 'x', supportedInterfaces: [{ url: 'https://s.example/g', protocolBinding: 'GRPC', protocolVersion: '1.0' }] });
+  t.ok(grpc1.ok);
+  if (grpc1.ok) t.equal(jsonRpcUrlOf(grpc1.card, dialectOfCard(grpc1.card)), undefined, 'a 1.0 card without JSON-RPC offers no endpoint');
+  t.match(parseRemoteCard({ name: 'none' }), { ok: false, message: /url/ }, 'neither url nor interfaces: refused');
+});
+
+t.test('the 1.0 client codec: PascalCase methods, 1.0 params, {task} and stream events read back', async (t) => {
+  const v1 = CLIENT_CODECS.V1;
+  t.same(v1.methods, { send: 'SendMessage', stream: 'SendStreamingMessage', get: 'GetTask', cancel: 'CancelTask' });
+  t.equal(v1.version, '1.0');
+  const p = v1.sendParams({
+    message: { role: 'user', parts: [{ kind: 'text', text: 'hi' }], messageId: 'm1', taskId: 'ours', contextId: 'ours-ctx' },
+    taskId: 'remote-t',
+    contextId: 'remote-c',
+    blocking: false,
+  });
+  t.same(p, {
+    message: { messageId: 'm1', contextId: 'remote-c', taskId: 'remote-t', role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+    configuration: { returnImmediately: true },
+  });
+  const ctx = { receivedAt: '2026-01-01T00:00:00.000Z' };
+  const task = v1.decodeTask(
+    {
+      task: {
+        id: 't',
+        contextId: 'c',
+        status: { state: 'TASK_STATE_AUTH_REQUIRED' },
+        artifacts: [{ artifactId: 'a', parts: [{ data: [1, 2] }, { url: 'https://f', mediaType: 'image/png', filename: 'f.png' }] }],
+      },
+    },
+    ctx,
+  );
+  t.equal(task.status.state, 'input-required', 'auth-required waits for the caller like input-required');
+  t.same(task.artifacts[0]!.parts, [
+    { kind: 'data', data: { value: [1, 2] } },
+    { kind: 'file', file: { name: 'f.png', mimeType: 'image/png', uri: 'https://f' } },
+  ]);
+  t.equal(v1.decodeTask({ id: 't', status: { state: 'TASK_STATE_REJECTED' } }, ctx).status.state, 'failed', 'a bare Task; rejected is failed');
+  const msg = v1.decodeTask({ message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'just this' }] } }, ctx);
+  t.equal(msg.status.state, 'completed', 'a Message answer is a completed exchange');
+  const st = v1.decodeEvent({ statusUpdate: { taskId: 't', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } }, ctx);
+  t.match(st, { kind: 'status', taskId: 't', final: true }, 'an interrupted state ends the stream (1.0 has no final)');
+  const art = v1.decodeEvent({ artifactUpdate: { taskId: 't', artifact: { artifactId: 'a', parts: [{ text: 'x' }] }, append: true } }, ctx);
+  t.match(art, { kind: 'artifact', artifact: { artifactId: 'a', append: true } });
+  t.throws(() => v1.decodeEvent({ statusUpdate: { status: { state: 'TASK_STATE_BOGUS' } } }, ctx), /statusUpdate\.status\.state/);
+  t.throws(() => v1.decodeEvent({ kind: 'task' }, ctx), /not a 1\.0/);
+});

@@ -1,5 +1,5 @@
-// The A2A client against a second instance of this gateway (real server on loopback, real LMDB), spoken to in rev B
-// (read from its card) and in rev A (forced): blocking sends, a multi-turn follow-up, SSE, polling with backoff on a
+// The A2A client against a second instance of this gateway (real server on loopback, real LMDB), spoken to in 1.0
+// (read from its card), in rev B and in rev A (forced): blocking sends, a multi-turn follow-up, SSE, polling with backoff on a
 // ManualClock, the overall timeout, a cancel that reaches the remote, the gateway's own bearer check.
 import t from 'tap';
 import type { Credentials, RemoteTask } from '../../src/protocol/connections.js';
@@ -39,7 +39,8 @@ async function newWorkingSlow(before: Set<string>, dialect: Dialect): Promise<st
 }
 
 const DIALECTS: Array<[string, Dialect | undefined, Dialect]> = [
-  ['rev B, read from the card', undefined, 'B'],
+  ['1.0, read from the card (it offers 1.0 first)', undefined, 'V1'],
+  ['rev B, forced', 'B', 'B'],
   ['rev A, forced', 'A', 'A'],
 ];
 
@@ -135,7 +136,7 @@ for (const [name, forced, spoken] of DIALECTS) {
     const sent = c.send({
       endpoint: at('slow', forced),
       message: slowMessage(60_000, 600),
-      stream: spoken === 'B',
+      stream: spoken !== 'A',
       signal: ctl.signal,
       onEvent: (e) => {
         remoteId ??= e.kind === 'task' ? e.task.id : e.taskId;
@@ -162,7 +163,7 @@ for (const [name, forced, spoken] of DIALECTS) {
     const sent = c.send({
       endpoint: at('slow', forced),
       message: slowMessage(60_000, 600),
-      stream: spoken === 'B',
+      stream: spoken !== 'A',
       onEvent: (e) => {
         remoteId ??= e.kind === 'task' ? e.task.id : e.taskId;
       },

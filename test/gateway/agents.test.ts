@@ -180,8 +180,11 @@ t.test('Agent Cards: service and per-agent, listed agents only, no secrets', asy
   t.equal(card.url, `${gw.url}/api/a2a`, 'url is the JSON-RPC endpoint as the caller reached it');
   t.type(card.version, 'string');
   t.ok(card.version.length > 0);
-  t.same(Object.keys(card.capabilities).sort(), ['pushNotifications', 'stateTransitionHistory', 'streaming']);
-  for (const f of ['streaming', 'pushNotifications', 'stateTransitionHistory']) t.type(card.capabilities[f], 'boolean', `capabilities.${f} is a boolean`);
+  // extendedAgentCard is 1.0's name for supportsAuthenticatedExtendedCard (the card offers 1.0 too)
+  t.same(Object.keys(card.capabilities).sort(), ['extendedAgentCard', 'pushNotifications', 'stateTransitionHistory', 'streaming']);
+  for (const f of ['streaming', 'pushNotifications', 'stateTransitionHistory', 'extendedAgentCard']) {
+    t.type(card.capabilities[f], 'boolean', `capabilities.${f} is a boolean`);
+  }
   // what the card says of streaming is what message/stream does
   const stream = await fetch(`${gw.url}/api/a2a`, {
     method: 'POST',

@@ -14,6 +14,16 @@ t.test("workspace-private agents stay off the public cards and on the owning wor
   t.teardown(() => gw.close());
   for (const path of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {
     const card = await (await fetch(gw.url + path)).json();
+    t.equal(card.url, `${gw.url}/api/a2a`, `${path}: a 0.3 client reads url`);
+    t.equal(card.protocolVersion, '0.3.0');
+    t.strictSame(
+      card.supportedInterfaces,
+      [
+        { url: `${gw.url}/api/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: `${gw.url}/api/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      ],
+      `${path}: a 1.x client reads supportedInterfaces, 1.0 first`,
+    );
     t.strictSame(
       card.skills.map((s: { id: string }) => s.id),
       ['shared-skill'],
@@ -22,7 +32,9 @@ t.test("workspace-private agents stay off the public cards and on the owning wor
   }
   const privateCard = await fetch(`${gw.url}/api/a2a/agents/acme-only/.well-known/agent-card.json`);
   t.equal(privateCard.status, 404, 'no public per-agent card for a workspace agent');
-  t.equal((await fetch(`${gw.url}/api/a2a/agents/shared/.well-known/agent-card.json`)).status, 200);
+  const shared = await fetch(`${gw.url}/api/a2a/agents/shared/.well-known/agent-card.json`);
+  t.equal(shared.status, 200);
+  t.equal((await shared.json()).supportedInterfaces[0].url, `${gw.url}/api/a2a/agents/shared`, "a per-agent card offers the agent's own path");
 
   const { key: acme } = await gw.key({ workspace: 'acme' });
   const { key: other } = await gw.key({ workspace: 'other' });

@@ -96,7 +96,7 @@ t.test('-32601 METHOD_NOT_FOUND: unknown method, id echoed', async (t) => {
   isError(t, r, { code: -32601, reason: 'METHOD_NOT_FOUND', id: 'mnf-1' });
   t.match(r.json.error.message, /tasks\/explode/);
   t.equal(r.json.error.data.method, 'tasks/explode');
-  isError(t, await gw.rpc({ method: 'SendMessage', key, id: 99, params: {} }), { code: -32601, reason: 'METHOD_NOT_FOUND', id: 99 });
+  isError(t, await gw.rpc({ method: 'SendMessages', key, id: 99, params: {} }), { code: -32601, reason: 'METHOD_NOT_FOUND', id: 99 });
 });
 
 t.test('-32602 INVALID_PARAMS, with error.data.path naming the failing path', async (t) => {

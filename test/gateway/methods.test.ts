@@ -229,8 +229,13 @@ t.test('tasks/get', async (t) => {
     t.equal(asA.json.result.artifacts[0].index, 0);
     t.same(asA.json.result.artifacts[0].parts, [{ type: 'text', text: 'bee' }]);
 
+    const v1 = await gw.rpc({ method: 'tasks/get', key, params: { id: b.json.result.id }, headers: { 'A2A-Version': '1.0' } });
+    t.equal(v1.json.result.kind, 'task', "1.0 names no 0.x dialect: a shared 0.x name answers in the task's dialect");
+
     const other = await gw.rpc({ method: 'tasks/get', key, params: { id: b.json.result.id }, headers: { 'A2A-Version': '9.9' } });
-    t.equal(other.json.result.kind, 'task', "an unknown version falls back to the task's dialect");
+    t.equal(other.json.error.code, -32009, 'a version the gateway does not speak is 1.0 VersionNotSupported');
+    t.equal(other.json.error.data[0].reason, 'VERSION_NOT_SUPPORTED', 'in 1.0 error shape');
+    t.match(other.json.error.message, /9\.9/);
   });
 });
 

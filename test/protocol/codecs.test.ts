@@ -2,14 +2,14 @@
 // stream events, through the caller's view (historyLength, results.read, results.files); no internal field in any
 // output; and the lenient inbound side (parts by `type` or `kind`) whose errors name the failing path.
 import t from 'tap';
-import { codecs, dialectOfMethod, dialectOfVersionHeader } from '../../src/protocol/codec.js';
+import { methodRow } from '../../src/gateway/methods/table.js';
+import { codecs, dialectOfVersionHeader } from '../../src/protocol/codec.js';
 import { RpcError } from '../../src/protocol/errors.js';
 import { diffTask, type TaskEvent } from '../../src/protocol/events.js';
 import { INTERNAL_FIELDS, WRITE_ONLY_MASK } from '../../src/protocol/internal-fields.js';
-import type { Dialect, Message, Task } from '../../src/protocol/model.js';
+import type { Dialect, Message, Task, TaskDialect } from '../../src/protocol/model.js';
 import { parseParams, PushSetParams, SendParams, TaskQueryParams } from '../../src/protocol/params.js';
 import type { StoredPushConfig } from '../../src/protocol/records.js';
-import { encodeEvent } from '../../src/protocol/stream-codec.js';
 import { taskView, type TaskViewOptions } from '../../src/protocol/views.js';
 import { toSanitizedJson } from '../../src/runtime/sanitizer.js';
 
@@ -368,7 +368,10 @@ const VIEWS: Array<[string, TaskViewOptions]> = [
   ['without results.files', { results: true, files: false }],
 ];
 const DIALECTS: Dialect[] = ['A', 'B'];
-const encode = (d: Dialect, tk: Task, view: TaskViewOptions = FULL): Obj => codecs[d].task(taskView(tk, view));
+const encode = (d: TaskDialect, tk: Task, view: TaskViewOptions = FULL): Obj => codecs[d].task(taskView(tk, view)) as Obj;
+const encodeEvent = (d: TaskDialect, where: Pick<Task, 'id' | 'contextId'>, ev: TaskEvent) => codecs[d].event(where, ev);
+/** the dialect a method name fixes (undefined: a shared name), as the gateway's method table says */
+const dialectOfMethod = (m: string) => methodRow(m)?.dialect;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Tasks
@@ -617,7 +620,7 @@ t.test('push configs: per dialect, secrets masked', async (t) => {
   });
   const bare = { id: 'cfg-2', taskId: 'task-1', url: 'https://hooks.example/b', createdAt: T0, disabled: false };
   t.strictSame(
-    codecs.B.pushConfig(bare, 'task-1').pushNotificationConfig,
+    (codecs.B.pushConfig(bare, 'task-1') as Obj).pushNotificationConfig,
     { id: 'cfg-2', url: 'https://hooks.example/b' },
     'nothing masked when nothing is set',
   );
@@ -802,7 +805,7 @@ for (const c of IN_CASES) {
   });
 }
 
-t.test('dialectOfMethod: names inherited by every object name no method', async (t) => {
+t.test('the method table: names inherited by every object name no method', async (t) => {
   for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) t.equal(dialectOfMethod(name), undefined, name);
   t.equal(dialectOfMethod('tasks/send'), 'A');
   t.equal(dialectOfMethod('message/send'), 'B');

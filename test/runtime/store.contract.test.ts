@@ -237,6 +237,21 @@ function storeContract(engine: Engine) {
       t.strictSame(await s.tasks.listByState([]), []);
     });
 
+    t.test('tasks: listByWorkspace reads one workspace, never one whose id begins with it', async (t) => {
+      const s = await (await fresh('by-workspace')).open();
+      await s.tasks.put(sampleTask({ id: 't1', state: 'working' }));
+      await s.tasks.put(sampleTask({ id: 't2', state: 'completed' }));
+      await s.tasks.put({ ...sampleTask({ id: 't3' }), workspaceId: 'ws-a/b' });
+      await s.tasks.put({ ...sampleTask({ id: 't4' }), workspaceId: 'ws-ab' });
+      await s.tasks.put({ ...sampleTask({ id: 't5/x' }), workspaceId: 'ws' });
+      t.strictSame(ids(await s.tasks.listByWorkspace('ws-a')), ['t1', 't2'], 'both states, none of ws-a/b or ws-ab');
+      t.strictSame(ids(await s.tasks.listByWorkspace('ws-a/b')), ['t3']);
+      t.strictSame(ids(await s.tasks.listByWorkspace('ws')), ['t5/x'], 'an id with a slash stays in its workspace');
+      t.strictSame(await s.tasks.listByWorkspace('ws-none'), []);
+      await s.tasks.put(sampleTask({ id: 't1', state: 'completed' }));
+      t.strictSame(ids(await s.tasks.listByWorkspace('ws-a')), ['t1', 't2'], 'a state change lists it once');
+    });
+
     t.test('tasks: a corrupt stored value is refused, not returned', async (t) => {
       const loc = await fresh('corrupt');
       const s = await loc.open();

@@ -3,6 +3,9 @@
 import { html, useEffect, useState } from './preact-htm.js';
 import { ago, clockTime, countdown, duration, tone } from './format.js';
 
+/** the caller's dialect as the gateway names it: rev A, rev B, or A2A 1.0 */
+const dialectLabel = (d) => (d === 'V1' ? 'A2A 1.0' : `rev ${d}`);
+
 const Pill = ({ state, label }) => html`<span class=${`pill ${tone(state)}`}><span class="dot" aria-hidden="true"></span>${label ?? state}</span>`;
 
 /** an error's plain words, with the raw text one click away */
@@ -101,7 +104,7 @@ export function TasksView({ tasks, agents }) {
               <td>${clockTime(t.at)}</td>
               <td>${t.agent}</td>
               <td><a href=${`#/tasks/${t.id}`} class="task-link">${t.taskId}</a>${t.replayOf ? html` <span class="tag">replay of ${t.replayOf}</span>` : null}</td>
-              <td>${t.replayOf ? 'replay' : t.dialect ? `rev ${t.dialect}` : '—'}</td>
+              <td>${t.replayOf ? 'replay' : t.dialect ? dialectLabel(t.dialect) : '—'}</td>
               <td><${Pill} state=${t.state} /></td>
               <td class="num">${duration(t.durationMs)}</td>
               <td class="error-text clip" title=${t.error ?? ''}>${t.error ?? ''}</td>
@@ -154,7 +157,7 @@ export function TaskDetail({ id, tick, getJson }) {
       <dt>Agent</dt><dd>${t.agent}</dd>
       <dt>Started</dt><dd>${clockTime(t.at)}</dd>
       <dt>Duration</dt><dd>${duration(t.durationMs)}</dd>
-      <dt>Caller</dt><dd>${t.replayOf ? html`replay of <a href=${`#/tasks/${t.replayOf}`}>${t.replayOf}</a>` : t.dialect ? `rev ${t.dialect}` : '—'}</dd>
+      <dt>Caller</dt><dd>${t.replayOf ? html`replay of <a href=${`#/tasks/${t.replayOf}`}>${t.replayOf}</a>` : t.dialect ? dialectLabel(t.dialect) : '—'}</dd>
       ${t.error ? html`<dt>Error</dt><dd class="error-text">${t.error}</dd>` : null}
     </dl>
     <div class="panes">

@@ -1,11 +1,10 @@
-// Push notification configs: checked (SSRF guard), stored and returned in both revisions' shapes; runtime/push delivers.
+// Push notification configs: checked (SSRF guard), stored and returned in the call's dialect; runtime/push delivers.
 import { randomUUID } from 'node:crypto';
-import { codecs, dialectOfMethod, dialectOfVersionHeader } from '../../protocol/codec.js';
+import { codecs } from '../../protocol/codec.js';
 import { RpcError } from '../../protocol/errors.js';
 import type { Task } from '../../protocol/model.js';
-import { parseParams, PushDeleteParams, PushGetParams, PushListParams, PushSetParams, taskIdOf } from '../../protocol/params.js';
 import type { PushConfig, StoredPushConfig } from '../../protocol/records.js';
-import { answerDialect, visibleTask, type CallContext, type GatewayParts } from '../context.js';
+import { answerDialect, readsOf, visibleTask, type CallContext, type GatewayParts } from '../context.js';
 
 const pushKey = (t: Task) => `${t.workspaceId}/${t.id}`;
 
@@ -30,46 +29,49 @@ export async function storePushConfig(parts: GatewayParts, o: { task: Task; conf
   return rec;
 }
 
-const dialectFor = (ctx: CallContext, t: Task) => dialectOfMethod(ctx.method) ?? answerDialect(dialectOfVersionHeader(ctx.a2aVersion), t);
+/** Where the caller named the config: 1.0 calls it `id`, the revisions `pushNotificationConfigId`. */
+const configIdPath = (ctx: CallContext) => (ctx.dialect === 'V1' ? 'params.id' : 'params.pushNotificationConfigId');
 
 export async function setPushConfig(params: unknown, ctx: CallContext, parts: GatewayParts) {
-  const p = parseParams(PushSetParams, params);
-  const t = await visibleTask(parts, ctx, taskIdOf(p));
-  await assertPushUrl(parts, { url: p.pushNotificationConfig.url, path: 'params.pushNotificationConfig.url' });
-  const rec = await storePushConfig(parts, { task: t, config: p.pushNotificationConfig, ctx });
-  return codecs[dialectFor(ctx, t)].pushConfig(rec, t.id);
+  const p = readsOf(ctx).pushSet(params);
+  const t = await visibleTask(parts, ctx, p.taskId);
+  await assertPushUrl(parts, { url: p.config.url, path: p.urlPath });
+  const rec = await storePushConfig(parts, { task: t, config: p.config, ctx });
+  return codecs[answerDialect(ctx, t)].pushConfig(rec, t.id);
 }
 
 export async function getPushConfig(params: unknown, ctx: CallContext, parts: GatewayParts) {
-  const p = parseParams(PushGetParams, params);
-  const t = await visibleTask(parts, ctx, taskIdOf(p));
+  const p = readsOf(ctx).pushGet(params);
+  const t = await visibleTask(parts, ctx, p.taskId);
   const all = await parts.store.pushConfigs.list(pushKey(t));
-  const rec =
-    p.pushNotificationConfigId !== undefined ? all.find((c) => c.id === p.pushNotificationConfigId) : all.sort((a, b) => b.createdAt - a.createdAt)[0];
+  const rec = p.configId !== undefined ? all.find((c) => c.id === p.configId) : all.sort((a, b) => b.createdAt - a.createdAt)[0];
   if (!rec) {
     throw new RpcError('INVALID_PARAMS', {
-      message: `Task ${t.id} has no push notification config${p.pushNotificationConfigId ? ` '${p.pushNotificationConfigId}'` : ''}`,
-      data: { path: 'params.pushNotificationConfigId' },
+      message: `Task ${t.id} has no push notification config${p.configId ? ` '${p.configId}'` : ''}`,
+      data: { path: configIdPath(ctx) },
     });
   }
-  return codecs[dialectFor(ctx, t)].pushConfig(rec, t.id);
+  return codecs[answerDialect(ctx, t)].pushConfig(rec, t.id);
 }
 
 export async function listPushConfigs(params: unknown, ctx: CallContext, parts: GatewayParts) {
-  const p = parseParams(PushListParams, params);
-  const t = await visibleTask(parts, ctx, taskIdOf(p));
+  const p = readsOf(ctx).pushList(params);
+  const t = await visibleTask(parts, ctx, p.taskId);
   const all = await parts.store.pushConfigs.list(pushKey(t));
-  return all.sort((a, b) => a.createdAt - b.createdAt).map((c) => codecs.B.pushConfig(c, t.id));
+  return codecs[answerDialect(ctx, t)].pushConfigs(
+    all.sort((a, b) => a.createdAt - b.createdAt),
+    t.id,
+  );
 }
 
 export async function deletePushConfig(params: unknown, ctx: CallContext, parts: GatewayParts) {
-  const p = parseParams(PushDeleteParams, params);
-  const t = await visibleTask(parts, ctx, taskIdOf(p));
-  const deleted = await parts.store.pushConfigs.delete(pushKey(t), p.pushNotificationConfigId);
+  const p = readsOf(ctx).pushDelete(params);
+  const t = await visibleTask(parts, ctx, p.taskId);
+  const deleted = await parts.store.pushConfigs.delete(pushKey(t), p.configId);
   if (!deleted) {
     throw new RpcError('INVALID_PARAMS', {
-      message: `Task ${t.id} has no push notification config '${p.pushNotificationConfigId}'`,
-      data: { path: 'params.pushNotificationConfigId' },
+      message: `Task ${t.id} has no push notification config '${p.configId}'`,
+      data: { path: configIdPath(ctx) },
     });
   }
   return null;

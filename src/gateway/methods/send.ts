@@ -1,11 +1,12 @@
-// tasks/send (rev A) and message/send (rev B): create a task or continue one, wait unless non-blocking.
+// Sends (tasks/send, message/send, SendMessage): create a task or continue one, wait unless non-blocking. What differs
+// between dialects (params, the rules for ids, the result's shape) is the dialect's codec.
 import { randomUUID } from 'node:crypto';
 import type { TaskHandle } from '../../actors/task-handle.js';
 import { TaskIdTakenError } from '../../actors/task-writer.js';
 import { codecs } from '../../protocol/codec.js';
 import { RpcError } from '../../protocol/errors.js';
-import type { Dialect, Message, Task } from '../../protocol/model.js';
-import { parseParams, SendParams, type MessageIn } from '../../protocol/params.js';
+import type { Message, Task, TaskDialect } from '../../protocol/model.js';
+import type { MessageIn, SendParams } from '../../protocol/params.js';
 import { taskView } from '../../protocol/views.js';
 import type { CallContext, GatewayParts } from '../context.js';
 import { canSee, checkAgentTrust, ensureVisible, limitedToAgents, viewOptions } from '../context.js';
@@ -36,17 +37,16 @@ const blocking = (p: SendParams): boolean => p.configuration?.blocking !== false
 const invalidParam = (path: string, why: string) => new RpcError('INVALID_PARAMS', { message: `Invalid params: ${path}: ${why}`, data: { path } });
 
 /** Validates and resolves everything a send needs, changing nothing until `go` is called. */
-export async function prepareSend(
-  params: unknown,
-  ctx: CallContext,
-  parts: GatewayParts,
-  dialect: Dialect,
-  o: { streaming?: boolean } = {},
-): Promise<PreparedSend> {
-  const p = parseParams(SendParams, params);
-  if (p.message.role !== 'user') throw invalidParam('params.message.role', 'a sent message must have role "user"');
-  // A2A 0.2/0.3 requires the sender's messageId (it is how a client matches answers and retries); 0.1 has none
-  if (dialect === 'B' && p.message.messageId === undefined) throw invalidParam('params.message.messageId', 'required');
+/** The dialect a send method's name fixes (every send name fixes one). */
+export const sendDialect = (ctx: CallContext): TaskDialect => ctx.dialect ?? 'B';
+
+export async function prepareSend(params: unknown, ctx: CallContext, parts: GatewayParts, o: { streaming?: boolean } = {}): Promise<PreparedSend> {
+  const dialect = sendDialect(ctx);
+  const codec = codecs[dialect];
+  const p = codec.read.send(params);
+  if (p.message.role !== 'user') throw invalidParam('params.message.role', `a sent message must have role "${dialect === 'V1' ? 'ROLE_USER' : 'user'}"`);
+  // A2A 0.2 and later require the sender's messageId (it is how a client matches answers and retries); 0.1 has none
+  if (codec.send.messageIdRequired && p.message.messageId === undefined) throw invalidParam('params.message.messageId', 'required');
   for (const [path, meta] of [
     ['params.message.metadata', p.message.metadata],
     ['params.metadata', p.metadata],
@@ -56,11 +56,11 @@ export async function prepareSend(
       if (v !== undefined && typeof v !== 'string') throw invalidParam(`${path}.${name}`, 'must be a string naming one agent');
     }
   }
-  const existingId = dialect === 'A' ? p.id : (p.message.taskId ?? p.id);
+  const existingId = codec.send.callerNamesNewTask ? p.id : (p.message.taskId ?? p.id);
   const existing = existingId === undefined ? undefined : await parts.supervisor.get(ctx.key.workspaceId, existingId);
   const inlinePush = p.pushNotification ?? p.configuration?.pushNotificationConfig;
   if (inlinePush) {
-    const path = p.pushNotification ? 'params.pushNotification.url' : 'params.configuration.pushNotificationConfig.url';
+    const path = p.pushNotification ? 'params.pushNotification.url' : (codec.send.inlinePushUrlPath ?? 'params.configuration.pushNotificationConfig.url');
     await assertPushUrl(parts, { url: inlinePush.url, path });
   }
 
@@ -86,7 +86,7 @@ export async function prepareSend(
       },
     };
   }
-  if (existingId !== undefined && dialect === 'B') {
+  if (existingId !== undefined && !codec.send.callerNamesNewTask) {
     throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${existingId}`, data: { id: existingId } });
   }
   const agent = parts.agents.choose(ctx.key, { urlAgentId: ctx.urlAgentId, metadata: { ...p.metadata, ...p.message.metadata } });
@@ -129,11 +129,11 @@ export async function prepareSend(
   };
 }
 
-export async function sendMessage(params: unknown, ctx: CallContext, parts: GatewayParts, dialect: Dialect) {
-  const prepared = await prepareSend(params, ctx, parts, dialect);
+export async function sendMessage(params: unknown, ctx: CallContext, parts: GatewayParts) {
+  const prepared = await prepareSend(params, ctx, parts);
   const handle = await prepared.go();
   const p = prepared.params;
   const t = blocking(p) ? await handle.settled() : await handle.current();
   const historyLength = p.historyLength ?? p.configuration?.historyLength;
-  return codecs[dialect].task(taskView(t, viewOptions(ctx, historyLength)));
+  return codecs[sendDialect(ctx)].sendResult(taskView(t, viewOptions(ctx, historyLength)));
 }

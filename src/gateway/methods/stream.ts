@@ -1,15 +1,14 @@
-// Streaming methods: tasks/sendSubscribe (rev A), message/sendStream and message/stream (rev B), tasks/resubscribe.
-import { dialectOfVersionHeader } from '../../protocol/codec.js';
+// Streaming methods: a send that streams (tasks/sendSubscribe, message/stream, SendStreamingMessage) and a stream of
+// an existing task (tasks/resubscribe, SubscribeToTask), each in the call's dialect.
 import { RpcError } from '../../protocol/errors.js';
-import type { Dialect } from '../../protocol/model.js';
-import { parseParams, TaskQueryParams } from '../../protocol/params.js';
-import { StreamResult, answerDialect, viewOptions, visibleTask, type CallContext, type GatewayParts } from '../context.js';
+import { StreamResult, answerDialect, readsOf, viewOptions, visibleTask, type CallContext, type GatewayParts } from '../context.js';
 import { runStream } from '../stream.js';
-import { prepareSend } from './send.js';
+import { prepareSend, sendDialect } from './send.js';
 
-export async function sendStream(params: unknown, ctx: CallContext, parts: GatewayParts, dialect: Dialect) {
+export async function sendStream(params: unknown, ctx: CallContext, parts: GatewayParts) {
   // everything that can be refused is refused here, as a plain JSON-RPC error, before the stream opens
-  const prepared = await prepareSend(params, ctx, parts, dialect, { streaming: true });
+  const prepared = await prepareSend(params, ctx, parts, { streaming: true });
+  const dialect = sendDialect(ctx);
   const p = prepared.params;
   const view = viewOptions(ctx, p.historyLength ?? p.configuration?.historyLength);
   const workspaceId = ctx.key.workspaceId;
@@ -45,10 +44,10 @@ function parseLastEventId(v: string | undefined): number | undefined {
 }
 
 export async function resubscribe(params: unknown, ctx: CallContext, parts: GatewayParts) {
-  const p = parseParams(TaskQueryParams, params);
+  const p = readsOf(ctx).taskQuery(params);
   const afterSeq = parseLastEventId(ctx.lastEventId);
   const t = await visibleTask(parts, ctx, p.id);
-  const dialect = answerDialect(dialectOfVersionHeader(ctx.a2aVersion), t);
+  const dialect = answerDialect(ctx, t);
   return new StreamResult((sink) =>
     runStream({ parts, ctx, dialect, view: viewOptions(ctx, p.historyLength), workspaceId: t.workspaceId, taskId: t.id, afterSeq }, sink),
   );

@@ -1,7 +1,8 @@
 // Discovery: the remote's Agent Card from its well-known path (agent-card.json, else agent.json), validated, cached as
 // its response says (Cache-Control max-age / no-cache / no-store, Age; else the default TTL), revalidated with its ETag.
 import type { IncomingHttpHeaders } from 'node:http';
-import { dialectOfCard, jsonRpcUrlOf, parseRemoteCard } from '../../protocol/remote-card.js';
+import type { Dialect } from '../../protocol/model.js';
+import { dialectOfCard, jsonRpcUrlOf, parseRemoteCard, type RemoteAgentCard } from '../../protocol/remote-card.js';
 import { authorizedExchange, unauthorized, type CardEntry, type ClientDeps, type EndpointState, type EndpointStates } from './endpoint.js';
 import { OutboundError, type Discovered, type RemoteEndpoint } from './types.js';
 
@@ -59,16 +60,8 @@ function readCard(body: Buffer, from: string): Omit<CardEntry, 'etag' | 'freshUn
   const v = parseRemoteCard(json);
   if (!v.ok) throw new OutboundError('card_invalid', `the Agent Card at ${from} is not valid: ${v.message}`);
   const c = v.card;
-  const rpc = jsonRpcUrlOf(c);
-  if (rpc === undefined)
-    throw new OutboundError('card_invalid', `the Agent Card at ${from} offers no JSON-RPC interface (preferredTransport ${c.preferredTransport})`);
-  let url: string;
-  try {
-    // a relative endpoint is read against the card's own URL
-    url = new URL(rpc, from).toString();
-  } catch {
-    throw new OutboundError('card_invalid', `the Agent Card at ${from} is not valid: url: '${rpc}' is not a URL`);
-  }
+  const detected = dialectOfCard(c);
+  const url = endpointUrl(c, detected, from);
   return {
     card: {
       name: c.name,
@@ -78,9 +71,22 @@ function readCard(body: Buffer, from: string): Omit<CardEntry, 'etag' | 'freshUn
       streaming: c.capabilities.streaming === true,
       raw: json as Record<string, unknown>,
     },
-    detected: dialectOfCard(c),
+    detected,
     from,
   };
+}
+
+/** The card's JSON-RPC endpoint for a dialect (a card may offer 1.0 and 0.3 at different URLs), read against `from`. */
+function endpointUrl(c: RemoteAgentCard, dialect: Dialect | undefined, from: string): string {
+  const rpc = jsonRpcUrlOf(c, dialect);
+  if (rpc === undefined)
+    throw new OutboundError('card_invalid', `the Agent Card at ${from} offers no JSON-RPC interface (preferredTransport ${c.preferredTransport})`);
+  try {
+    // a relative endpoint is read against the card's own URL
+    return new URL(rpc, from).toString();
+  } catch {
+    throw new OutboundError('card_invalid', `the Agent Card at ${from} is not valid: url: '${rpc}' is not a URL`);
+  }
 }
 
 export interface CardCacheOptions {
@@ -135,10 +141,14 @@ function discovered(e: CardEntry, endpoint: RemoteEndpoint): Discovered {
     const v = typeof e.card.raw.protocolVersion === 'string' ? e.card.raw.protocolVersion : '';
     throw new OutboundError(
       'card_invalid',
-      `the Agent Card at ${e.from} names protocolVersion '${v}', which this client does not speak (0.1, 0.2, 0.3); force a dialect to try anyway`,
+      `the Agent Card at ${e.from} names protocolVersion '${v}', which this client does not speak (0.1, 0.2, 0.3, 1.0); force a dialect to try anyway`,
     );
   }
-  return { card: e.card, dialect };
+  if (endpoint.dialect === undefined || endpoint.dialect === e.detected) return { card: e.card, dialect };
+  // a forced dialect other than the card's own: its endpoint may be another of the card's interfaces
+  const parsed = parseRemoteCard(e.card.raw);
+  const url = parsed.ok ? endpointUrl(parsed.card, dialect, e.from) : e.card.url;
+  return { card: { ...e.card, url }, dialect };
 }
 
 /** The endpoint's card and dialect: from the cache while fresh, else revalidated or fetched (once for concurrent callers). */

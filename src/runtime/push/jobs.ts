@@ -13,9 +13,12 @@ export const queueOf = (taskKeyValue: string, configId: string): string => JSON.
 /** What a receiver may be sent: what the key that registered its config may read (results.read, results.files). */
 export type PushView = Pick<TaskViewOptions, 'results' | 'files'>;
 
-/** The webhook body: the whole Task in the task's own dialect, gated like tasks/get, through the exit sanitizer. */
+/**
+ * The webhook body: the whole Task in the task's own dialect (a 1.0 task as a StreamResponse, `{task}`), gated like
+ * tasks/get, through the exit sanitizer.
+ */
 export function notificationBody(task: Task, view: PushView): string {
-  return toSanitizedJson(codecs[task.dialect].task(taskView(task, view)));
+  return toSanitizedJson(codecs[task.dialect].pushBody(taskView(task, view)));
 }
 
 /** A job per config for one stored change of `task` (its seq orders the queue); each config's view gates its body. */

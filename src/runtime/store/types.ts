@@ -45,6 +45,8 @@ export interface TaskStore {
   get(workspaceId: string, id: string): Promise<Task | undefined>;
   /** Tasks whose stored state is one of `states` (start-up recovery). */
   listByState(states: readonly TaskState[]): Promise<Task[]>;
+  /** Every task of one workspace, in no particular order (ListTasks filters, sorts and pages them). */
+  listByWorkspace(workspaceId: string): Promise<Task[]>;
   /**
    * Retention: deletes up to `limit` tasks that became terminal at or before `endedBy` (their terminal record's
    * `updatedAt`), with their state index entries, events and push configs. Returns their task keys (oldest first).

@@ -91,6 +91,18 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
       }
       return out;
     },
+    async listByWorkspace(workspaceId) {
+      fresh();
+      // task keys are `${workspace}/${id}`: the range from `${workspace}/` up to `${workspace}0` ('0' follows '/') holds
+      // them all, and a workspace whose id starts with this one's and a slash is read back out by the filter
+      const out: Task[] = [];
+      for (const key of tasks.getKeys({ start: `${workspaceId}/`, end: `${workspaceId}0` })) {
+        if (typeof key !== 'string') continue;
+        const task = readTask(key);
+        if (task && task.workspaceId === workspaceId) out.push(task);
+      }
+      return out;
+    },
     sweep({ endedBy, limit }) {
       return root.transaction(() => {
         const gone: string[] = [];

@@ -117,6 +117,21 @@ export function redisTaskStore(o: RedisParts): TaskStore {
       });
       return out;
     },
+    async listByWorkspace(workspaceId) {
+      // no per-workspace index: the state sets hold every task key, read and filtered by the workspace's prefix. Fine
+      // for the task counts retention keeps; an index (a set per workspace) is the step when it is not
+      const prefix = `${workspaceId}/`;
+      const ids = (await client.sUnion(TaskState.options.map((s) => k.tasksInState(s)))).filter((id) => id.startsWith(prefix));
+      if (ids.length === 0) return [];
+      const values = await bin.mGet(ids.map((id) => k.task(id)));
+      const out: Task[] = [];
+      values.forEach((bytes, i) => {
+        if (bytes === null) return;
+        const task = decodeTask(bytes, ids[i]!);
+        if (task.workspaceId === workspaceId) out.push(task);
+      });
+      return out;
+    },
     async sweep({ endedBy, limit }) {
       if (limit <= 0) return [];
       const reply = await run({
