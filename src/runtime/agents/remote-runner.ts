@@ -67,11 +67,26 @@ export function createRemoteRunner(o: { calls: ConnectionCalls }): AgentRunner {
         events++;
         onEvent(ev);
       };
-      const sent = new Set<string>();
+      // parts passed on so far, per artifact: a task snapshot (a stream's first event, a poll, the final answer) passes
+      // on only what its artifacts hold beyond them. A quick remote's first chunks may be in the snapshot that opens its
+      // stream, and the chunks after it then append to them.
+      const passed = new Map<string, number>();
+      const catchUp = (artifacts: readonly Artifact[]) => {
+        for (const a of artifacts) {
+          const n = passed.get(a.artifactId) ?? 0;
+          if (a.parts.length <= n) continue;
+          passed.set(a.artifactId, a.parts.length);
+          const rest = n === 0 ? a : { ...a, parts: a.parts.slice(n), append: true };
+          emit({ type: 'artifact', artifact: chunkOf(n === 0 ? { ...rest, append: false } : rest) });
+        }
+      };
       const onRemote = (ev: RemoteEvent) => {
         if (ev.kind === 'artifact') {
-          sent.add(ev.artifact.artifactId);
-          emit({ type: 'artifact', artifact: chunkOf(ev.artifact) });
+          const a = ev.artifact;
+          passed.set(a.artifactId, (a.append ? (passed.get(a.artifactId) ?? 0) : 0) + a.parts.length);
+          emit({ type: 'artifact', artifact: chunkOf(a) });
+        } else if (ev.kind === 'task') {
+          catchUp(ev.task.artifacts);
         } else if (ev.kind === 'status' && !ev.final && ev.status.state === 'working' && ev.status.message) {
           emit({ type: 'status', state: 'working', message: statusMessage(ev.status.message) });
         }
@@ -94,7 +109,7 @@ export function createRemoteRunner(o: { calls: ConnectionCalls }): AgentRunner {
         if (e instanceof OutboundError) return { ok: false, error: { reason: e.code === 'canceled' ? 'canceled' : `remote_${e.code}`, message: e.message } };
         return { ok: false, error: { reason: 'remote_error', message: e instanceof Error ? e.message : String(e) } };
       }
-      for (const a of remote.artifacts) if (!sent.has(a.artifactId)) emit({ type: 'artifact', artifact: chunkOf(a) });
+      catchUp(remote.artifacts);
       const state = remote.status.state;
       if (state === 'canceled') return { ok: false, error: { reason: 'remote_canceled', message: `the remote agent canceled its task` } };
       if (state === 'input-required') {
