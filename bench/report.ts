@@ -132,6 +132,8 @@ export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome, extr
     ratio(rows, 'message/send', 'gateway', 'sdk', 'ours / SDK 0.3, message/send'),
     ratio(rows, 'message/send', 'gateway', 'sdk1', 'ours / SDK 1.x, message/send'),
     ratio(rows, 'tasks/get', 'gateway', 'bare', 'ours / bare uWS, tasks/get'),
+    ratio(rows, 'message/send', 'gateway', 'gateway-nometrics', 'ours with metrics / without, message/send'),
+    ratio(rows, 'tasks/get', 'gateway', 'gateway-nometrics', 'ours with metrics / without, tasks/get'),
     '',
     ...outbound,
     ...streams,

@@ -28,6 +28,9 @@ import type { Store } from './runtime/store/types.js';
 import { startHttpServer } from './transport/app.js';
 import { readiness } from './runtime/readiness.js';
 import { openSecret, openStore } from './open-store.js';
+import { createMetrics, noMetrics } from './runtime/metrics/metrics.js';
+import { meteredCalls } from './runtime/metrics/metered.js';
+import { meteredTunnel } from './gateway/metered-tunnel.js';
 
 export interface GatewayInstance {
   readonly url: string;
@@ -87,14 +90,24 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const minThreads = config.pool.minThreads ?? 2;
   const pool = createAgentPool({ minThreads, maxThreads: Math.max(minThreads, config.pool.maxThreads ?? 4) });
   const outbound = createOutbound({ config, store, secret, clock, timers, log, resolve: o.lookup });
-  const workers = createWorkerRunner({ pool, log, calls: outbound.supervisor });
-  const remotes = createRemoteRunner({ calls: outbound.supervisor });
+  const metrics = config.metrics.enabled ? createMetrics() : noMetrics;
+  const calls = meteredCalls(outbound.supervisor, metrics);
+  const workers = createWorkerRunner({ pool, log, calls });
+  const remotes = createRemoteRunner({ calls });
   const agents = new AgentRegistry(agentsOf(config).map((spec) => ({ spec, runner: spec.kind === 'remote' ? remotes : workers })));
   const bus: EventBus =
     config.store === 'redis'
       ? await createRedisBus({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs, onError: onRedisError })
       : createLocalBus();
-  const push = createPushRuntime({ store, clock, timers, log, settings: config.push, resolve: o.lookup });
+  const push = createPushRuntime({
+    store,
+    clock,
+    timers,
+    log,
+    settings: config.push,
+    resolve: o.lookup,
+    onAttempt: (a) => metrics.pushAttempt(a.result),
+  });
 
   // stable across restarts so a restarted instance recovers its own tasks; port 0 has no stable name
   const instanceId = config.instanceId ?? (config.store === 'lmdb' ? 'embedded' : `${hostname()}:${config.port === 0 ? `pid${process.pid}` : config.port}`);
@@ -152,6 +165,11 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const hasher = new KeyHasher({ secret });
   const relays = new RelayHub({ store, agents, hasher, keyWatch, clock, timers, log });
   await relays.start();
+  metrics.sources({
+    tasksByState: () => supervisor.liveStates(),
+    connectionsByState: () => outbound.supervisor.states(),
+    relayAgents: () => relayAgentsUp(agents),
+  });
   const gateway = createGateway({
     parts: {
       store,
@@ -167,7 +185,8 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     },
     limiter,
     hasher,
-    tunnel: relays,
+    tunnel: meteredTunnel(relays, metrics),
+    metrics: config.metrics.enabled ? metrics : undefined,
     defaultLimits: config.limits,
     log,
     maxBodyBytes: config.maxBodyBytes,
@@ -212,4 +231,16 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
       return closing;
     },
   };
+}
+
+/** Relay agents that take turns now (relay connected, local agent not reported down) and those that do not. */
+function relayAgentsUp(agents: AgentRegistry): { up: number; down: number } {
+  let up = 0;
+  let down = 0;
+  for (const a of agents.specs) {
+    if (a.kind !== 'relay') continue;
+    if (agents.online(a.workspace, a.id) && agents.health(a.workspace, a.id)?.up !== false) up++;
+    else down++;
+  }
+  return { up, down };
 }

@@ -91,6 +91,16 @@ export class ConnectionSupervisor implements ConnectionCalls {
     return l && this.statusOf(l);
   }
 
+  /** How many connections' actors are in each state now (read on a metrics scrape). */
+  states(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const l of this.live.values()) {
+      const st = this.statusOf(l).state;
+      out[st] = (out[st] ?? 0) + 1;
+    }
+    return out;
+  }
+
   /** Runs one outbound call: the checks (agent, trust, data types) before anything leaves, then the remote. */
   async call(c: ConnectionCall): Promise<RemoteTask> {
     const rec = await this.o.connections.get(c.workspace, c.connection);

@@ -9,6 +9,8 @@ export interface RpcHttpRequest {
   agentId: string | undefined;
   /** scheme://host[:port] as the caller reached us */
   baseUrl: string;
+  /** the caller's X-Request-Id, kept when it is a sane token; else the gateway makes one */
+  requestId?: string;
 }
 
 export interface JsonReply {
@@ -58,6 +60,8 @@ export interface GatewayApi {
   card(req: CardRequest): Record<string, unknown> | undefined;
   health(): { ok: boolean };
   ready(): Promise<{ ok: boolean; detail?: string }>;
+  /** the Prometheus exposition for GET /metrics (absent: metrics are off and /metrics is 404) */
+  metrics?(): Promise<{ contentType: string; body: string }>;
   readonly maxBodyBytes: number;
   /** the relay tunnel endpoint, when relays are served */
   readonly tunnel?: TunnelApi;

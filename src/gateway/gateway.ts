@@ -7,6 +7,8 @@ import type { GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRequest, Tun
 import { agentCard, isPublic, serviceCard } from './card.js';
 import { runCall, type PipelineDeps } from './pipeline.js';
 import { isKnownMethod, isStreamingMethod } from '../protocol/scopes.js';
+import { noMetrics } from '../runtime/metrics/metrics.js';
+import { meteredStream, outcomeOf, requestIdOf } from './call-meter.js';
 
 export interface GatewayOptions extends PipelineDeps {
   maxBodyBytes: number;
@@ -33,7 +35,21 @@ const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function createGateway(o: GatewayOptions): GatewayApi {
-  async function answer(entry: DecodedEntry, req: RpcHttpRequest, baseUrl: string): Promise<Answer> {
+  const metrics = o.metrics ?? noMetrics;
+  const debug = o.log.debug;
+
+  async function answer(entry: DecodedEntry, req: RpcHttpRequest, baseUrl: string, requestId: string): Promise<Answer> {
+    const started = performance.now();
+    const a = await answerCall(entry, req, baseUrl, requestId);
+    const method = entry.ok && isKnownMethod(entry.call.method) ? entry.call.method : entry.ok ? 'unknown' : 'invalid';
+    const outcome = outcomeOf(a.response);
+    const seconds = (performance.now() - started) / 1000;
+    metrics.call(method, outcome, seconds);
+    debug?.('call', { requestId, method, outcome, status: a.status, ms: Math.round(seconds * 1e4) / 10, stream: a.stream !== undefined });
+    return a;
+  }
+
+  async function answerCall(entry: DecodedEntry, req: RpcHttpRequest, baseUrl: string, requestId: string): Promise<Answer> {
     if (!entry.ok) return { response: errorResponse(entry.id, entry.error), status: entry.error.httpStatus, headers: {} };
     const { call } = entry;
     const streaming = isKnownMethod(call.method) && isStreamingMethod(call.method);
@@ -49,6 +65,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       urlAgentId: req.agentId,
       lastEventId: req.lastEventId,
       baseUrl,
+      requestId,
     });
     if (out.ok && out.result instanceof StreamResult) {
       return { stream: out.result, response: resultResponse(call.id, null), status: 200, headers: out.headers };
@@ -71,51 +88,61 @@ export function createGateway(o: GatewayOptions): GatewayApi {
     body: toSanitizedJson(body),
   });
 
+  /** one request id per HTTP call (a batch's calls share it) */
+  async function rpcReply(req: RpcHttpRequest, requestId: string): Promise<HttpReply> {
+    const baseUrl = o.publicUrl ?? req.baseUrl;
+    let text: string;
+    try {
+      text = utf8.decode(req.body);
+    } catch {
+      const err = new RpcError('PARSE_ERROR', { message: 'Parse error: request body is not valid UTF-8' });
+      metrics.call('invalid', err.reason, 0);
+      return reply(err.httpStatus, {}, errorResponse(null, err));
+    }
+    const decoded = decodeBody(text);
+    if (decoded.kind === 'invalid') {
+      metrics.call('invalid', decoded.error.reason, 0);
+      return reply(ERRORS[decoded.error.reason].http, {}, errorResponse(decoded.id, decoded.error));
+    }
+    if (decoded.kind === 'single') {
+      const a = await answer(decoded.entry, req, baseUrl, requestId);
+      if (a.stream) {
+        const stream = a.stream;
+        return { kind: 'stream', headers: { ...SSE_HEADERS, ...a.headers }, start: meteredStream(metrics, (sink) => stream.start(sink)) };
+      }
+      // clients of a streaming method read text/event-stream: past authentication, scope and the limit (which keep
+      // their HTTP statuses), its error is one event, and the stream ends
+      if (a.streaming && a.status === 200) {
+        const data = toSanitizedJson(a.response);
+        return {
+          kind: 'stream',
+          headers: { ...SSE_HEADERS, ...a.headers },
+          start: (sink) => {
+            sink.end({ data });
+            return () => undefined;
+          },
+        };
+      }
+      return reply(a.status, a.headers, a.response);
+    }
+    // a batch: each element runs the whole pipeline (and counts against the limit); HTTP says 200
+    const answers = await Promise.all(decoded.entries.map(async (e) => noBatchStreams(e, await answer(e, req, baseUrl, requestId))));
+    return reply(
+      200,
+      answers[answers.length - 1]!.headers,
+      answers.map((a) => a.response),
+    );
+  }
+
   return {
     maxBodyBytes: o.maxBodyBytes,
     tunnel: o.tunnel,
 
     async rpc(req: RpcHttpRequest): Promise<HttpReply> {
-      const baseUrl = o.publicUrl ?? req.baseUrl;
-      let text: string;
-      try {
-        text = utf8.decode(req.body);
-      } catch {
-        const err = new RpcError('PARSE_ERROR', { message: 'Parse error: request body is not valid UTF-8' });
-        return reply(err.httpStatus, {}, errorResponse(null, err));
-      }
-      const decoded = decodeBody(text);
-      if (decoded.kind === 'invalid') {
-        return reply(ERRORS[decoded.error.reason].http, {}, errorResponse(decoded.id, decoded.error));
-      }
-      if (decoded.kind === 'single') {
-        const a = await answer(decoded.entry, req, baseUrl);
-        if (a.stream) {
-          const stream = a.stream;
-          return { kind: 'stream', headers: { ...SSE_HEADERS, ...a.headers }, start: (sink) => stream.start(sink) };
-        }
-        // clients of a streaming method read text/event-stream: past authentication, scope and the limit (which keep
-        // their HTTP statuses), its error is one event, and the stream ends
-        if (a.streaming && a.status === 200) {
-          const data = toSanitizedJson(a.response);
-          return {
-            kind: 'stream',
-            headers: { ...SSE_HEADERS, ...a.headers },
-            start: (sink) => {
-              sink.end({ data });
-              return () => undefined;
-            },
-          };
-        }
-        return reply(a.status, a.headers, a.response);
-      }
-      // a batch: each element runs the whole pipeline (and counts against the limit); HTTP says 200
-      const answers = await Promise.all(decoded.entries.map(async (e) => noBatchStreams(e, await answer(e, req, baseUrl))));
-      return reply(
-        200,
-        answers[answers.length - 1]!.headers,
-        answers.map((a) => a.response),
-      );
+      const requestId = requestIdOf(req.requestId);
+      const out = await rpcReply(req, requestId);
+      out.headers['X-Request-Id'] = requestId;
+      return out;
     },
 
     card(req: CardRequest) {
@@ -129,5 +156,6 @@ export function createGateway(o: GatewayOptions): GatewayApi {
 
     health: () => ({ ok: true }),
     ready: () => o.ready(),
+    ...(o.metrics && { metrics: async () => ({ contentType: metrics.contentType, body: await metrics.text() }) }),
   };
 }
