@@ -133,6 +133,18 @@ export const Config = z
         callTimeoutMs: 300_000,
         cardTtlMs: 300_000,
       }),
+    /** the web dashboard at /dashboard and its JSON admin API at /api/admin/ (sign-in with an admin key) */
+    dashboard: z
+      .object({
+        enabled: z.boolean().default(true),
+        sessionTtlMs: z
+          .number()
+          .int()
+          .positive()
+          .default(8 * 3_600_000),
+      })
+      .strict()
+      .default({ enabled: true, sessionTtlMs: 8 * 3_600_000 }),
     /** Prometheus metrics at GET /metrics (prom-client); off: no /metrics and no counting */
     metrics: z
       .object({ enabled: z.boolean().default(true) })

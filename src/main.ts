@@ -31,6 +31,9 @@ import { openSecret, openStore } from './open-store.js';
 import { createMetrics, noMetrics } from './runtime/metrics/metrics.js';
 import { meteredCalls } from './runtime/metrics/metered.js';
 import { meteredTunnel } from './gateway/metered-tunnel.js';
+import { createAdmin } from './gateway/admin/admin.js';
+import { RecentDeliveries } from './runtime/push/recent.js';
+import { parseAllowlist } from './runtime/net/guard.js';
 
 export interface GatewayInstance {
   readonly url: string;
@@ -99,6 +102,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     config.store === 'redis'
       ? await createRedisBus({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs, onError: onRedisError })
       : createLocalBus();
+  const deliveries = new RecentDeliveries({ perWorkspace: 100, now: () => clock.now() });
   const push = createPushRuntime({
     store,
     clock,
@@ -106,7 +110,10 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     log,
     settings: config.push,
     resolve: o.lookup,
-    onAttempt: (a) => metrics.pushAttempt(a.result),
+    onAttempt: (a) => {
+      metrics.pushAttempt(a.result);
+      deliveries.record(a);
+    },
   });
 
   // stable across restarts so a restarted instance recovers its own tasks; port 0 has no stable name
@@ -170,7 +177,30 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     connectionsByState: () => outbound.supervisor.states(),
     relayAgents: () => relayAgentsUp(agents),
   });
+  const admin = config.dashboard.enabled
+    ? createAdmin({
+        store,
+        secret,
+        hasher,
+        clock,
+        agents,
+        supervisor,
+        bus,
+        push,
+        deliveries,
+        connections: outbound.supervisor,
+        relays,
+        allowlist: parseAllowlist(config.push.allowlist, 'push.allowlist'),
+        ...(o.lookup && { resolve: o.lookup }),
+        card: { name: config.card.name, description: config.card.description, streaming: true, pushNotifications: true },
+        ...(config.publicUrl && { publicUrl: config.publicUrl }),
+        sessionTtlMs: config.dashboard.sessionTtlMs,
+        maxBodyBytes: Math.min(config.maxBodyBytes, 256 * 1024),
+        log,
+      })
+    : undefined;
   const gateway = createGateway({
+    admin,
     parts: {
       store,
       clock,

@@ -3,7 +3,7 @@ import { decodeBody, errorResponse, resultResponse, type DecodedEntry, type RpcR
 import { ERRORS, RpcError } from '../protocol/errors.js';
 import { StreamResult } from './context.js';
 import { toSanitizedJson } from '../runtime/sanitizer.js';
-import type { GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRequest, TunnelApi } from './api.js';
+import type { AdminApi, GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRequest, TunnelApi } from './api.js';
 import { agentCard, isPublic, serviceCard } from './card.js';
 import { runCall, type PipelineDeps } from './pipeline.js';
 import { isKnownMethod, isStreamingMethod } from '../protocol/scopes.js';
@@ -17,6 +17,8 @@ export interface GatewayOptions extends PipelineDeps {
   ready: () => Promise<{ ok: boolean; detail?: string }>;
   /** the relay tunnel endpoint */
   tunnel?: TunnelApi;
+  /** the dashboard and its admin API */
+  admin?: AdminApi;
 }
 
 interface Answer {
@@ -137,6 +139,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
   return {
     maxBodyBytes: o.maxBodyBytes,
     tunnel: o.tunnel,
+    admin: o.admin,
 
     async rpc(req: RpcHttpRequest): Promise<HttpReply> {
       const requestId = requestIdOf(req.requestId);

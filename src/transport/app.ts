@@ -2,6 +2,7 @@
 import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWebSockets.js';
 import type { GatewayApi, HttpReply } from '../gateway/api.js';
 import { serveTunnel } from './tunnel.js';
+import { serveAdmin } from './admin-routes.js';
 import { errorResponse } from '../protocol/envelope.js';
 import { ERRORS, RpcError } from '../protocol/errors.js';
 import { readBody } from './body.js';
@@ -99,6 +100,7 @@ function buildApp(o: HttpServerOptions): TemplatedApp {
   const rpc = rpcRoute(o);
   const app = o.tls ? uWS.SSLApp({ cert_file_name: o.tls.certFile, key_file_name: o.tls.keyFile }) : uWS.App();
   if (gateway.tunnel) serveTunnel(app, { tunnel: gateway.tunnel, log: o.log });
+  if (gateway.admin) serveAdmin(app, { admin: gateway.admin, tls: o.tls !== undefined, sse: o.sse, log: o.log });
   app.post('/api/a2a', (res, req) => rpc(res, req, undefined));
   app.post('/api/a2a/agents/:agentId', (res, req) => rpc(res, req, segment(req, 0)));
   for (const path of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {

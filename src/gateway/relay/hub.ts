@@ -109,6 +109,11 @@ export class RelayHub implements TunnelApi {
     return { ok: true, session: this.pendingSession(rec, check.key) };
   }
 
+  /** whether the relay's tunnel is connected now (the dashboard's tunnel state) */
+  tunnelUp(workspace: string, name: string): boolean {
+    return this.links.get(`${workspace}/${name}`)?.online === true;
+  }
+
   close(): void {
     this.closed = true;
     for (const link of this.links.values()) link.session?.end('the gateway is shutting down', { code: CLOSE.goingAway, reason: 'gateway shutting down' });
