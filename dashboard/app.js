@@ -24,7 +24,11 @@ const list = (s) =>
     .split(',')
     .map((x) => x.trim())
     .filter(Boolean);
-const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const when = (iso) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' }) : '—');
+const TRUST = ['read_only', 'execute', 'autonomous', 'admin'];
+// `selected` on the options, not `value` on the select: a poll's re-render must not undo a choice not yet saved
+const TrustSelect = ({ value }) => html`<select name="trust">${TRUST.map((v) => html`<option value=${v} selected=${v === value}>${v}</option>`)}</select>`;
 const Badge = ({ v }) => html`<span class=${`badge ${v}`}>${v}</span>`;
 
 /** Loads `path` now and whenever `reload` is called; `every` (ms) polls it. */
@@ -32,7 +36,8 @@ function useApi(path, every) {
   const [state, setState] = useState({ data: undefined, error: '' });
   const reload = useCallback(() => {
     api('GET', path)
-      .then((data) => setState({ data, error: '' }))
+      // an unchanged answer keeps the state as it is: no re-render under a user's typing
+      .then((data) => setState((s) => (JSON.stringify(s.data) === JSON.stringify(data) && !s.error ? s : { data, error: '' })))
       .catch((e) => setState((s) => ({ ...s, error: e.message })));
   }, [path]);
   useEffect(() => {
@@ -102,6 +107,8 @@ function KeysPage() {
   const [data, loadError, reload] = useApi('/keys');
   const [shown, setShown] = useState(undefined);
   const [error, run] = useAction(reload);
+  // a new form after each create: its defaults come back (form.reset() would not restore Preact's selected/checked)
+  const [formKey, setFormKey] = useState(0);
   const create = (e) => {
     const v = formValues(e);
     const body = { trust: v.trust, scopes: list(v.scopes), agents: list(v.agents) };
@@ -111,7 +118,7 @@ function KeysPage() {
     run(async () => {
       const k = await api('POST', '/keys', body);
       setShown({ label: `Key ${k.id}`, value: k.key });
-      e.target.reset();
+      setFormKey((n) => n + 1);
     });
   };
   const revoke = (k) => confirm(`Revoke key ${k.name || k.id}? It is refused from the next request on.`) && run(() => api('POST', `/keys/${k.id}/revoke`));
@@ -123,10 +130,10 @@ function KeysPage() {
   return html`<h2>API keys</h2>
     <section class="card">
       <h3>Create a key</h3>
-      <form class="grid" onSubmit=${create} aria-label="Create a key">
+      <form class="grid" key=${formKey} onSubmit=${create} aria-label="Create a key">
         <label>Name<input name="name" /></label>
         <label>Trust level<select name="trust">
-          <option>read_only</option><option selected>execute</option><option>autonomous</option><option>admin</option>
+          <option value="read_only">read_only</option><option value="execute" selected>execute</option><option value="autonomous">autonomous</option><option value="admin">admin</option>
         </select></label>
         <label>Scopes (comma-separated, empty: all of the level)<input name="scopes" /></label>
         <label>Agents (comma-separated, empty: all)<input name="agents" /></label>
@@ -217,9 +224,9 @@ function ConnectionRow({ c, run }) {
       html`<tr><td colspan="6">
         <form class="grid" onSubmit=${save} aria-label=${`Edit ${c.name}`}>
           <label>URL<input name="url" value=${c.url} required /></label>
-          <label>Trust<select name="trust" value=${c.trust}><option>read_only</option><option>execute</option><option>autonomous</option><option>admin</option></select></label>
+          <label>Trust<${TrustSelect} value=${c.trust} /></label>
           <label>Agents<input name="agents" value=${c.agents.join(', ')} /></label>
-          <label>Auth<select value=${kind} onChange=${(e) => setKind(e.target.value)}>${Object.keys(CREDENTIAL_FIELDS).map((k) => html`<option>${k}</option>`)}</select></label>
+          <label>Auth<select value=${kind} onChange=${(e) => setKind(e.target.value)}>${Object.keys(CREDENTIAL_FIELDS).map((k) => html`<option value=${k}>${k}</option>`)}</select></label>
           <${CredentialInputs} kind=${kind} />
           <div><button class="primary" type="submit">Save</button> <span class="muted">secrets are write-only: empty keeps them</span></div>
         </form>
@@ -240,7 +247,7 @@ function RelayAgents({ r, run }) {
         <td><strong>${a.name}</strong><div class="muted">${a.description ?? ''}</div></td>
         <td><${Badge} v=${a.online ? (a.health && !a.health.up ? 'down' : 'up') : 'disconnected'} /></td>
         <td><form class="row" onSubmit=${save(a)} aria-label=${`Trust of ${a.name}`}>
-          <label>Trust<select name="trust" value=${a.trust}><option>read_only</option><option>execute</option><option>autonomous</option><option>admin</option></select></label>
+          <label>Trust<${TrustSelect} value=${a.trust} /></label>
           <label>Keys (ids, empty: every key)<input name="keys" value=${a.keys.join(', ')} /></label>
           <button type="submit">Save</button>
         </form></td>
@@ -257,6 +264,7 @@ function ConnectionsPage() {
     reloadRelays();
   });
   const [kind, setKind] = useState('none');
+  const [formKey, setFormKey] = useState(0);
   const add = (e) => {
     const v = formValues(e);
     const body = { name: v.name, url: v.url, trust: v.trust, agents: list(v.agents), credentials: credentialsOf(kind, v) };
@@ -265,15 +273,15 @@ function ConnectionsPage() {
     if (v.dialect !== 'auto') body.dialect = v.dialect;
     run(async () => {
       await api('POST', '/connections', body);
-      e.target.reset();
       setKind('none');
+      setFormKey((n) => n + 1);
     });
   };
   const addRelay = (e) => {
     const v = formValues(e);
     run(async () => {
       await api('POST', '/relays', { name: v.name, key: v.key });
-      e.target.reset();
+      setFormKey((n) => n + 1);
     });
   };
   const removeRelay = (r) => confirm(`Remove relay ${r.name}?`) && run(() => api('DELETE', `/relays/${encodeURIComponent(r.name)}`));
@@ -286,18 +294,18 @@ function ConnectionsPage() {
         <tbody>${(data?.connections ?? []).map((c) => html`<${ConnectionRow} key=${c.name} c=${c} run=${run} />`)}</tbody>
       </table>
       <h3 style="margin-top:16px">Add a connection</h3>
-      <form class="grid" onSubmit=${add} aria-label="Add a connection">
+      <form class="grid" key=${`c${formKey}`} onSubmit=${add} aria-label="Add a connection">
         <label>Name<input name="name" required /></label>
         <label>Agent URL<input name="url" type="url" required placeholder="https://agent.example.com/a2a" /></label>
-        <label>Trust<select name="trust"><option>read_only</option><option selected>execute</option><option>autonomous</option><option>admin</option></select></label>
+        <label>Trust<select name="trust"><option value="read_only">read_only</option><option value="execute" selected>execute</option><option value="autonomous">autonomous</option><option value="admin">admin</option></select></label>
         <label>Agents that may use it<input name="agents" placeholder="all" /></label>
-        <label>Dialect<select name="dialect"><option>auto</option><option>A</option><option>B</option></select></label>
+        <label>Dialect<select name="dialect"><option value="auto">auto</option><option value="A">A</option><option value="B">B</option></select></label>
         <div class="row">
           <label class="check"><input type="checkbox" name="type_text" checked />text</label>
           <label class="check"><input type="checkbox" name="type_data" checked />data</label>
           <label class="check"><input type="checkbox" name="type_file" checked />file</label>
         </div>
-        <label>Auth<select name="auth" value=${kind} onChange=${(e) => setKind(e.target.value)}>${Object.keys(CREDENTIAL_FIELDS).map((k) => html`<option>${k}</option>`)}</select></label>
+        <label>Auth<select name="auth" value=${kind} onChange=${(e) => setKind(e.target.value)}>${Object.keys(CREDENTIAL_FIELDS).map((k) => html`<option value=${k}>${k}</option>`)}</select></label>
         <${CredentialInputs} kind=${kind} />
         <div><button class="primary" type="submit">Add connection</button></div>
       </form>
@@ -311,7 +319,7 @@ function ConnectionsPage() {
           <${RelayAgents} r=${r} run=${run} />
         </div>`,
       )}
-      <form class="grid" onSubmit=${addRelay} aria-label="Add a relay">
+      <form class="grid" key=${`r${formKey}`} onSubmit=${addRelay} aria-label="Add a relay">
         <label>Relay name<input name="name" required /></label>
         <label>Its key's id (a key of this workspace used for nothing else)<input name="key" required placeholder="key_…" /></label>
         <div><button class="primary" type="submit">Add relay</button></div>
@@ -350,9 +358,9 @@ function TasksPage() {
     <section class="card">
       <div class="row">
         <label>State<select aria-label="Filter by state" onChange=${(e) => setFilter({ ...filter, state: e.target.value })}>
-          <option value="">any</option>${STATES.map((s) => html`<option>${s}</option>`)}</select></label>
+          <option value="">any</option>${STATES.map((s) => html`<option value=${s}>${s}</option>`)}</select></label>
         <label>Agent<select aria-label="Filter by agent" onChange=${(e) => setFilter({ ...filter, agent: e.target.value })}>
-          <option value="">any</option>${(agents?.agents ?? []).map((a) => html`<option>${a.id}</option>`)}</select></label>
+          <option value="">any</option>${(agents?.agents ?? []).map((a) => html`<option value=${a.id}>${a.id}</option>`)}</select></label>
       </div>
     </section>
     ${error && html`<p class="error">${error}</p>`}
@@ -394,7 +402,7 @@ function TaskPage({ id }) {
     <section class="card">
       <div class="row">
         <span>State: <span data-testid="task-state"><${Badge} v=${state ?? '…'} /></span></span>
-        <span class="muted">agent ${data?.agent} · ${data?.messages ?? 0} messages · ${data?.artifacts ?? 0} artifacts · updated ${when(live?.updated_at ?? data?.updated_at)}</span>
+        <span class="muted">agent ${data?.agent} · ${plural(data?.messages ?? 0, 'message')} · ${plural(live?.artifacts ?? data?.artifacts ?? 0, 'artifact')} · updated ${when(live?.updated_at ?? data?.updated_at)}</span>
         <span style="flex:1"></span>
         ${state && !['completed', 'canceled', 'failed'].includes(state) && html`<button class="danger" onClick=${cancel}>Cancel task</button>`}
         <a href="#/tasks">All tasks</a>

@@ -32,6 +32,7 @@ import { createMetrics, noMetrics } from './runtime/metrics/metrics.js';
 import { meteredCalls } from './runtime/metrics/metered.js';
 import { meteredTunnel } from './gateway/metered-tunnel.js';
 import { createAdmin } from './gateway/admin/admin.js';
+import { KeyUsage } from './gateway/key-usage.js';
 import { RecentDeliveries } from './runtime/push/recent.js';
 import { parseAllowlist } from './runtime/net/guard.js';
 
@@ -177,6 +178,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     connectionsByState: () => outbound.supervisor.states(),
     relayAgents: () => relayAgentsUp(agents),
   });
+  const usage = new KeyUsage();
   const admin = config.dashboard.enabled
     ? createAdmin({
         store,
@@ -188,6 +190,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
         bus,
         push,
         deliveries,
+        usage,
         connections: outbound.supervisor,
         relays,
         allowlist: parseAllowlist(config.push.allowlist, 'push.allowlist'),
@@ -201,6 +204,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     : undefined;
   const gateway = createGateway({
     admin,
+    usage,
     parts: {
       store,
       clock,

@@ -8,6 +8,7 @@ import { rateLimitHeaders } from '../runtime/limiter/headers.js';
 import type { Limiter } from '../runtime/limiter/types.js';
 import { errorText, type Log } from '../runtime/log.js';
 import type { GatewayMetrics } from '../runtime/metrics/metrics.js';
+import type { KeyUsage } from './key-usage.js';
 import { isStoreUnavailable } from '../runtime/store/errors.js';
 import { storeUnavailable } from './errors.js';
 import type { CallContext, GatewayParts } from './context.js';
@@ -21,6 +22,8 @@ export interface PipelineDeps {
   log: Log;
   /** counters of calls and refusals (noMetrics when metrics are off) */
   metrics?: GatewayMetrics;
+  /** notes when each key was last used (the dashboard shows it) */
+  usage?: KeyUsage;
 }
 
 export interface CallInput {
@@ -60,6 +63,7 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
       throw new RpcError('UNAUTHORIZED', { message: WHY_TEXT[check.why], headers: { 'WWW-Authenticate': 'Bearer' } });
     }
     const key = check.key;
+    deps.usage?.seen(key.id, parts.clock.now());
     const method = input.call.method;
     if (!isKnownMethod(method)) {
       throw new RpcError('METHOD_NOT_FOUND', { message: `Method not found: ${method}`, data: { method } });

@@ -56,7 +56,16 @@ export function settingsRoutes(d: AdminDeps): AdminRoute[] {
 
   return [
     // API keys
-    { method: 'GET', path: /^\/keys$/, handler: async (c) => ({ keys: await listKeys(keyDeps, c.workspace) }) },
+    {
+      method: 'GET',
+      path: /^\/keys$/,
+      handler: async (c) => ({
+        keys: (await listKeys(keyDeps, c.workspace)).map((k) => {
+          const at = d.usage.lastUsed(k.id);
+          return { ...k, last_used_at: at === undefined ? null : new Date(at).toISOString() };
+        }),
+      }),
+    },
     {
       method: 'POST',
       path: /^\/keys$/,

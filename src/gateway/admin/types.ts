@@ -12,6 +12,7 @@ import type { RecentDeliveries } from '../../runtime/push/recent.js';
 import type { Store } from '../../runtime/store/types.js';
 import type { AdminHttpRequest, HttpReply } from '../api.js';
 import type { CardSettings } from '../card.js';
+import type { KeyUsage } from '../key-usage.js';
 
 /** The live side of outbound connections (the server's supervisor): their actors' state, a card fetch, a rescan. */
 export interface LiveConnections {
@@ -36,6 +37,7 @@ export interface AdminDeps {
   bus: EventBus;
   push: Pick<PushRuntime, 'secrets'>;
   deliveries: RecentDeliveries;
+  usage: KeyUsage;
   connections: LiveConnections;
   relays: LiveRelays;
   /** internal addresses a connection URL may reach (config push.allowlist) and the DNS for the check */
