@@ -47,6 +47,7 @@ export function createAdmin(d: AdminDeps): AdminApi {
           : `API key ${check.why === 'revoked' ? 'revoked' : check.why === 'expired' ? 'expired' : 'invalid'}`,
       );
     if (check.key.trust !== 'admin') throw new AdminError(403, 'forbidden', 'Only an admin key may manage a workspace');
+    d.usage.seen(check.key.id, d.clock.now());
     return check.key;
   }
 
