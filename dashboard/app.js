@@ -402,7 +402,7 @@ function TaskPage({ id }) {
     <section class="card">
       <div class="row">
         <span>State: <span data-testid="task-state"><${Badge} v=${state ?? '…'} /></span></span>
-        <span class="muted">agent ${data?.agent} · ${plural(data?.messages ?? 0, 'message')} · ${plural(live?.artifacts ?? data?.artifacts ?? 0, 'artifact')} · updated ${when(live?.updated_at ?? data?.updated_at)}</span>
+        <span class="muted">agent ${data?.agent} · ${plural(data?.messages ?? 0, 'message')} · ${plural(live?.artifacts ?? data?.artifacts ?? 0, 'artifact')} · updated ${when(live?.updated_at ?? data?.updated_at)}${data?.request_id ? html` · request <code>${data.request_id}</code>` : ''}</span>
         <span style="flex:1"></span>
         ${state && !['completed', 'canceled', 'failed'].includes(state) && html`<button class="danger" onClick=${cancel}>Cancel task</button>`}
         <a href="#/tasks">All tasks</a>

@@ -10,7 +10,11 @@ async function setup(t: Test) {
   const clock = new ManualClock(T0);
   const tg = await startTestGateway({ clock, config: { dashboard: { enabled: true, sessionTtlMs: 60_000 } } });
   t.teardown(() => tg.close());
-  const call = async (method: string, path: string, o: { bearer?: string; cookie?: string; csrf?: string; body?: unknown; raw?: string; type?: string; headers?: Record<string, string> } = {}) => {
+  const call = async (
+    method: string,
+    path: string,
+    o: { bearer?: string; cookie?: string; csrf?: string; body?: unknown; raw?: string; type?: string; headers?: Record<string, string> } = {},
+  ) => {
     const res = await fetch(`${tg.url}/api/admin${path}`, {
       method,
       headers: {
@@ -107,6 +111,7 @@ t.test('tasks through the API: list with filters, the sanitized view, cancel; we
   const sent = await tg.rpc({
     method: 'message/send',
     key: admin.key,
+    headers: { 'X-Request-Id': 'req-abc-1' },
     params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }], metadata: { agentId: 'echo' } } },
   });
   const id = sent.json.result.id;
@@ -122,11 +127,16 @@ t.test('tasks through the API: list with filters, the sanitized view, cancel; we
   const all = await call('GET', '/tasks', { bearer: admin.key });
   t.same(all.json.tasks.map((x: any) => x.id).sort(), [id, slowId].sort());
   const done = await call('GET', '/tasks?state=completed&agent=echo', { bearer: admin.key });
-  t.same(done.json.tasks.map((x: any) => x.id), [id]);
+  t.same(
+    done.json.tasks.map((x: any) => x.id),
+    [id],
+  );
   t.equal((await call('GET', '/tasks?state=bogus', { bearer: admin.key })).status, 400);
   const detail = await call('GET', `/tasks/${id}`, { bearer: admin.key });
   t.match(detail.json, { id, agent: 'echo', state: 'completed', view: { kind: 'task', id, status: { state: 'completed' } } });
   t.notOk(JSON.stringify(detail.json.view).includes('workspace_id'), 'the view is sanitized');
+  t.equal(detail.json.request_id, 'req-abc-1', 'the task keeps the request id of the call that created it');
+  t.notOk(JSON.stringify(sent.json).includes('req-abc-1'), 'never in what the caller gets back');
   const other = await tg.key({ workspace: 'globex', trust: 'admin' });
   t.equal((await call('GET', `/tasks/${id}`, { bearer: other.key })).status, 404, "another workspace's task is not found");
   const canceled = await call('POST', `/tasks/${slowId}/cancel`, { bearer: admin.key });

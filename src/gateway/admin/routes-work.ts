@@ -77,7 +77,8 @@ export function workRoutes(d: AdminDeps): AdminRoute[] {
       path: /^\/tasks\/([^/]+)$/,
       handler: async (c) => {
         const t = await own(c.workspace, c.params[0]!);
-        return { ...summary(t), view: callerView(t) };
+        const requestId = t.metadata.request_id;
+        return { ...summary(t), request_id: typeof requestId === 'string' ? requestId : null, view: callerView(t) };
       },
     },
     {
