@@ -1,6 +1,6 @@
 // The gateway's dashboard: Preact with htm (no build step), served from the package. Every page reads and writes through
 // the JSON admin API under /api/admin/ with the session cookie; mutations carry the session's CSRF token.
-import { html, render, useCallback, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
+import { html, render, useCallback, useEffect, useRef, useState } from '/dashboard/vendor/preact-htm.js';
 
 const session = { csrf: '', workspace: '' };
 
@@ -82,6 +82,9 @@ const ShownOnce = ({ label, value, onDone }) => html`
 
 function SignIn({ onIn }) {
   const [error, setError] = useState('');
+  // the key field takes the focus (an autofocus attribute does nothing on a field rendered after load)
+  const field = useRef(null);
+  useEffect(() => field.current?.focus(), []);
   const submit = async (e) => {
     const v = formValues(e);
     try {
@@ -96,7 +99,7 @@ function SignIn({ onIn }) {
     <h2>a2a-gateway</h2>
     <p class="muted">Sign in with an admin key of your workspace.</p>
     <form onSubmit=${submit}>
-      <label>Admin API key<input name="key" type="password" autocomplete="off" required autofocus /></label>
+      <label>Admin API key<input name="key" type="password" autocomplete="off" required ref=${field} /></label>
       <button class="primary" type="submit">Sign in</button>
       ${error && html`<p class="error" role="alert">${error}</p>`}
     </form>

@@ -208,3 +208,29 @@ t.test('session rules: no mutation without the CSRF token; a read_only key canno
   t.match(res.headers.get('content-security-policy'), /script-src 'self';/);
   t.notMatch(await res.text(), /https?:\/\//, 'no external asset');
 });
+
+t.test('keyboard only: sign in with Enter, move between pages and press buttons without a mouse', async (t) => {
+  const reader = await tg.key({ workspace: 'acme', trust: 'execute', agents: [] });
+  const ctx = await browser.newContext();
+  t.teardown(() => ctx.close());
+  const page = await ctx.newPage();
+  page.on('dialog', (d) => void d.accept());
+  await page.goto(`${tg.url}/dashboard`);
+  // the key field has the focus on load
+  await page.waitForFunction(() => document.activeElement?.getAttribute('name') === 'key');
+  await page.keyboard.type(admin.key);
+  await page.keyboard.press('Enter');
+  await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+  await page.getByRole('link', { name: 'API keys' }).focus();
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/#\/keys$/);
+  const row = page.locator(`tr[data-key="${reader.id}"]`);
+  await row.getByRole('button', { name: 'Revoke' }).focus();
+  await page.keyboard.press('Enter');
+  await row.getByText('revoked').waitFor();
+  t.equal((await send(reader.key)).status, 401, 'revoked from the keyboard');
+  await page.getByRole('link', { name: 'Tasks' }).focus();
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/#\/tasks$/);
+  t.equal(await page.getByRole('link', { name: 'Tasks' }).getAttribute('aria-current'), 'page', 'the current page is announced');
+});
