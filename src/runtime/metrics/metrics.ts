@@ -1,6 +1,7 @@
 // The gateway's Prometheus metrics (prom-client): the counters the hot path bumps, and the gauges read only on a scrape.
-// Cheap on the hot path: each counter's labelled child is looked up once and kept, so a call costs a Map read and an add.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+// Cheap on the hot path: per-call counters and the latency histogram are tallies (plain numbers, see tally.ts).
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { CounterTally, HistogramTally } from './tally.js';
 
 /** What a scrape reads from the live parts (never on the hot path): each returns label values -> count. */
 export interface MetricSources {
@@ -63,37 +64,37 @@ export function createMetrics(o: { defaultMetrics?: boolean } = {}): GatewayMetr
   if (o.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'a2a_' });
   let src: MetricSources = {};
 
-  const requests = new Counter({
+  const requests = new CounterTally({
+    registry,
     name: 'a2a_requests_total',
     help: 'JSON-RPC calls by method and outcome (ok, or the error reason)',
     labelNames: ['method', 'outcome'],
-    registers: [registry],
   });
-  const latency = new Histogram({
+  const latency = new HistogramTally({
+    registry,
     name: 'a2a_request_duration_seconds',
     help: 'JSON-RPC call duration by method',
-    labelNames: ['method'],
+    labelName: 'method',
     buckets: CALL_BUCKETS,
-    registers: [registry],
   });
-  const limited = new Counter({
+  const limited = new CounterTally({
+    registry,
     name: 'a2a_rate_limit_refusals_total',
     help: 'calls refused by the rate limiter, by window',
     labelNames: ['window'],
-    registers: [registry],
   });
   const sse = new Gauge({ name: 'a2a_sse_streams_open', help: 'SSE streams open now', registers: [registry] });
-  const push = new Counter({
+  const push = new CounterTally({
+    registry,
     name: 'a2a_push_deliveries_total',
     help: 'webhook delivery attempts by result (delivered, retry, gave-up, disabled, released)',
     labelNames: ['result'],
-    registers: [registry],
   });
-  const outbound = new Counter({
+  const outbound = new CounterTally({
+    registry,
     name: 'a2a_outbound_calls_total',
     help: 'outbound calls over connections by outcome (ok, or the error code)',
     labelNames: ['outcome'],
-    registers: [registry],
   });
   const tunnels = new Gauge({ name: 'a2a_relay_tunnels_open', help: 'relay tunnels connected now', registers: [registry] });
   new Gauge({
@@ -125,35 +126,15 @@ export function createMetrics(o: { defaultMetrics?: boolean } = {}): GatewayMetr
     },
   });
 
-  // children cached by label value: the hot path does not build a label object per call
-  const callChildren = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
-  const child = <T>(cache: Map<string, T>, key: string, make: () => T): T => {
-    let c = cache.get(key);
-    if (c === undefined) cache.set(key, (c = make()));
-    return c;
-  };
-  const latencyChildren = new Map<string, { observe(v: number): void }>();
-  const simple = (c: Counter<string>, label: string) => {
-    const cache = new Map<string, { inc(): void }>();
-    return (v: string) => child(cache, v, () => c.labels({ [label]: v })).inc();
-  };
-  const pushInc = simple(push, 'result');
-  const outboundInc = simple(outbound, 'outcome');
-  const limitedInc = simple(limited, 'window');
-
   return {
     call(method, outcome, seconds) {
-      const c = child(callChildren, `${method}\u0000${outcome}`, () => ({
-        count: requests.labels({ method, outcome }),
-        time: child(latencyChildren, method, () => latency.labels({ method })),
-      }));
-      c.count.inc();
-      c.time.observe(seconds);
+      requests.inc(method, outcome);
+      latency.observe(method, seconds);
     },
-    rateLimited: limitedInc,
+    rateLimited: (w) => limited.inc(w),
     streams: (d) => sse.inc(d),
-    pushAttempt: pushInc,
-    outboundCall: outboundInc,
+    pushAttempt: (r) => push.inc(r),
+    outboundCall: (o) => outbound.inc(o),
     tunnels: (d) => tunnels.inc(d),
     sources(s) {
       src = s;
