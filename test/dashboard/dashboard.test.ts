@@ -83,6 +83,16 @@ t.test('add an outbound connection: its actor gets ready, the test reads its car
   await row.getByRole('button', { name: 'Test' }).click();
   await page.getByText('card read').waitFor({ timeout: 30_000 });
   t.notOk((await page.content()).includes(remoteKey.key), 'the token is write-only');
+
+  // edit: a new trust level, the secret left empty (kept)
+  await row.getByRole('button', { name: 'Edit' }).click();
+  const edit = page.getByRole('form', { name: 'Edit partner' });
+  await edit.locator('select[name="trust"]').selectOption('admin');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await row.getByText('admin').waitFor();
+  const edited = await tg.gw.store.connections.get('acme', 'partner');
+  t.equal(edited?.trust, 'admin', 'the edit is stored');
+  t.equal(edited?.credentialKind, 'bearer', 'the credentials are kept');
   const stored = await tg.gw.store.connections.get('acme', 'partner');
   t.equal(stored?.credentialKind, 'bearer', 'stored through the same module as the CLI');
   await shot(page, 'connections');
@@ -149,6 +159,22 @@ t.test('watch a task go from working to completed live; the list filters by stat
   await page.getByLabel('Filter by agent').selectOption('slow');
   await until(async () => (await page.locator('tr[data-task]').count()) === 1, 'only the slow task is listed');
   await shot(page, 'tasks');
+
+  // cancel from the task page: the state follows live
+  const long = await tg.rpc({
+    method: 'message/send',
+    key: admin.key,
+    params: {
+      message: { kind: 'message', role: 'user', messageId: 'm-long', parts: [{ kind: 'data', data: { ms: 60_000, steps: 1 } }], metadata: { agentId: 'slow' } },
+      configuration: { blocking: false },
+    },
+  });
+  const longId: string = long.json.result.id;
+  await page.goto(`${tg.url}/dashboard#/tasks/${longId}`);
+  await state.getByText('working').waitFor({ timeout: 15_000 });
+  await page.getByRole('button', { name: 'Cancel task' }).click();
+  await state.getByText('canceled').waitFor({ timeout: 15_000 });
+  t.equal((await tg.gw.store.tasks.get('acme', longId))?.status.state, 'canceled', 'canceled from the dashboard');
 });
 
 t.test('rotate the webhook signing secret: shown once, and deliveries are signed with it', async (t) => {
@@ -232,5 +258,7 @@ t.test('keyboard only: sign in with Enter, move between pages and press buttons 
   await page.getByRole('link', { name: 'Tasks' }).focus();
   await page.keyboard.press('Enter');
   await page.waitForURL(/#\/tasks$/);
-  t.equal(await page.getByRole('link', { name: 'Tasks' }).getAttribute('aria-current'), 'page', 'the current page is announced');
+  // the re-render follows the hash change: wait for it rather than read at once
+  await page.locator('nav a[aria-current="page"]', { hasText: 'Tasks' }).waitFor();
+  t.pass('the current page is announced');
 });
