@@ -148,3 +148,49 @@ t.test('tasks through the API: list with filters, the sanitized view, cancel; we
   t.equal(await tg.gw.push.secrets.current('acme'), rotated.json.secret);
   t.match((await call('GET', '/webhooks', { bearer: admin.key })).json, { has_secret: true, deliveries: [], waiting: [] });
 });
+
+t.test('connections through the API with each credential kind: the secrets go in and never come out', async (t) => {
+  const tg = await startTestGateway({ config: { push: { allowlist: ['127.0.0.1'] } } });
+  t.teardown(() => tg.close());
+  const admin = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${tg.url}/api/admin${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${admin.key}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, text: await res.text() };
+  };
+  const kinds = {
+    none: { kind: 'none' },
+    apikey: { kind: 'apikey', value: 'SECRET-apikey' },
+    bearer: { kind: 'bearer', token: 'SECRET-bearer' },
+    oauth: { kind: 'oauth', tokenUrl: 'http://127.0.0.1:9/token', clientId: 'client', clientSecret: 'SECRET-oauth' },
+  };
+  for (const [name, credentials] of Object.entries(kinds)) {
+    const r = await call('POST', '/connections', { name, url: 'http://127.0.0.1:9/a2a', credentials });
+    t.equal(r.status, 200, `${name}: added`);
+    t.match(JSON.parse(r.text), { name, auth: name, workspace: 'acme' });
+  }
+  const list = await call('GET', '/connections');
+  t.same(
+    JSON.parse(list.text)
+      .connections.map((c: any) => c.auth)
+      .sort(),
+    ['apikey', 'bearer', 'none', 'oauth'],
+  );
+  t.notMatch(list.text, /SECRET-/, 'no secret in the list');
+  const updated = await call('PATCH', '/connections/bearer', { credentials: { token: 'SECRET-new' }, settings: { trust: 'admin' } });
+  t.equal(updated.status, 200);
+  t.notMatch(updated.text, /SECRET-/);
+  t.equal((await call('DELETE', '/connections/none')).status, 200);
+  t.equal((await call('GET', '/connections/none')).status, 404, 'removed');
+  t.equal((await call('POST', '/connections', { name: 'apikey', url: 'http://127.0.0.1:9/a2a' })).status, 409, 'a name taken');
+});
+
+t.test('dashboard off: no pages, no admin API', async (t) => {
+  const tg = await startTestGateway({ config: { dashboard: { enabled: false, sessionTtlMs: 1000 } } });
+  t.teardown(() => tg.close());
+  t.equal((await fetch(`${tg.url}/dashboard`)).status, 404);
+  t.equal((await fetch(`${tg.url}/api/admin/session`)).status, 404);
+});
