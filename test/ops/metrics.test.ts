@@ -4,6 +4,9 @@ import t, { type Test } from 'tap';
 import { startTestGateway, msgB } from '../support/gateway.js';
 import { openSse } from '../support/sse.js';
 import { until } from '../support/a2a-client.js';
+import { connectRelay } from '../support/tunnel-client.js';
+import { startReceiver } from '../support/webhooks.js';
+import { addRelay } from '../../src/runtime/relay-admin.js';
 
 /** The sample `name{labels} value` of a Prometheus text body, as a number (0 when absent). */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -118,6 +121,53 @@ t.test('open SSE streams and live tasks by state are read at scrape time', async
   await sse.all();
   await until(async () => sample(await (await fetch(`${tg.url}/metrics`)).text(), 'a2a_sse_streams_open') === 0, 'the stream is counted closed');
   t.equal(sample(await scrape(t, tg.url), 'a2a_tasks_active', { state: 'working' }), 0, 'nothing works now');
+});
+
+t.test('relay tunnels and relay agents, webhook deliveries: counted as they happen', async (t) => {
+  const tg = await startTestGateway({ config: { push: { allowlist: ['127.0.0.1'] } } });
+  t.teardown(() => tg.close());
+  const { key } = await tg.key({ trust: 'admin' });
+  const relayKey = await tg.key({ trust: 'execute' });
+  await addRelay(
+    { relays: tg.gw.store.relays, keys: tg.gw.store.keys, clock: { now: () => Date.now() } },
+    { workspace: 'ws1', name: 'home', key: relayKey.id },
+  );
+  const before = await scrape(t, tg.url);
+  t.equal(sample(before, 'a2a_relay_tunnels_open'), 0);
+  const { client, answer } = await connectRelay({
+    url: tg.url,
+    key: relayKey.key,
+    workspace: 'ws1',
+    agents: [
+      { name: 'a1', description: 'one', skills: [], streaming: false },
+      { name: 'a2', description: 'two', skills: [], streaming: false },
+    ],
+  });
+  t.equal(answer.t, 'welcome');
+  const up = await scrape(t, tg.url);
+  t.equal(sample(up, 'a2a_relay_tunnels_open'), 1, 'one tunnel open');
+  t.equal(sample(up, 'a2a_relay_agents', { status: 'up' }), 2, 'its two agents up');
+  client.close();
+  await until(async () => sample(await (await fetch(`${tg.url}/metrics`)).text(), 'a2a_relay_tunnels_open') === 0, 'the tunnel is counted closed');
+  const down = await scrape(t, tg.url);
+  t.equal(sample(down, 'a2a_relay_agents', { status: 'down' }), 2, 'its agents are down while it is away');
+
+  const rx = await startReceiver();
+  t.teardown(() => rx.close());
+  for (const text of ['one', 'two']) {
+    await tg.rpc({
+      method: 'message/send',
+      key,
+      params: { ...msgB(text), metadata: { agentId: 'echo' }, configuration: { pushNotificationConfig: { url: rx.url, token: 't' } } },
+    });
+  }
+  await tg.gw.push.idle();
+  await until(() => rx.deliveries.length >= 2, 'the deliveries arrived');
+  await until(
+    async () => sample(await (await fetch(`${tg.url}/metrics`)).text(), 'a2a_push_deliveries_total', { result: 'delivered' }) === rx.deliveries.length,
+    'each delivery is counted once',
+  );
+  t.pass('push deliveries counted');
 });
 
 t.test('metrics off: no /metrics route', async (t) => {
