@@ -7,6 +7,8 @@ import { until } from '../support/a2a-client.js';
 import { connectRelay } from '../support/tunnel-client.js';
 import { startReceiver } from '../support/webhooks.js';
 import { addRelay } from '../../src/runtime/relay-admin.js';
+import { addConnection } from '../../src/runtime/connection-admin.js';
+import { parseAllowlist } from '../../src/runtime/net/guard.js';
 
 /** The sample `name{labels} value` of a Prometheus text body, as a number (0 when absent). */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -168,6 +170,35 @@ t.test('relay tunnels and relay agents, webhook deliveries: counted as they happ
     'each delivery is counted once',
   );
   t.pass('push deliveries counted');
+});
+
+t.test('outbound calls by outcome and connections by state', async (t) => {
+  const peer = await startTestGateway();
+  t.teardown(() => peer.close());
+  const peerKey = await peer.key({ workspace: 'partner', trust: 'admin' });
+  const tg = await startTestGateway({
+    config: {
+      push: { allowlist: ['127.0.0.1'] },
+      agents: [
+        { id: 'partner-echo', name: 'partner-echo', kind: 'remote', connection: 'partner', workspace: 'ws1' },
+        { id: 'nowhere', name: 'nowhere', kind: 'remote', connection: 'missing', workspace: 'ws1' },
+      ],
+    },
+  });
+  t.teardown(() => tg.close());
+  const { key } = await tg.key({ trust: 'admin' });
+  await addConnection(
+    { connections: tg.gw.store.connections, secret: tg.gw.secret, clock: { now: () => Date.now() }, allowlist: parseAllowlist(['127.0.0.1']) },
+    { workspace: 'ws1', name: 'partner', url: `${peer.url}/api/a2a/agents/echo`, credentials: { kind: 'bearer', token: peerKey.key }, trust: 'admin' },
+  );
+  await tg.gw.connections.rescan();
+  for (const agentId of ['partner-echo', 'partner-echo', 'nowhere']) {
+    await tg.rpc({ method: 'message/send', key, params: { ...msgB('out'), metadata: { agentId } } });
+  }
+  const text = await scrape(t, tg.url);
+  t.equal(sample(text, 'a2a_outbound_calls_total', { outcome: 'ok' }), 2, 'two calls went through');
+  t.equal(sample(text, 'a2a_outbound_calls_total', { outcome: 'no_connection' }), 1, 'one had no connection');
+  t.equal(sample(text, 'a2a_connections', { state: 'ready' }), 1, 'the connection is ready');
 });
 
 t.test('metrics off: no /metrics route', async (t) => {
