@@ -43,7 +43,9 @@ export function spawnPinned(
   stdin: 'ignore' | 'pipe' = 'ignore',
 ): ChildProcess {
   hookCleanup();
-  const child = spawn('taskset', ['-c', String(core), cmd, ...args], {
+  // BENCH_NODE_ARGS (profiling: e.g. "--cpu-prof --cpu-prof-dir=/tmp/p") goes to every node child
+  const extra = cmd === process.execPath && process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter((a) => a !== '') : [];
+  const child = spawn('taskset', ['-c', String(core), cmd, ...extra, ...args], {
     cwd,
     detached: true,
     stdio: [stdin, 'pipe', 'pipe'],

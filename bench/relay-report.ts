@@ -13,7 +13,7 @@ function table(o: RelayOutcome): string[] {
   ];
   for (const row of o.rows) {
     const r = row.result;
-    const tunnel = row.path !== 'direct';
+    const tunnel = row.path === 'relay';
     const cells =
       r === undefined
         ? ['—', '—', '—', '—', '—', '—', '—', '—']
@@ -22,9 +22,9 @@ function table(o: RelayOutcome): string[] {
             fmt(r.p50ms, 2),
             fmt(r.p99ms, 2),
             fmt(r.errors),
-            tunnel ? perTask(row, 'gateway') : 'n/a',
+            row.path !== 'direct' ? perTask(row, 'gateway') : 'n/a',
             tunnel ? perTask(row, 'relay') : 'n/a',
-            perTask(row, 'sdk'),
+            row.path !== 'gateway' ? perTask(row, 'sdk') : 'n/a',
             r.durationUs > 0 ? fmt((100 * r.driverCpuUs) / r.durationUs) : '—',
           ];
     out.push(`| ${row.label} | ${row.concurrency} | ${cells.join(' | ')} | ${note(row)} |`);
@@ -52,8 +52,24 @@ function pair(o: RelayOutcome, concurrency: number): string[] {
   ];
 }
 
+/** The gateway's own echo agent at 1 caller beside the direct call: how much of the added p50 is the gateway alone. */
+function gatewayShare(o: RelayOutcome): string[] {
+  const d = o.rows.find((r) => r.path === 'direct' && r.concurrency === 1);
+  const e = o.rows.find((r) => r.path === 'gateway' && r.concurrency === 1);
+  const g = o.rows.find((r) => r.path === 'relay' && r.concurrency === 1);
+  if (d?.result === undefined || e?.result === undefined || !relayOk(d) || !relayOk(e)) return [];
+  const own = e.result.p50ms - d.result.p50ms;
+  const rest =
+    g?.result !== undefined && relayOk(g)
+      ? `; the tunnel, the relay and its call to the local server: the other ${fmt(g.result.p50ms - e.result.p50ms, 2)} ms`
+      : '';
+  return [
+    `- of that, the gateway alone (its own echo agent, no tunnel, 1 caller): p50 ${fmt(e.result.p50ms, 2)} ms, **${fmt(own, 2)} ms over the direct call** (auth, limiter, task actor, the durable LMDB commit)${rest}`,
+  ];
+}
+
 function verdict(o: RelayOutcome): string[] {
-  const lines = [...pair(o, 1), ...pair(o, o.options.concurrency)];
+  const lines = [...pair(o, 1), ...gatewayShare(o), ...pair(o, o.options.concurrency)];
   const w = o.rows.find((r) => r.path === 'relay' && r.concurrency === o.options.wideConcurrency);
   if (w?.result !== undefined && relayOk(w)) {
     lines.push(
@@ -71,7 +87,7 @@ export function renderRelay(o: RelayOutcome): string[] {
     '',
     `message/send (blocking) with the official \`@a2a-js/sdk\` 0.3 \`A2AClient\` for ${op.seconds} s (after a ${op.warmupSeconds} s warm-up) per row, ` +
       "to the SDK 0.3 echo server (`bench/sdk-server.ts`), fresh for each row; through the tunnel it is the relay's local agent `local-echo`. " +
-      `Rows at 1 caller (the hop's own latency), at ${op.concurrency} and at ${op.wideConcurrency} in flight (a closed loop: there p50 ≈ in flight / tasks/s, so the added p50 mostly measures lost throughput). ` +
+      `Rows at 1 caller (the hop's own latency; there also the gateway's own echo agent, no tunnel, to split the added latency), at ${op.concurrency} and at ${op.wideConcurrency} in flight (a closed loop: there p50 ≈ in flight / tasks/s, so the added p50 mostly measures lost throughput). ` +
       `Every reply checked (a completed Task whose artifact echoes the text sent). ${o.placement}. ` +
       `Load average (1/5/15 min) at section start: ${o.load.start}, at end: ${o.load.end}.`,
     '',

@@ -14,7 +14,8 @@ import { serverPid, spawnPinned, stop } from './proc.js';
 import { drive, sendOnce, type DriveResult } from './sdk-driver.js';
 import { LOAD_CORE, ROOT, SERVER_CORE, startTsServer, type Running } from './targets.js';
 
-export type RelayPath = 'direct' | 'relay';
+/** `gateway`: the same caller to the gateway's own echo agent (no tunnel): the gateway's share of the added latency */
+export type RelayPath = 'direct' | 'gateway' | 'relay';
 
 /** the relay's one agent, the relay's name on the gateway and the workspace (the bench key's workspace) */
 const AGENT = 'local-echo';
@@ -61,6 +62,7 @@ export function relayOptions(): RelayOptions {
 
 export const RELAY_LABELS: Record<RelayPath, string> = {
   direct: 'SDK client → local SDK echo server (direct)',
+  gateway: 'caller → gateway → its own echo agent (no tunnel)',
   relay: 'caller → gateway → tunnel → relay → local SDK echo server',
 };
 
@@ -156,6 +158,13 @@ async function measurePath(path: RelayPath, concurrency: number, o: RelayOptions
     const pids: Record<string, number | undefined> = { sdk: sdk.pid };
     if (path === 'direct') {
       client = await A2AClient.fromCardUrl(`${sdk.endpoint}/.well-known/agent-card.json`, { fetchImpl: fetchWith() });
+    } else if (path === 'gateway') {
+      log(`${path} ×${concurrency}: starting the gateway on core ${SERVER_CORE}`);
+      const gw = await startGateway(SERVER_CORE, ROOT);
+      started.push(gw);
+      pids.gateway = gw.pid;
+      metadata = { agentId: 'echo' };
+      client = await A2AClient.fromCardUrl(`${gw.endpoint.replace(/\/api\/a2a$/, '')}/.well-known/agent-card.json`, { fetchImpl: fetchWith(gw.authorization) });
     } else {
       log(`${path} ×${concurrency}: starting the gateway on core ${SERVER_CORE} with relay "${RELAY}" registered`);
       const { gw, relayKey } = await startRelayGateway();
@@ -193,7 +202,9 @@ export async function runRelaySection(o: RelayOptions = relayOptions()): Promise
   const rows: RelayRow[] = [];
   // one caller: the hop's own latency, without queueing; then the loaded pair; then more callers through the one tunnel
   for (const concurrency of [1, o.concurrency]) {
-    for (const path of ['direct', 'relay'] as const) rows.push(await measurePath(path, concurrency, o));
+    // at 1 caller the gateway's own echo agent too: the added latency split into the gateway's part and the tunnel's
+    const paths = concurrency === 1 ? (['direct', 'gateway', 'relay'] as const) : (['direct', 'relay'] as const);
+    for (const path of paths) rows.push(await measurePath(path, concurrency, o));
   }
   rows.push(await measurePath('relay', o.wideConcurrency, o));
   const driver = cpus().length >= 3 ? 'not pinned' : 'not pinned (shares both cores with the servers)';

@@ -38,10 +38,20 @@ export const RelayConfig = z
     local_timeout_seconds: z.number().positive().default(30),
     /** a PEM file of the CA that signed the gateway's certificate (a private CA) */
     ca_file: z.string().min(1).optional(),
+    /** the admin UI's address: loopback unless told otherwise (then a password is required) */
+    admin_bind: z.string().min(1).default('127.0.0.1'),
+    /** the admin UI's port; 0 picks a free one (tests) */
+    admin_port: z.number().int().min(0).max(65535).default(9090),
+    /** the admin UI's password: required for a bind that is not loopback, optional otherwise */
+    admin_password: z.string().min(8, 'at least 8 characters').optional(),
   })
   .refine((c) => c.agents.length > 0 || c.local_agent_url !== undefined, {
     message: 'name at least one agent (or set LOCAL_AGENT_URL)',
     path: ['agents'],
+  })
+  .refine((c) => isLoopback(c.admin_bind) || c.admin_password !== undefined, {
+    message: 'a bind that is not loopback needs admin_password (SVC_ADMIN_PASSWORD): the admin UI shows task contents',
+    path: ['admin_password'],
   })
   .refine((c) => new Set(c.agents.map((a) => a.name)).size === c.agents.length, {
     message: 'two agents have the same name',
@@ -68,6 +78,9 @@ const ENV: Array<[string, keyof RelayConfig, (v: string) => unknown]> = [
   ['SVC_GATEWAY_URL', 'gateway_url', (v) => v],
   ['LOCAL_AGENT_URL', 'local_agent_url', (v) => v],
   ['LOG_LEVEL', 'log_level', (v) => v.toLowerCase()],
+  ['SVC_ADMIN_BIND', 'admin_bind', (v) => v],
+  ['SVC_ADMIN_PORT', 'admin_port', (v) => (/^\d+$/.test(v) ? Number(v) : v)],
+  ['SVC_ADMIN_PASSWORD', 'admin_password', (v) => v],
 ];
 
 /** Parses a file's text: JSON when it looks like JSON, else YAML (a superset). */
@@ -115,11 +128,15 @@ export async function loadRelayConfig(o: { file?: string; env: Record<string, st
   return parseRelayConfig({ text, source: o.file, env: o.env });
 }
 
+/** A loopback host name or address (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\./.test(h);
+}
+
 /** ws:// travels in clear: only to a loopback gateway unless the operator says --insecure. */
 export function checkGatewayUrl(url: string, insecure: boolean): void {
   const u = new URL(url);
   if (u.protocol === 'wss:' || insecure) return;
-  const host = u.hostname.replace(/^\[|\]$/g, '');
-  const loopback = host === 'localhost' || host === '::1' || /^127\./.test(host);
-  if (!loopback) throw new RelayConfigError('gateway_url', 'ws:// (no TLS) is allowed only to a loopback gateway; use wss:// or pass --insecure');
+  if (!isLoopback(u.hostname)) throw new RelayConfigError('gateway_url', 'ws:// (no TLS) is allowed only to a loopback gateway; use wss:// or pass --insecure');
 }

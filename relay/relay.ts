@@ -1,7 +1,8 @@
 // The relay: its local agents (from the config, or one read from LOCAL_AGENT_URL), the A2A client that calls them,
-// the supervised tunnel and the health checks. `done` says how it ended: 0 when stopped, 1 when the retries ran out.
+// the tunnel and the health checks, each a supervised XState actor (a crash of one restarts it, never the relay).
+// `done` says how it ended: 0 when stopped, 1 when the retries ran out.
 import { readFile } from 'node:fs/promises';
-import { createActor } from 'xstate';
+import { createActor, type SnapshotFrom } from 'xstate';
 import type { RelayAgentCard } from '../src/protocol/tunnel.js';
 import { createA2AClient } from '../src/runtime/a2a-client/client.js';
 import type { A2AClient, RemoteEndpoint } from '../src/runtime/a2a-client/types.js';
@@ -9,9 +10,12 @@ import { type Clock, systemClock, systemTimers, type Timers } from '../src/runti
 import { errorText, type Log } from '../src/runtime/log.js';
 import { parseAllowlist, type Resolve } from '../src/runtime/net/guard.js';
 import { checkGatewayUrl, type RelayConfig } from './config.js';
-import { startHealthChecks, type HealthChecks } from './health.js';
+import { actorClock, startHealthChecks, type HealthChecks } from './health.js';
 import { openSession, type Session } from './session.js';
+import { supervise } from './supervisor.js';
+import type { RelayObserver, TunnelView } from './observer.js';
 import { createTunnelMachine } from './tunnel-machine.js';
+import { createReplay, type Replay } from './replay.js';
 
 export interface RelayOptions {
   config: RelayConfig;
@@ -28,6 +32,16 @@ export interface RelayOptions {
   heldMs?: number;
   pingMs?: number;
   pongTimeoutMs?: number;
+  /** restart bounds of each supervised actor (5 in 60 s by default; see supervisor.ts) */
+  maxRestarts?: number;
+  restartWindowMs?: number;
+  /**
+   * Fault injection, for tests only (no config or flag sets it): hooks called inside the actors' logic, a throw from
+   * one crashing that actor as a bug would. `health` as an agent's check result is taken, `tunnel` as a session's end is.
+   */
+  faults?: { health?: (agent: string) => void; tunnel?: () => void };
+  /** watches the tunnel, health rounds and turns (the admin UI) */
+  observer?: RelayObserver;
 }
 
 export interface RelayEnd {
@@ -38,14 +52,26 @@ export interface RelayEnd {
 export interface Relay {
   /** resolves once the relay stopped or gave up */
   readonly done: Promise<RelayEnd>;
-  /** the tunnel's state: session (connecting or up), waiting, spent, stopped (and its backoff numbers) */
-  tunnel(): { state: string; upSince: number | undefined; failures: number; lastError: string | undefined; delayMs: number; nextRetryAt: number | undefined };
+  /** the tunnel's state and its backoff numbers (see TunnelView) */
+  tunnel(): TunnelView;
   health: HealthChecks;
+  /** the agents served: each card and its local URL */
+  agents(): Array<{ card: RelayAgentCard; url: string }>;
+  /** runs a message against a local agent as a new task (the admin UI's replay), observed like any turn */
+  replay: Replay;
   stop(): Promise<void>;
 }
 
 /** Local agents are on private networks by design, and their URLs are the operator's own: every address is admitted. */
 const LOCAL_NETWORKS = parseAllowlist(['0.0.0.0/0', '::/0']);
+
+/**
+ * Idle kept-alive sockets per local agent. Every turn through the tunnel is one call to a local agent, so the turns in
+ * flight are the calls in flight: a pool smaller than that (the client's default is 16) closes a socket after each
+ * call past it and opens a new one for the next (measured: 64 callers through one tunnel spent their relay's CPU on
+ * connect and close). The local agents are few, so keeping this many costs little.
+ */
+const LOCAL_FREE_SOCKETS = 256;
 
 /** A card's name made into an agent name (letters, digits, dot, dash, underscore). */
 const agentName = (s: string): string =>
@@ -88,8 +114,18 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   const clock = o.clock ?? systemClock;
   const timers = o.timers ?? systemTimers;
   const ca = c.ca_file === undefined ? undefined : await readFile(c.ca_file, 'utf8');
-  const client = createA2AClient({ clock, timers, allowlist: LOCAL_NETWORKS, ...(o.resolve && { resolve: o.resolve }) });
+  const client = createA2AClient({
+    clock,
+    timers,
+    allowlist: LOCAL_NETWORKS,
+    maxFreeSockets: LOCAL_FREE_SOCKETS,
+    ...(o.resolve && { resolve: o.resolve }),
+  });
   const intervalMs = c.health_check_interval * 1000;
+  const restartBounds = {
+    ...(o.maxRestarts !== undefined && { maxRestarts: o.maxRestarts }),
+    ...(o.restartWindowMs !== undefined && { restartWindowMs: o.restartWindowMs }),
+  };
   let stopping = false;
 
   const cards: RelayAgentCard[] = [];
@@ -119,6 +155,9 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     intervalMs,
     // before the welcome nothing goes up: the welcome's snapshot carries the state then
     onChange: (changed) => upSince !== undefined && session?.send({ t: 'health', agents: changed }),
+    ...(o.faults?.health && { fault: o.faults.health }),
+    ...restartBounds,
+    ...(o.observer?.health && { onRound: (results, at) => o.observer?.health?.(results, at) }),
   });
 
   const machine = createTunnelMachine({
@@ -127,6 +166,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     retryAttempts: c.retry_attempts,
     random: o.random ?? Math.random,
     now: () => clock.now(),
+    ...(o.faults?.tunnel && { fault: o.faults.tunnel }),
     connect: (signal) => {
       const s = openSession({
         gatewayUrl: c.gateway_url,
@@ -147,7 +187,9 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
         health: () => health.current(),
         onWelcome: () => {
           upSince = clock.now();
+          o.observer?.tunnel?.(view());
         },
+        observer: o.observer,
       });
       session = s;
       signal.addEventListener('abort', () => s.close(), { once: true });
@@ -160,26 +202,53 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
       });
     },
   });
-  const actor = createActor(machine, {
-    clock: { setTimeout: (fn: () => void, ms: number) => timers.after(ms, fn), clearTimeout: (cancel: () => void) => cancel() },
-  });
 
-  let lastState = '';
-  const done = new Promise<RelayEnd>((resolve) => {
-    actor.subscribe((snap) => {
-      const state = String(snap.value);
-      if (state !== lastState && state === 'waiting') {
-        o.log('relay tunnel down, retrying', { error: snap.context.lastError, attempt: snap.context.failures, retry_in_ms: snap.context.delayMs });
-      }
-      lastState = state;
-      if (state === 'spent') {
-        const message = `a2a-relay: gave up after ${snap.context.failures} failed connection attempts (retry_attempts ${c.retry_attempts}); last error: ${snap.context.lastError}`;
-        resolve({ code: 1, message });
-      } else if (state === 'stopped') resolve({ code: 0, message: 'a2a-relay stopped' });
-    });
+  // the supervisor's first actor reports before `tunnel` below is assigned: its restarts are 0 then
+  let restarts = () => 0;
+  const viewOf = (s: SnapshotFrom<typeof machine>): TunnelView => ({
+    // a crashed machine whose restart waits for the supervisor's window
+    state: s.status === 'error' ? 'crashed' : String(s.value),
+    upSince,
+    restarts: restarts(),
+    ...s.context,
   });
-  actor.start();
+  let resolveDone!: (end: RelayEnd) => void;
+  const done = new Promise<RelayEnd>((r) => {
+    resolveDone = r;
+  });
+  let lastState = '';
+  const onTunnel = (snap: SnapshotFrom<typeof machine>) => {
+    const state = String(snap.value);
+    if (state !== lastState && state === 'waiting') {
+      o.log('relay tunnel down, retrying', { error: snap.context.lastError, attempt: snap.context.failures, retry_in_ms: snap.context.delayMs });
+    }
+    lastState = state;
+    o.observer?.tunnel?.(viewOf(snap));
+    if (state === 'spent') {
+      const message = `a2a-relay: gave up after ${snap.context.failures} failed connection attempts (retry_attempts ${c.retry_attempts}); last error: ${snap.context.lastError}`;
+      resolveDone({ code: 1, message });
+    } else if (state === 'stopped') resolveDone({ code: 0, message: 'a2a-relay stopped' });
+  };
+  const tunnel = supervise({
+    name: 'tunnel',
+    log: o.log,
+    clock,
+    timers,
+    ...(o.maxRestarts !== undefined && { maxRestarts: o.maxRestarts }),
+    ...(o.restartWindowMs !== undefined && { windowMs: o.restartWindowMs }),
+    create: () => {
+      const actor = createActor(machine, { clock: actorClock(timers) });
+      lastState = '';
+      // the supervisor observes the crash; this observer's own error handler only keeps XState from calling it uncaught
+      actor.subscribe({ next: onTunnel, error: () => {} });
+      // a crashed machine leaves its session open (XState stops no child of an errored actor): it is closed here
+      return { actor, dispose: () => session?.close() };
+    },
+  });
+  restarts = () => tunnel.restarts();
+  const view = (): TunnelView => viewOf(tunnel.current().getSnapshot());
   void done.then(async () => {
+    tunnel.stop();
     health.stop();
     await client.close();
   });
@@ -187,14 +256,24 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   return {
     done,
     health,
-    tunnel: () => {
-      const s = actor.getSnapshot();
-      return { state: String(s.value), upSince, ...s.context };
-    },
+    tunnel: view,
+    agents: () => cards.map((card) => ({ card, url: endpoints.get(card.name)?.url ?? '' })),
+    replay: createReplay({
+      client,
+      clock,
+      timers,
+      workspace: c.workspace_id,
+      endpoints,
+      timeoutMs: c.local_timeout_seconds * 1000,
+      observer: o.observer,
+    }),
     async stop() {
       stopping = true;
       const s = session;
+      const actor = tunnel.current();
+      // STOP closes the session (its invocation's signal aborts); a crashed tunnel waiting for its restart has none
       if (actor.getSnapshot().status === 'active') actor.send({ type: 'STOP' });
+      else resolveDone({ code: 0, message: 'a2a-relay stopped' });
       if (s) await s.done;
       await done;
     },

@@ -1,5 +1,6 @@
 // One tunnel connection, from the upgrade to its close: hello with the agents' cards, then run/cancel frames served
 // against the local agents; our own pings keep it honest (no pong in time ends it). Resolves how it ended, never rejects.
+import type { Duplex } from 'node:stream';
 import { Packr } from 'msgpackr';
 import WebSocket from 'ws';
 import type { AgentEvent } from '../src/protocol/agent-events.js';
@@ -7,7 +8,8 @@ import { GatewayFrame, MAX_FRAME_BYTES, type RelayAgentCard, type RelayFrame, TU
 import type { Clock, Timers } from '../src/runtime/clock.js';
 import type { A2AClient, RemoteEndpoint } from '../src/runtime/a2a-client/types.js';
 import { errorText, type Log } from '../src/runtime/log.js';
-import { runTurn } from './turn.js';
+import type { RelayObserver } from './observer.js';
+import { runObservedTurn } from './observed-turn.js';
 
 export type HealthEntry = Extract<RelayFrame, { t: 'health' }>['agents'][number];
 
@@ -45,6 +47,8 @@ export interface SessionOptions {
   /** the health to announce after each welcome */
   health: () => HealthEntry[];
   onWelcome?: (w: Extract<GatewayFrame, { t: 'welcome' }>) => void;
+  /** sees each turn (the admin UI's task log) */
+  observer?: RelayObserver;
 }
 
 export interface Session {
@@ -91,6 +95,23 @@ export function openSession(o: SessionOptions): Session {
     if (o.debug) o.log('relay frame', { dir, kind: f.t, ...(f.sid !== undefined && { sid: f.sid }), bytes });
   };
 
+  // Frames sent in one turn of the event loop leave in one write: the socket is corked at the first and uncorked once
+  // that turn's I/O callbacks ran. A turn's events and its done frame (and, under load, many turns' frames) then cost
+  // one syscall rather than one each; the wait is no timer, only the rest of the current loop turn. `ws` keeps its
+  // socket as `_socket` (it corks it itself around each frame; corks nest).
+  let corked = false;
+  const cork = () => {
+    if (corked) return;
+    const sock = (ws as unknown as { _socket?: Duplex | null })._socket;
+    if (!sock) return;
+    corked = true;
+    sock.cork();
+    setImmediate(() => {
+      corked = false;
+      sock.uncork();
+    });
+  };
+
   /** false when the tunnel is not up; 'too_large' when the frame is over the bound (not sent) */
   const sendFrame = (f: RelayFrame): boolean | 'too_large' => {
     if (ended || ws.readyState !== WebSocket.OPEN) return false;
@@ -100,6 +121,7 @@ export function openSession(o: SessionOptions): Session {
       return 'too_large';
     }
     frameLog('out', f as { t: string; sid?: number }, buf.length);
+    cork();
     ws.send(buf);
     return true;
   };
@@ -132,7 +154,8 @@ export function openSession(o: SessionOptions): Session {
     // an event over the frame bound cannot go up: the turn is stopped rather than told with a gap
     let tooLarge = false;
     try {
-      const r = await runTurn({
+      const r = await runObservedTurn({
+        observer: o.observer,
         client: o.client,
         clock: o.clock,
         timers: o.timers,

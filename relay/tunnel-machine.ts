@@ -1,5 +1,6 @@
-// The tunnel's supervisor: an XState machine that opens one session after another, waiting between failures with
-// exponential backoff and full jitter; a crash of a session is a failure like any other, never the relay's end.
+// The tunnel's machine: an XState machine that opens one session after another, waiting between failures with
+// exponential backoff and full jitter; a crash of a session is a failure like any other, never the relay's end. A crash
+// of the machine itself is its supervisor's (supervisor.ts): the relay starts a fresh one.
 import { assign, fromPromise, setup } from 'xstate';
 import { errorText } from '../src/runtime/log.js';
 import type { SessionEnd } from './session.js';
@@ -20,6 +21,11 @@ export interface TunnelMachineDeps extends BackoffSettings {
   connect: (signal: AbortSignal) => Promise<SessionEnd>;
   random: () => number;
   now: () => number;
+  /**
+   * Fault injection, for tests only (never set from the config): called inside the machine as it takes a session's
+   * end; a throw crashes the tunnel actor as a bug in its logic would (its supervisor then starts a fresh one).
+   */
+  fault?: () => void;
 }
 
 export interface TunnelContext {
@@ -50,7 +56,10 @@ export function createTunnelMachine(deps: TunnelMachineDeps) {
       spent: ({ context }) => deps.retryAttempts > 0 && context.failures >= deps.retryAttempts,
     },
     actions: {
-      ended: assign(({ context }, end: SessionEnd | { kind: 'crash'; reason: string }) => failed(context, end)),
+      ended: assign(({ context }, end: SessionEnd | { kind: 'crash'; reason: string }) => {
+        deps.fault?.();
+        return failed(context, end);
+      }),
     },
   }).createMachine({
     id: 'tunnel',

@@ -171,7 +171,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     onError: (e) => log('key check failed', { error: errorText(e) }),
   });
   const hasher = new KeyHasher({ secret });
-  const relays = new RelayHub({ store, agents, hasher, keyWatch, clock, timers, log });
+  const relays = new RelayHub({ store, agents, hasher, keyWatch, bus, clock, timers, log });
   await relays.start();
   metrics.sources({
     tasksByState: () => supervisor.liveStates(),

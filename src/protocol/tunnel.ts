@@ -1,8 +1,8 @@
 // The relay tunnel's frames (relay.md "The tunnel"): one WebSocket, binary frames, msgpackr-encoded, multiplexed by a
 // stream id per turn. Schemas only: both ends parse every frame they receive with these.
 import { z } from 'zod';
-import { AgentEvent, AgentSkill } from './agent-events.js';
-import { Artifact, Message, Metadata } from './model.js';
+import { AgentEvent, AgentRunInput, AgentSkill } from './agent-events.js';
+import { Message } from './model.js';
 
 export const TUNNEL_VERSION = 1;
 /** The largest frame either end accepts (a turn's task snapshot travels in one). */
@@ -54,6 +54,13 @@ export interface RelayAgentHealth {
   error?: string;
 }
 
+/** The caller's dialect, as a run frame (and a turn forwarded between instances) names it. */
+export const TurnDialect = z.enum(['A', 'B']);
+
+/** What a turn's `run` frame carries of its task: the local agent continues from its history and artifacts. */
+export const RunTask = AgentRunInput.shape.task;
+export type RunTask = z.infer<typeof RunTask>;
+
 /** What the gateway sends. */
 export const GatewayFrame = z.discriminatedUnion('t', [
   /** the answer to hello: the agents now registered (each with the trust level set for it on the gateway) */
@@ -68,10 +75,12 @@ export const GatewayFrame = z.discriminatedUnion('t', [
     t: z.literal('run'),
     sid: Sid,
     agent: z.string().min(1),
-    task: z.object({ id: z.string(), contextId: z.string(), history: z.array(Message), artifacts: z.array(Artifact), metadata: Metadata }),
+    task: RunTask,
     message: Message,
     /** the caller streams: send events as they come */
     stream: z.boolean(),
+    /** the caller's dialect (A or B), for the relay's task log; absent from older gateways */
+    dialect: TurnDialect.optional(),
   }),
   /** stop a turn (the caller canceled): the local call is aborted */
   z.object({ t: z.literal('cancel'), sid: Sid }),

@@ -1,5 +1,7 @@
 // Binding the uWS app to its port: exclusively (no second gateway can share the port and split the traffic), and
-// with the reason in words when the port cannot be had (uWS says only "no").
+// with the reason in words when the port cannot be had (uWS says only "no"). Port 0 ("any free port") is chosen here,
+// not by uWS: uSockets sets SO_REUSEADDR only when it is given a port, and a listening socket without it leaves its
+// closed connections' TIME-WAIT holding the port for a minute, so a gateway restarted on that port could not listen.
 import { createServer } from 'node:net';
 import type { TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 
@@ -33,13 +35,34 @@ function whyNot(host: string, port: number): Promise<{ why: string; errno?: stri
   });
 }
 
-export function listenExclusive(app: TemplatedApp, o: { host: string; port: number }): Promise<us_listen_socket> {
-  // this build takes (host, port, options, cb) though its typings list options only without a host
-  const listen = app.listen as unknown as (host: string, port: number, options: number, cb: (t: us_listen_socket | false) => void) => void;
-  return new Promise((resolve, reject) => {
-    listen.call(app, o.host, o.port, EXCLUSIVE, (token) => {
-      if (token) return resolve(token);
-      void whyNot(o.host, o.port).then((r) => reject(new ListenError({ host: o.host, port: o.port, ...r })));
+/** A port free on `host` now (the kernel's pick for a listen on port 0, let go at once); undefined when none is had. */
+function freePort(host: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(undefined));
+    probe.listen({ host, port: 0, exclusive: true }, () => {
+      const port = (probe.address() as { port: number }).port;
+      probe.close(() => resolve(port));
     });
   });
+}
+
+/** Another program may take the free port between the probe and uWS's listen: a few more picks before giving up. */
+const FREE_PORT_TRIES = 5;
+
+export async function listenExclusive(app: TemplatedApp, o: { host: string; port: number }): Promise<us_listen_socket> {
+  // this build takes (host, port, options, cb) though its typings list options only without a host
+  const listen = app.listen as unknown as (host: string, port: number, options: number, cb: (t: us_listen_socket | false) => void) => void;
+  const attempt = (port: number) => new Promise<us_listen_socket | false>((resolve) => listen.call(app, o.host, port, EXCLUSIVE, resolve));
+  if (o.port === 0) {
+    for (let i = 0; i < FREE_PORT_TRIES; i++) {
+      const port = await freePort(o.host);
+      if (port === undefined) break;
+      const token = await attempt(port);
+      if (token) return token;
+    }
+  }
+  const token = await attempt(o.port);
+  if (token) return token;
+  throw new ListenError({ host: o.host, port: o.port, ...(await whyNot(o.host, o.port)) });
 }

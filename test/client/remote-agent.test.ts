@@ -113,12 +113,15 @@ t.test('a remote agent streams to an SSE caller: the remote stream is relayed as
   const frames = await s.untilFinal();
   const results = frames.map((f) => f.data?.result);
   t.equal(results[0].kind, 'task');
-  const artifact = results.find((r) => r.kind === 'artifact-update');
-  t.equal(artifact?.artifact.parts[0].text, 'stream me');
+  // a quick remote may have produced its artifact (and ended) before the stream's first frame: then the task carries it
+  const texts = results.flatMap((r) =>
+    r.kind === 'task' ? (r.artifacts ?? []).map((a: any) => a.parts[0].text) : r.kind === 'artifact-update' ? [r.artifact.parts[0].text] : [],
+  );
+  t.same(texts, ['stream me'], 'the artifact comes exactly once, in the task or as an update');
   const last = results[results.length - 1];
-  t.equal(last.kind, 'status-update');
   t.equal(last.status.state, 'completed');
-  t.equal(last.final, true);
+  if (last.kind === 'status-update') t.equal(last.final, true);
+  else t.equal(results.length, 1, 'a stream that opens on a finished task is that task alone');
   t.ok(sdk.calls('message/stream').length >= 1, 'the remote was asked to stream');
 });
 

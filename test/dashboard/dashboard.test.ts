@@ -4,7 +4,7 @@
 import t from 'tap';
 import type { Browser } from 'playwright-core';
 import { startTestGateway, msgB, type TestGateway } from '../support/gateway.js';
-import { launchBrowser, shot, signedIn } from '../support/browser.js';
+import { launchChromium, shot, signedIn } from '../support/browser.js';
 import { connectRelay, echoTurns } from '../support/tunnel-client.js';
 import { startReceiver } from '../support/webhooks.js';
 import { until } from '../support/a2a-client.js';
@@ -14,7 +14,7 @@ let tg: TestGateway;
 let admin: { key: string; id: string };
 
 t.before(async () => {
-  browser = await launchBrowser();
+  browser = await launchChromium();
   tg = await startTestGateway({ config: { push: { allowlist: ['127.0.0.1'] }, connections: { rescanMs: 200 } } });
   admin = await tg.key({ workspace: 'acme', trust: 'admin' });
 });

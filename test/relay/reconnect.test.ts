@@ -1,7 +1,7 @@
 // The relay's reconnects on a ManualClock with fixed randomness, against a stand-in gateway end (the real endpoint is
 // being built in parallel): exponential backoff with full jitter, reset after a connection that held; a refused key
 // waits the cap instead of hammering; retry_attempts spent ends the relay with a clear message (the exported function
-// and the real `a2a-relay` binary, whose exit code says so).
+// and the real `a2a-relay` binary, whose exit code says so). Each run puts its admin UI on a free port (SVC_ADMIN_PORT=0).
 import t from 'tap';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -178,14 +178,17 @@ t.test('the a2a-relay command: spent retries exit 1, a bad config exits 2 naming
   );
 
   const lines: string[] = [];
-  t.equal(await runRelayCli(['--config', file], { env: {}, err: (l) => lines.push(l) }), 1, 'the function says 1');
+  t.equal(await runRelayCli(['--config', file], { env: { SVC_ADMIN_PORT: '0' }, err: (l) => lines.push(l) }), 1, 'the function says 1');
   t.match(lines.join('\n'), /gave up after 2 failed connection attempts/);
 
   const bin = fileURLToPath(new URL('../../bin/a2a-relay.js', import.meta.url));
   const runBin = (args: string[], env: Record<string, string> = {}) =>
     new Promise<{ code: number; stderr: string }>((resolve) => {
-      execFile(process.execPath, [bin, ...args], { env: { ...process.env, A2A_FROM_SOURCE: '1', ...env }, timeout: 60_000 }, (err, _out, stderr) =>
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr }),
+      execFile(
+        process.execPath,
+        [bin, ...args],
+        { env: { ...process.env, A2A_FROM_SOURCE: '1', SVC_ADMIN_PORT: '0', ...env }, timeout: 60_000 },
+        (err, _out, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr }),
       );
     });
   const spent = await runBin(['--config', file]);
@@ -267,7 +270,15 @@ t.test('the a2a-relay process connects with env variables only and stops cleanly
   t.teardown(() => gw.close());
   const bin = fileURLToPath(new URL('../../bin/a2a-relay.js', import.meta.url));
   const child = spawn(process.execPath, [bin], {
-    env: { ...process.env, A2A_FROM_SOURCE: '1', SVC_API_KEY: KEY, SVC_WORKSPACE_ID: 'ws1', SVC_GATEWAY_URL: gw.url, LOCAL_AGENT_URL: sdk.url },
+    env: {
+      ...process.env,
+      A2A_FROM_SOURCE: '1',
+      SVC_ADMIN_PORT: '0',
+      SVC_API_KEY: KEY,
+      SVC_WORKSPACE_ID: 'ws1',
+      SVC_GATEWAY_URL: gw.url,
+      LOCAL_AGENT_URL: sdk.url,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -289,6 +300,7 @@ t.test('a2a-relay waiting for an unreadable LOCAL_AGENT_URL card says so, and SI
     env: {
       ...process.env,
       A2A_FROM_SOURCE: '1',
+      SVC_ADMIN_PORT: '0',
       SVC_API_KEY: KEY,
       SVC_WORKSPACE_ID: 'ws1',
       SVC_GATEWAY_URL: `ws://127.0.0.1:${await freePort()}`,

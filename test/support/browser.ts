@@ -1,30 +1,21 @@
-// Test support: a real headless Chromium (Debian's `chromium`, or CHROMIUM_PATH) driven by playwright-core, and the
-// dashboard's sign-in. Screenshots go to docs/screenshots/ when DASHBOARD_SCREENSHOTS=1 (the README shows them).
-import { execFileSync } from 'node:child_process';
+// Test support: a real headless Chromium (Debian's `chromium` package, or CHROMIUM_PATH) driven by playwright-core;
+// and the gateway dashboard's sign-in and screenshots (docs/screenshots/ when DASHBOARD_SCREENSHOTS=1).
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page, chromium } from 'playwright-core';
 
-function chromiumPath(): string {
-  const fromEnv = process.env.CHROMIUM_PATH;
-  if (fromEnv && existsSync(fromEnv)) return fromEnv;
-  for (const name of ['chromium', 'chromium-browser']) {
-    try {
-      const p = execFileSync('which', [name], { encoding: 'utf8' }).trim();
-      if (p) return p;
-    } catch {
-      // not this one
-    }
-  }
-  throw new Error('no Chromium found: apt-get install -y chromium (or set CHROMIUM_PATH); .ci/run installs it');
+export function chromiumPath(): string {
+  const found = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
+  if (!found) throw new Error('no Chromium: apt-get install -y chromium (.ci/run installs it), or set CHROMIUM_PATH');
+  return found;
 }
 
-export async function launchBrowser(): Promise<Browser> {
-  // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+export function launchChromium(): Promise<Browser> {
+  // root in a container has no user namespace for Chromium's sandbox; the pages are our own
+  return chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
 }
 
-/** A fresh page (its own cookies) signed in with `key`, on `hash`. */
+/** A fresh page (its own cookies) signed in to the gateway dashboard with `key`, on `hash`. */
 export async function signedIn(browser: Browser, o: { url: string; key: string; hash?: string }): Promise<Page> {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 820 } });
   const page = await ctx.newPage();

@@ -8,6 +8,10 @@ import type { Clock, Timers } from '../../src/runtime/clock.js';
 import { createKey } from '../../src/runtime/key-admin.js';
 import type { Resolve } from '../../src/runtime/net/guard.js';
 import type { Log } from '../../src/runtime/log.js';
+import { fetchWithCa } from './https-fetch.js';
+
+/** The secret every test gateway hashes keys with (a child server given A2A_SECRET=TEST_SECRET reads the same keys). */
+export const TEST_SECRET = 'test-secret-0123456789abcdef';
 
 export interface TestGateway {
   gw: GatewayInstance;
@@ -45,7 +49,16 @@ export interface RpcResult {
 }
 
 export async function startTestGateway(
-  o: { config?: ConfigInput; clock?: Clock; timers?: Timers; dataDir?: string; lookup?: Resolve; log?: Log } = {},
+  o: {
+    config?: ConfigInput;
+    clock?: Clock;
+    timers?: Timers;
+    dataDir?: string;
+    lookup?: Resolve;
+    log?: Log;
+    /** the CA that signed the gateway's certificate (with `config.tls`): `rpc` trusts it */
+    ca?: string;
+  } = {},
 ): Promise<TestGateway> {
   const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), 'a2a-test-')));
   const config = parseConfig({ port: 0, host: '127.0.0.1', dataDir, ...o.config });
@@ -55,9 +68,10 @@ export async function startTestGateway(
     timers: o.timers,
     lookup: o.lookup,
     log: o.log,
-    secret: Buffer.from('test-secret-0123456789abcdef'),
+    secret: Buffer.from(TEST_SECRET),
   });
   let n = 0;
+  const fetchIt = o.ca === undefined ? fetch : fetchWithCa(o.ca);
   const t: TestGateway = {
     gw,
     url: gw.url,
@@ -78,7 +92,7 @@ export async function startTestGateway(
     },
     async rpc(r) {
       const body = r.body ?? JSON.stringify({ jsonrpc: '2.0', id: r.id === undefined ? `req-${++n}` : r.id, method: r.method, params: r.params });
-      const res = await fetch(gw.url + (r.path ?? '/api/a2a'), {
+      const res = await fetchIt(gw.url + (r.path ?? '/api/a2a'), {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', ...(r.key && { Authorization: `Bearer ${r.key}` }), ...r.headers },
         body,

@@ -28,9 +28,11 @@ export async function openSse(o: {
   id?: string;
   headers?: Record<string, string>;
   path?: string;
+  /** the fetch to use (a CA-trusting one for a gateway serving TLS) */
+  fetch?: typeof fetch;
 }): Promise<SseClient> {
   const ac = new AbortController();
-  const res = await fetch(o.url + (o.path ?? '/api/a2a'), {
+  const res = await (o.fetch ?? fetch)(o.url + (o.path ?? '/api/a2a'), {
     method: 'POST',
     signal: ac.signal,
     headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...(o.key && { Authorization: `Bearer ${o.key}` }), ...o.headers },

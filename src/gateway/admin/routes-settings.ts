@@ -50,7 +50,7 @@ export function settingsRoutes(d: AdminDeps): AdminRoute[] {
   const relayState = (workspace: string) => async () =>
     (await listRelays(relayDeps, { workspace })).map((r) => ({
       ...r,
-      tunnel: d.relays.tunnelUp(workspace, r.name) ? 'connected' : 'disconnected',
+      tunnel: d.relays.online(workspace, r.name) ? 'connected' : 'disconnected',
       agents: r.agents.map((a) => ({ ...a, online: d.agents.online(workspace, a.name), health: d.agents.health(workspace, a.name) ?? null })),
     }));
 

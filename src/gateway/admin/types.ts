@@ -21,9 +21,9 @@ export interface LiveConnections {
   rescan(): Promise<void>;
 }
 
-/** The live side of relays: whether a relay's tunnel is connected now. */
+/** The live side of relays: whether a relay's tunnel is connected now (here, or on another instance). */
 export interface LiveRelays {
-  tunnelUp(workspace: string, name: string): boolean;
+  online(workspace: string, name: string): boolean;
 }
 
 export interface AdminDeps {

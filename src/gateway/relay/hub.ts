@@ -1,13 +1,18 @@
 // The tunnel endpoint behind the transport: who may open a tunnel (the key its relay record names), what a hello
 // registers (agents of kind `relay` in the relay's workspace, never shadowing another agent), and each relay's link:
-// its agents stay registered while it is away, listed offline, and refuse a turn at once.
+// its agents stay registered while it is away, listed offline, and refuse a turn at once. With several instances on
+// one Redis, a relay's turns reach the instance holding its tunnel (mesh.ts), and every instance follows the stored
+// relay records (a relay removed or an agent's trust changed by the CLI takes effect on running instances).
+import { createHash } from 'node:crypto';
 import { AgentSpec, type AgentRunResult } from '../../protocol/agent-events.js';
+import type { Task } from '../../protocol/model.js';
 import type { KeyRecord } from '../../protocol/records.js';
 import { DEFAULT_RELAY_AGENT_TRUST, type RelayRecord } from '../../protocol/relays.js';
 import { TRUST_SCOPES } from '../../protocol/scopes.js';
 import { MAX_FRAME_BYTES, TUNNEL_VERSION, type RelayAgentCard, type RelayAgentHealth, type RelayFrame } from '../../protocol/tunnel.js';
-import { AgentShadowError, type AgentRegistry, type AgentRunner } from '../../runtime/agents/registry.js';
+import { AgentShadowError, type AgentRegistry, type AgentRunner, type AgentTurn } from '../../runtime/agents/registry.js';
 import type { Clock, Timers } from '../../runtime/clock.js';
+import type { EventBus } from '../../runtime/events/bus.js';
 import { type KeyHasher, verifyKey } from '../../runtime/keys.js';
 import { errorText } from '../../runtime/log.js';
 import { recordAnnouncement, relayOfKey } from '../../runtime/relay-admin.js';
@@ -15,16 +20,24 @@ import type { Store } from '../../runtime/store/types.js';
 import type { TunnelApi, TunnelOpen, TunnelSession as TransportSession, TunnelSocket } from '../api.js';
 import type { KeyWatch } from '../key-watch.js';
 import { decodeFrame, encodeFrame } from './frames.js';
-import { CLOSE, TunnelSession } from './tunnel-session.js';
+import { type Held, RelayMesh, type Released } from './mesh.js';
+import { CLOSE, type RelayTurn, TunnelSession } from './tunnel-session.js';
 
 /** A relay that has not said hello within this long after the upgrade is disconnected. */
 export const HELLO_WITHIN_MS = 10_000;
+/** A holder renews what it holds this often; another instance that heard nothing for HOLD_TTL_MS takes it as gone. */
+export const HOLD_RENEW_MS = 10_000;
+export const HOLD_TTL_MS = 30_000;
+/** How often an instance reads the stored relay records (relays removed, agents' trust or keys changed by the CLI). */
+export const RELAY_SYNC_MS = 5_000;
 
 export interface RelayHubDeps {
   store: Pick<Store, 'keys' | 'relays'>;
   agents: AgentRegistry;
   hasher: KeyHasher;
   keyWatch: KeyWatch;
+  /** instance-to-instance messages (a local bus has nobody to tell) */
+  bus: Pick<EventBus, 'origin' | 'tell' | 'onTold'>;
   clock: Clock;
   timers: Timers;
   log: (msg: string, fields?: Record<string, unknown>) => void;
@@ -42,9 +55,21 @@ const UNAUTHORIZED = {
 
 const bearer = (h: string | undefined): string | undefined => (h ? (/^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] ?? h) : undefined);
 
+/** Another instance's tunnel of a relay, as its holder last told. */
+interface RemoteHold {
+  from: string;
+  since: number;
+  seenAt: number;
+  health: Map<string, RelayAgentHealth>;
+}
+
 /** One registered relay across its connections: the agents it holds in the registry and its live session, if any. */
 class RelayLink {
   session: TunnelSession | undefined;
+  /** the tunnel another instance holds, when this one holds none */
+  remote: RemoteHold | undefined;
+  /** the relay record's agent settings (settingsOf) when its agents were last registered here */
+  settings = '';
   /** agent name -> its last announced card */
   readonly cards = new Map<string, RelayAgentCard>();
   /** agent name -> its local agent's health as the live session last reported it (cleared when the session ends) */
@@ -54,43 +79,89 @@ class RelayLink {
   constructor(
     readonly workspace: string,
     readonly name: string,
+    run: (link: RelayLink, turn: AgentTurn) => Promise<AgentRunResult>,
   ) {
-    this.runner = {
-      run: (turn) => {
-        const s = this.session;
-        if (!s?.live)
-          return Promise.resolve(fail('relay_offline', `Agent ${turn.agent.id} is offline: its relay ${this.name} is not connected; retry when it is back`));
-        // a local agent its relay reports down fails now, not after the relay's local timeout
-        const h = this.health.get(turn.agent.id);
-        if (h && !h.up)
-          return Promise.resolve(
-            fail(
-              'relay_agent_down',
-              `Agent ${turn.agent.id} is down: its relay ${this.name} cannot reach it (since ${h.checkedAt}${h.error ? `: ${h.error}` : ''}); retry when it is back`,
-            ),
-          );
-        return s.run(turn, { stream: this.cards.get(turn.agent.id)?.streaming ?? false });
-      },
-    };
-  }
-
-  get online(): boolean {
-    return this.session?.live === true;
+    this.runner = { run: (turn) => run(this, turn) };
   }
 }
 
+const linkKey = (workspace: string, name: string) => `${workspace}/${name}`;
+const runTask = (t: Task) => ({ id: t.id, contextId: t.contextId, history: t.history, artifacts: t.artifacts, metadata: t.metadata });
+/** What a record says of its agents' trust and keys, in short: two instances compare it to see a change. */
+const settingsOf = (rec: RelayRecord) =>
+  createHash('sha256')
+    .update(
+      JSON.stringify(
+        Object.keys(rec.agents)
+          .sort()
+          .map((n) => [n, rec.agents[n]!.trust, rec.agents[n]!.keys]),
+      ),
+    )
+    .digest('base64url')
+    .slice(0, 22);
+const storedCards = (rec: RelayRecord) => Object.values(rec.agents).flatMap((a) => (a.card ? [a.card] : []));
+
 export class RelayHub implements TunnelApi {
   private readonly links = new Map<string, RelayLink>();
+  private readonly mesh: RelayMesh;
   private closed = false;
+  private stopTimers: Array<() => void> = [];
 
-  constructor(private readonly d: RelayHubDeps) {}
+  constructor(private readonly d: RelayHubDeps) {
+    this.mesh = new RelayMesh({
+      bus: d.bus,
+      log: d.log,
+      runHere: (t) => this.runHere(t),
+      onHeld: (m) => this.heard(m),
+      onReleased: (m) => this.released(m),
+      onWho: () => {
+        for (const link of this.links.values()) this.announce(link);
+      },
+    });
+  }
 
-  /** Lists every stored relay's announced agents (offline until their relay connects). */
+  /** Lists every stored relay's announced agents (offline until their relay connects) and asks who holds what. */
   async start(): Promise<void> {
-    for (const rec of await this.d.store.relays.list()) {
-      const link = this.linkOf(rec);
-      const cards = Object.values(rec.agents).flatMap((a) => (a.card ? [a.card] : []));
-      this.register(link, rec, cards);
+    for (const rec of await this.d.store.relays.list()) this.register(this.linkOf(rec), rec, storedCards(rec));
+    this.mesh.tellAll({ t: 'who', from: this.mesh.origin });
+    this.every(HOLD_RENEW_MS, () => this.renew());
+    // one sync at a time: a clock that jumps hours ahead (or a slow store) must not pile reads up
+    let syncing = false;
+    this.every(RELAY_SYNC_MS, () => {
+      if (syncing) return;
+      syncing = true;
+      void this.sync()
+        .catch((e: unknown) => this.d.log('relay records not read (the next sync tries again)', { error: errorText(e) }))
+        .finally(() => (syncing = false));
+    });
+  }
+
+  /** Whether a relay's tunnel is live here or on another instance that renewed it lately. */
+  online(workspace: string, name: string): boolean {
+    const link = this.links.get(linkKey(workspace, name));
+    return link !== undefined && this.isOnline(link);
+  }
+
+  /** Reads the stored relay records: a removed relay's agents go and its tunnel closes; changed settings apply. */
+  async sync(): Promise<void> {
+    const records = await this.d.store.relays.list();
+    if (this.closed) return;
+    const seen = new Set<string>();
+    for (const rec of records) {
+      const k = linkKey(rec.workspace, rec.name);
+      seen.add(k);
+      const link = this.links.get(k);
+      if (!link) this.register(this.linkOf(rec), rec, storedCards(rec));
+      else if (settingsOf(rec) !== link.settings) this.register(link, rec, this.isOnline(link) ? [...link.cards.values()] : storedCards(rec));
+    }
+    for (const [k, link] of [...this.links]) {
+      if (seen.has(k)) continue;
+      this.d.log('relay removed: its agents are gone', { workspace: link.workspace, relay: link.name });
+      this.links.delete(k);
+      link.remote = undefined;
+      link.session?.end('the relay was removed', { code: CLOSE.policy, reason: 'relay removed' });
+      for (const name of link.cards.keys()) this.d.agents.remove(link.workspace, name);
+      link.cards.clear();
     }
   }
 
@@ -109,21 +180,151 @@ export class RelayHub implements TunnelApi {
     return { ok: true, session: this.pendingSession(rec, check.key) };
   }
 
-  /** whether the relay's tunnel is connected now (the dashboard's tunnel state) */
-  tunnelUp(workspace: string, name: string): boolean {
-    return this.links.get(`${workspace}/${name}`)?.online === true;
-  }
-
   close(): void {
     this.closed = true;
+    for (const stop of this.stopTimers) stop();
     for (const link of this.links.values()) link.session?.end('the gateway is shutting down', { code: CLOSE.goingAway, reason: 'gateway shutting down' });
   }
 
+  private every(ms: number, fn: () => unknown): void {
+    const i = this.stopTimers.length;
+    const arm = () => {
+      this.stopTimers[i] = this.d.timers.after(ms, () => {
+        if (this.closed) return;
+        void fn();
+        arm();
+      });
+    };
+    arm();
+  }
+
   private linkOf(rec: RelayRecord): RelayLink {
-    const k = `${rec.workspace}/${rec.name}`;
+    const k = linkKey(rec.workspace, rec.name);
     let link = this.links.get(k);
-    if (!link) this.links.set(k, (link = new RelayLink(rec.workspace, rec.name)));
+    if (!link) this.links.set(k, (link = new RelayLink(rec.workspace, rec.name, (l, turn) => this.runTurn(l, turn))));
     return link;
+  }
+
+  private liveRemote(link: RelayLink): RemoteHold | undefined {
+    const r = link.remote;
+    return r && this.d.clock.now() - r.seenAt <= HOLD_TTL_MS ? r : undefined;
+  }
+
+  private isOnline(link: RelayLink): boolean {
+    return link.session?.live === true || this.liveRemote(link) !== undefined;
+  }
+
+  private healthOf(link: RelayLink, agent: string): RelayAgentHealth | undefined {
+    return link.session?.live ? link.health.get(agent) : this.liveRemote(link)?.health.get(agent);
+  }
+
+  /** A turn of one of this instance's tasks: on the tunnel here, or forwarded to the instance holding it. */
+  private runTurn(link: RelayLink, turn: AgentTurn): Promise<AgentRunResult> {
+    const s = link.session?.live ? link.session : undefined;
+    const remote = s ? undefined : this.liveRemote(link);
+    if (!s && !remote)
+      return Promise.resolve(fail('relay_offline', `Agent ${turn.agent.id} is offline: its relay ${link.name} is not connected; retry when it is back`));
+    // a local agent its relay reports down fails now, not after the relay's local timeout
+    const h = this.healthOf(link, turn.agent.id);
+    if (h && !h.up)
+      return Promise.resolve(
+        fail(
+          'relay_agent_down',
+          `Agent ${turn.agent.id} is down: its relay ${link.name} cannot reach it (since ${h.checkedAt}${h.error ? `: ${h.error}` : ''}); retry when it is back`,
+        ),
+      );
+    const what = {
+      agent: turn.agent.id,
+      timeoutMs: turn.agent.timeoutMs,
+      task: runTask(turn.task),
+      message: turn.message,
+      stream: link.cards.get(turn.agent.id)?.streaming ?? false,
+      dialect: turn.task.dialect,
+    };
+    if (s) return s.run({ ...what, signal: turn.signal, onEvent: turn.onEvent });
+    return this.mesh.forward(remote!.from, { ...what, workspace: link.workspace, relay: link.name }, { signal: turn.signal, onEvent: turn.onEvent });
+  }
+
+  /** A turn another instance forwarded: it runs on this instance's tunnel, if this one still holds it. */
+  private runHere(t: RelayTurn & { workspace: string; relay: string }): Promise<AgentRunResult> {
+    const s = this.links.get(linkKey(t.workspace, t.relay))?.session;
+    if (!s?.live) return Promise.resolve(fail('relay_disconnected', `Relay ${t.relay} is no longer connected to the instance its turn was sent to`));
+    return s.run(t);
+  }
+
+  /** Tells every instance this one holds the link's tunnel (on open, on health changes, as a lease renewal). */
+  private announce(link: RelayLink): void {
+    const s = link.session;
+    if (!s?.live || this.closed) return;
+    this.mesh.tellAll({
+      t: 'held',
+      from: this.mesh.origin,
+      workspace: link.workspace,
+      relay: link.name,
+      since: s.since,
+      settings: link.settings,
+      agents: [...link.cards.keys()],
+      health: [...link.health].map(([name, h]) => ({ name, ...h })),
+    });
+  }
+
+  private renew(): void {
+    for (const link of this.links.values()) {
+      this.announce(link);
+      const r = link.remote;
+      if (r && !this.liveRemote(link)) {
+        link.remote = undefined;
+        this.d.log('relay tunnel on another instance not renewed: its agents are offline here', {
+          workspace: link.workspace,
+          relay: link.name,
+          holder: r.from,
+        });
+        this.mesh.holderGone(r.from, link.workspace, link.name, 'its instance stopped answering');
+      }
+    }
+  }
+
+  /** Another instance holds a relay's tunnel. */
+  private heard(m: Held): void {
+    const link = this.links.get(linkKey(m.workspace, m.relay));
+    if (!link) {
+      // a relay registered after this instance last read the records: read them, then take the news
+      void this.sync()
+        .then(() => this.links.has(linkKey(m.workspace, m.relay)) && this.heard(m))
+        .catch((e: unknown) => this.d.log('relay records not read', { error: errorText(e) }));
+      return;
+    }
+    const own = link.session?.live ? link.session : undefined;
+    if (own) {
+      // the later tunnel is the relay's: an older one here is a leftover the relay already left
+      if (own.since >= m.since) {
+        this.announce(link);
+        return;
+      }
+      own.end('replaced by a tunnel of the same relay on another instance', { code: CLOSE.replaced, reason: 'replaced by a new tunnel' });
+    }
+    link.remote = { from: m.from, since: m.since, seenAt: this.d.clock.now(), health: new Map(m.health.map(({ name, ...h }) => [name, h])) };
+    const sameAgents = m.agents.length === link.cards.size && m.agents.every((a) => link.cards.has(a));
+    if (m.settings !== link.settings || !sameAgents) {
+      void this.d.store.relays
+        .get(link.workspace, link.name)
+        .then((rec) => {
+          if (rec && this.links.get(linkKey(rec.workspace, rec.name)) === link)
+            this.register(
+              link,
+              rec,
+              m.agents.flatMap((a) => rec.agents[a]?.card ?? []),
+            );
+        })
+        .catch((e: unknown) => this.d.log('relay record not read', { workspace: link.workspace, relay: link.name, error: errorText(e) }));
+    }
+  }
+
+  private released(m: Released): void {
+    const link = this.links.get(linkKey(m.workspace, m.relay));
+    if (!link?.remote || link.remote.from !== m.from || link.remote.since !== m.since) return;
+    link.remote = undefined;
+    this.mesh.holderGone(m.from, m.workspace, m.relay, 'the tunnel ended');
   }
 
   /** The transport's session from the upgrade to hello; then it hands frames to the live TunnelSession. */
@@ -185,18 +386,21 @@ export class RelayHub implements TunnelApi {
             if (!link.cards.has(a.name)) continue;
             link.health.set(a.name, { up: a.up, checkedAt, ...(a.error !== undefined && { error: a.error }) });
           }
+          this.announce(link);
         },
         onEnd: (why) => {
           unwatch();
           if (link.session === s) {
             link.session = undefined;
             link.health.clear();
+            this.mesh.tellAll({ t: 'released', from: this.mesh.origin, workspace: link.workspace, relay: link.name, since: s.since });
           }
           this.d.log('relay tunnel ended; its agents are offline', { ...who, why });
         },
       });
       live = s;
       link.session = s;
+      link.remote = undefined;
       // the previous session's reports say nothing of this one: its welcome-time snapshot follows
       link.health.clear();
       state = 'live';
@@ -207,6 +411,7 @@ export class RelayHub implements TunnelApi {
         agents: accepted.map((c) => ({ name: c.name, trust: stored.agents[c.name]?.trust ?? 'execute' })),
       });
       this.d.log('relay connected', { ...who, agents: accepted.map((c) => c.name).join(',') });
+      this.announce(link);
       for (const f of early.splice(0)) {
         const broke = s.handle(f);
         if (broke) return refuse(broke);
@@ -273,6 +478,7 @@ export class RelayHub implements TunnelApi {
 
   /** Puts the cards in the registry as this link's agents (and takes out its agents no longer announced). */
   private register(link: RelayLink, rec: RelayRecord, cards: readonly RelayAgentCard[]): RelayAgentCard[] {
+    link.settings = settingsOf(rec);
     const names = new Set(cards.map((c) => c.name));
     for (const old of [...link.cards.keys()]) {
       if (names.has(old)) continue;
@@ -295,8 +501,8 @@ export class RelayHub implements TunnelApi {
         spec,
         runner: link.runner,
         reach: (key: KeyRecord) => allowed.length === 0 || allowed.includes(key.id),
-        online: () => link.online,
-        health: () => link.health.get(card.name),
+        online: () => this.isOnline(link),
+        health: () => this.healthOf(link, card.name),
         scopes: new Set(TRUST_SCOPES[trust]),
       };
       try {

@@ -1,8 +1,9 @@
 // One live tunnel: its frames after hello, the turns it carries (one stream id each), and its liveness. A relay that
 // breaks the protocol is disconnected with a logged reason; its turns in flight fail with `relay_disconnected`.
-import type { AgentRunResult } from '../../protocol/agent-events.js';
-import type { GatewayFrame, RelayFrame } from '../../protocol/tunnel.js';
-import type { AgentTurn } from '../../runtime/agents/registry.js';
+import type { AgentEvent, AgentRunResult } from '../../protocol/agent-events.js';
+import type { Dialect, Message } from '../../protocol/model.js';
+import type { GatewayFrame, RelayFrame, RunTask } from '../../protocol/tunnel.js';
+import type { TurnSignal } from '../../runtime/agents/turn-signal.js';
 import type { Clock, Timers } from '../../runtime/clock.js';
 import type { TunnelSocket } from '../api.js';
 import { encodeFrame } from './frames.js';
@@ -15,8 +16,22 @@ export const MAX_TUNNEL_BACKLOG = 8 * 1024 * 1024;
 /** WebSocket close codes the gateway uses */
 export const CLOSE = { protocol: 1002, policy: 1008, tooBig: 1009, replaced: 4000, keyLapsed: 4001, goingAway: 1001, silent: 4002 } as const;
 
+/** What a tunnel needs of one turn: one of this instance's tasks, or one another instance forwarded to the holder. */
+export interface RelayTurn {
+  agent: string;
+  timeoutMs: number;
+  task: RunTask;
+  message: Message;
+  /** the caller streams: the relay sends events as they come */
+  stream: boolean;
+  /** the caller's dialect, for the relay's task log */
+  dialect?: Dialect | undefined;
+  signal: TurnSignal;
+  onEvent: (ev: AgentEvent) => void;
+}
+
 interface Pending {
-  turn: AgentTurn;
+  turn: RelayTurn;
   events: number;
   resolve: (r: AgentRunResult) => void;
   stopTimer: () => void;
@@ -44,9 +59,12 @@ export class TunnelSession {
   private ended = false;
   private lastSeen: number;
   private stopPing: (() => void) | undefined;
+  /** when the tunnel opened: of two tunnels of one relay (on two instances), the later one is the relay's */
+  readonly since: number;
 
   constructor(private readonly d: SessionDeps) {
     this.lastSeen = d.clock.now();
+    this.since = this.lastSeen;
     this.armPing();
   }
 
@@ -64,21 +82,20 @@ export class TunnelSession {
   }
 
   /** Runs one turn over the tunnel; never rejects. */
-  run(turn: AgentTurn, o: { stream: boolean }): Promise<AgentRunResult> {
+  run(turn: RelayTurn): Promise<AgentRunResult> {
     if (this.ended) return Promise.resolve(fail('relay_disconnected', `Relay ${this.d.who.relay} is not connected`));
     if (this.d.socket.buffered() > MAX_TUNNEL_BACKLOG)
       return Promise.resolve(fail('relay_busy', `Relay ${this.d.who.relay} is behind on its tunnel; retry shortly`));
     if (turn.signal.aborted) return Promise.resolve(fail('canceled', 'Canceled before it started'));
     const sid = this.nextSid++;
-    const { task } = turn;
     return new Promise<AgentRunResult>((resolve) => {
       const p: Pending = {
         turn,
         events: 0,
         resolve,
-        stopTimer: this.d.timers.after(turn.agent.timeoutMs, () => {
+        stopTimer: this.d.timers.after(turn.timeoutMs, () => {
           this.send({ t: 'cancel', sid });
-          this.settle(sid, fail('timeout', `Agent ${turn.agent.id} did not finish within ${turn.agent.timeoutMs} ms`));
+          this.settle(sid, fail('timeout', `Agent ${turn.agent} did not finish within ${turn.timeoutMs} ms`));
         }),
         onAbort: () => {
           // the local call is aborted on the relay; the turn ends now (late frames of this sid are dropped)
@@ -91,10 +108,11 @@ export class TunnelSession {
       const sent = this.send({
         t: 'run',
         sid,
-        agent: turn.agent.id,
-        task: { id: task.id, contextId: task.contextId, history: task.history, artifacts: task.artifacts, metadata: task.metadata },
+        agent: turn.agent,
+        task: turn.task,
         message: turn.message,
-        stream: o.stream,
+        stream: turn.stream,
+        ...(turn.dialect !== undefined && { dialect: turn.dialect }),
       });
       if (!sent) this.settle(sid, fail('relay_disconnected', `Relay ${this.d.who.relay} went away before the turn started`));
     });

@@ -40,7 +40,18 @@ export interface EndpointState {
 }
 
 /** An endpoint's identity: its URL and credentials (a changed secret or certificate starts afresh). */
-const keyOf = (e: RemoteEndpoint): string => createHash('sha256').update(e.url).update('\0').update(JSON.stringify(e.credentials)).digest('base64url');
+const identityOf = (e: RemoteEndpoint): string => createHash('sha256').update(e.url).update('\0').update(JSON.stringify(e.credentials)).digest('base64url');
+
+/**
+ * The identity of an endpoint object, worked out once per object: a caller that keeps its endpoint (the relay, one
+ * per local agent) asks for it several times per call. An endpoint is a value never changed in place.
+ */
+const identities = new WeakMap<RemoteEndpoint, string>();
+const keyOf = (e: RemoteEndpoint): string => {
+  let k = identities.get(e);
+  if (k === undefined) identities.set(e, (k = identityOf(e)));
+  return k;
+};
 
 export class EndpointStates {
   private readonly states = new Map<string, EndpointState>();

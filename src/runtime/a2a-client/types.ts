@@ -3,12 +3,13 @@ import type { Credentials, RemoteEvent, RemoteTask } from '../../protocol/connec
 import type { Dialect, Message } from '../../protocol/model.js';
 
 /** Where a remote agent is and how to prove who we are to it. */
+/** A value: never changed in place (the client keeps what it works out of one per object). */
 export interface RemoteEndpoint {
   /** the remote's base URL (its card is under `/.well-known/`) */
-  url: string;
-  credentials: Credentials;
+  readonly url: string;
+  readonly credentials: Credentials;
   /** force a dialect instead of reading it from the card */
-  dialect?: Dialect;
+  readonly dialect?: Dialect;
 }
 
 /** The parts of a remote Agent Card the client relies on, read leniently from either dialect's card. */

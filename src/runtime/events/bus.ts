@@ -20,6 +20,15 @@ export interface EventBus {
   /** asks whichever instance runs the task to cancel it */
   requestCancel(taskKey: string): void;
   onCancelRequest(fn: (taskKey: string) => void): void;
+  /** this process run's address among the instances that share the bus */
+  readonly origin: string;
+  /**
+   * A message to one instance (`to` is its origin) or, with `to: 'all'`, to every other instance. Fire and forget:
+   * a message nobody hears is lost, so what needs an answer carries its own deadline.
+   */
+  tell(to: string, msg: Uint8Array): void;
+  /** messages told to this instance, directly or to all */
+  onTold(fn: (msg: Uint8Array) => void): void;
   /** resolves when events cross between instances now (readiness); rejects with the reason when they do not */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -55,6 +64,10 @@ export function createLocalBus(): EventBus {
   const fan = new LocalFanout();
   const cancelers: Array<(k: string) => void> = [];
   return {
+    // one instance: nobody else to tell
+    origin: randomUUID(),
+    tell: () => undefined,
+    onTold: () => undefined,
     requestCancel: (k) => {
       for (const fn of cancelers) fn(k);
     },
@@ -100,7 +113,33 @@ export async function createRedisBus(o: { url: string; prefix: string; commandTi
   await sub.subscribe(cancelChannel, (k: string) => {
     for (const fn of cancelers) fn(k);
   });
+  const told: Array<(msg: Uint8Array) => void> = [];
+  const hear = (msg: Uint8Array) => {
+    for (const fn of told) fn(msg);
+  };
+  await sub.subscribe(channels.instance(origin), hear, true);
+  // a message to all comes back to its sender too: the envelope names the origin so it can skip its own
+  await sub.subscribe(
+    channels.instances,
+    (raw: Buffer) => {
+      let env: { o?: unknown; m?: unknown };
+      try {
+        env = packr.unpack(raw) as { o?: unknown; m?: unknown };
+      } catch {
+        return;
+      }
+      if (env?.o !== origin && env?.m instanceof Uint8Array) hear(env.m);
+    },
+    true,
+  );
   return {
+    origin,
+    tell(to, msg) {
+      if (closed) return;
+      const sent = to === 'all' ? pub.publish(channels.instances, packr.pack({ o: origin, m: msg })) : pub.publish(channels.instance(to), Buffer.from(msg));
+      void sent.catch(() => undefined);
+    },
+    onTold: (fn) => void told.push(fn),
     requestCancel(k) {
       if (!closed) void pub.publish(cancelChannel, k).catch(() => undefined);
     },

@@ -106,12 +106,18 @@ export interface RedisChannels {
   events(taskKey: string): string;
   /** cancel requests: the message is the task key, heard by whichever instance runs it */
   readonly cancel: string;
+  /** messages to one instance, by its bus origin (relay turns forwarded to the instance holding the tunnel) */
+  instance(origin: string): string;
+  /** messages to every instance (who holds which relay tunnel) */
+  readonly instances: string;
 }
 
 export function redisChannels(prefix: string): RedisChannels {
   return {
     events: (taskKey) => `${prefix}events:${taskKey}`,
     cancel: `${prefix}control:cancel`,
+    instance: (origin) => `${prefix}control:instance:${origin}`,
+    instances: `${prefix}control:instances`,
   };
 }
 

@@ -1,0 +1,235 @@
+// The relay's admin server (127.0.0.1:9090 by default): the UI, its JSON API under /api/ with a live SSE stream,
+// /healthz (the process is up), /readyz (the tunnel is connected) and Prometheus /metrics. It watches the relay through
+// the observer it hands out, and asks the relay for nothing but its agents and a replay.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Clock, systemClock } from '../../src/runtime/clock.js';
+import { errorText, type Log } from '../../src/runtime/log.js';
+import type { RelayConfig } from '../config.js';
+import type { RelayObserver } from '../observer.js';
+import type { Relay } from '../relay.js';
+import { loadAssets } from './assets.js';
+import { clearedCookie, createAdminAuth, sessionCookie } from './auth.js';
+import { apiError, readBody, secure, sendJson, sendText } from './http.js';
+import { loginPage } from './login-page.js';
+import { createRelayMetrics } from './metrics.js';
+import { AdminState, type Change } from './state.js';
+
+export interface AdminOptions {
+  config: RelayConfig;
+  log: Log;
+  clock?: Clock;
+  /** turns kept in the task log */
+  capacity?: number;
+  /** SSE keep-alive comment interval */
+  keepAliveMs?: number;
+}
+
+export interface Admin {
+  readonly url: string;
+  readonly state: AdminState;
+  /** hand this to the relay: the admin UI and the metrics watch through it */
+  readonly observer: RelayObserver;
+  /** the relay, once started (until then the UI shows "starting" and replay is refused) */
+  attach(relay: Relay): void;
+  close(): Promise<void>;
+}
+
+const TURN_STATES = new Set(['running', 'completed', 'input-required', 'failed', 'canceled']);
+
+export async function startAdmin(o: AdminOptions): Promise<Admin> {
+  const c = o.config;
+  const clock = o.clock ?? systemClock;
+  const state = new AdminState({
+    clock,
+    gatewayUrl: c.gateway_url,
+    workspace: c.workspace_id,
+    secrets: [c.api_key],
+    ...(o.capacity && { capacity: o.capacity }),
+  });
+  const metrics = createRelayMetrics();
+  const auth = createAdminAuth({ password: c.admin_password, clock });
+  const assets = loadAssets();
+  const streams = new Set<ServerResponse>();
+  let relay: Relay | undefined;
+
+  const observer: RelayObserver = {
+    tunnel: (v) => {
+      state.tunnel(v);
+      metrics.tunnel?.(v);
+    },
+    health: (round, at) => {
+      state.health(round, at);
+      metrics.health?.(round, at);
+    },
+    turn: (start) => {
+      const a = state.turn(start);
+      const b = metrics.turn?.(start);
+      return {
+        event: (ev) => {
+          a.event(ev);
+          b?.event(ev);
+        },
+        end: (r, at) => {
+          a.end(r, at);
+          b?.end(r, at);
+        },
+      };
+    },
+  };
+
+  const sse = (res: ServerResponse, ch: Change) => res.write(`event: ${ch.type}\ndata: ${JSON.stringify(ch.data)}\n\n`);
+  state.listen((ch) => {
+    for (const res of streams) sse(res, ch);
+  });
+
+  const events = (req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+    res.write('retry: 2000\n\n');
+    sse(res, { type: 'status', data: state.status() });
+    sse(res, { type: 'agents', data: state.agents() });
+    streams.add(res);
+    const ping = setInterval(() => res.write(': keep-alive\n\n'), o.keepAliveMs ?? 15_000);
+    ping.unref();
+    req.once('close', () => {
+      clearInterval(ping);
+      streams.delete(res);
+    });
+  };
+
+  const replay = async (req: IncomingMessage, res: ServerResponse, id: string) => {
+    // no form of another site can send JSON, and a browser names the page that sent it: both checked (CSRF)
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return apiError(res, 415, 'bad_content_type', 'send content-type: application/json');
+    const site = req.headers['sec-fetch-site'];
+    const origin = req.headers.origin;
+    // the origin's host, whatever its scheme (a TLS proxy in front of the UI is fine)
+    const originHost = origin === undefined ? undefined : URL.canParse(origin) ? new URL(origin).host : '';
+    if ((site !== undefined && site !== 'same-origin' && site !== 'none') || (originHost !== undefined && originHost !== req.headers.host))
+      return apiError(res, 403, 'cross_site', 'a replay must come from the admin UI itself');
+    await readBody(req);
+    const logged = state.replayable(id);
+    if (logged === undefined) return apiError(res, 404, 'not_found', `no turn ${id} in the task log`);
+    if (logged === 'too_large') return apiError(res, 409, 'not_kept', `turn ${id}'s message was too large to keep for a replay`);
+    if (!relay) return apiError(res, 503, 'starting', 'the relay is still starting');
+    let newId: string | undefined;
+    // the replay's turn is logged synchronously as it starts: its id is the one answered
+    const off = state.listen((ch) => {
+      if (ch.type === 'task' && ch.data.replayOf === id && newId === undefined) newId = ch.data.id;
+    });
+    const done = relay.replay({ agent: logged.agent, message: logged.message, replayOf: id });
+    off();
+    done.catch((e) => o.log('relay replay failed', { turn: id, error: errorText(e) }));
+    if (newId === undefined)
+      return apiError(res, 502, 'replay_refused', (await done).ok ? 'the replay did not start' : 'the agent is not served by this relay');
+    sendJson(res, 202, { id: newId, replayOf: id });
+  };
+
+  const api = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
+    const p = url.pathname;
+    if (req.method === 'GET' && p === '/api/status') return sendJson(res, 200, state.status());
+    if (req.method === 'GET' && p === '/api/agents') return sendJson(res, 200, { agents: state.agents() });
+    if (req.method === 'GET' && p === '/api/events') return events(req, res);
+    if (req.method === 'GET' && p === '/api/tasks') {
+      const agent = url.searchParams.get('agent') ?? undefined;
+      const st = url.searchParams.get('state') ?? undefined;
+      const limitText = url.searchParams.get('limit');
+      if (st !== undefined && !TURN_STATES.has(st)) return apiError(res, 400, 'bad_state', `state: one of ${[...TURN_STATES].join(', ')}`);
+      const limit = limitText === null ? undefined : Number(limitText);
+      if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) return apiError(res, 400, 'bad_limit', 'limit: a positive integer');
+      return sendJson(res, 200, {
+        tasks: state.tasks({ ...(agent && { agent }), ...(st && { state: st }), ...(limit && { limit }) }),
+        capacity: state.capacity,
+      });
+    }
+    const m = /^\/api\/tasks\/([A-Za-z0-9]+)(\/replay)?$/.exec(p);
+    if (m && req.method === 'GET' && !m[2]) {
+      const t = state.task(m[1]!);
+      return t ? sendJson(res, 200, t) : apiError(res, 404, 'not_found', `no turn ${m[1]} in the task log`);
+    }
+    if (m && req.method === 'POST' && m[2]) return replay(req, res, m[1]!);
+    return apiError(res, 404, 'not_found', `no ${req.method} ${p}`);
+  };
+
+  const login = async (req: IncomingMessage, res: ServerResponse) => {
+    const body = await readBody(req);
+    const password = new URLSearchParams(body ?? '').get('password') ?? '';
+    const r = auth.login(password);
+    if (r === undefined || r === 'locked') {
+      const message = r === 'locked' ? 'Too many failed attempts: wait a minute.' : 'Wrong password.';
+      return sendText(res, r === 'locked' ? 429 : 401, 'text/html; charset=utf-8', loginPage({ message }));
+    }
+    res.writeHead(303, { location: '/', 'set-cookie': sessionCookie(r) });
+    res.end();
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    secure(res);
+    const url = new URL(req.url ?? '/', 'http://admin');
+    const p = url.pathname;
+    if (!auth.hostAllowed(req, c.admin_bind)) return apiError(res, 421, 'bad_host', 'the admin UI answers to a loopback address only');
+    if (p === '/healthz') return sendJson(res, 200, { ok: true });
+    if (p === '/readyz') {
+      const s = state.status();
+      return sendJson(res, s.connection === 'connected' ? 200 : 503, { ready: s.connection === 'connected', connection: s.connection });
+    }
+    if (auth.required) {
+      if (p === '/login' && req.method === 'POST') return login(req, res);
+      if (p === '/login') return sendText(res, 200, 'text/html; charset=utf-8', loginPage({}));
+      if (p === '/logout' && req.method === 'POST') {
+        auth.logout(req);
+        res.writeHead(303, { location: '/login', 'set-cookie': clearedCookie() });
+        return res.end();
+      }
+      const open = p === '/assets/app.css' || p === '/assets/icon.svg';
+      if (!open && !auth.allowed(req)) {
+        if (req.method === 'GET' && (p === '/' || p.startsWith('/assets/'))) {
+          res.writeHead(303, { location: '/login' });
+          return res.end();
+        }
+        return apiError(res, 401, 'unauthorized', 'sign in at /login, or send the admin password with HTTP Basic');
+      }
+    }
+    if (p.startsWith('/api/')) return api(req, res, url);
+    if (p === '/metrics' && req.method === 'GET')
+      return sendText(res, 200, metrics.registry.contentType, await metrics.registry.metrics(), { 'cache-control': 'no-store' });
+    const asset = req.method === 'GET' ? assets.get(p) : undefined;
+    if (asset) return sendText(res, 200, asset.type, asset.body, { 'cache-control': p === '/' ? 'no-store' : 'no-cache' });
+    return apiError(res, 404, 'not_found', `no ${req.method} ${p}`);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e) => {
+      o.log('relay admin request failed', { path: req.url?.split('?')[0], error: errorText(e) });
+      if (!res.headersSent) apiError(res, 500, 'internal', 'the admin server failed on this request');
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(c.admin_port, c.admin_bind, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const url = `http://${host}:${addr.port}`;
+  o.log('relay admin UI listening', { url, password: auth.required });
+
+  return {
+    url,
+    state,
+    observer,
+    attach(r) {
+      relay = r;
+      state.setAgents(r.agents());
+      state.tunnel(r.tunnel());
+    },
+    async close() {
+      for (const res of streams) res.end();
+      streams.clear();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

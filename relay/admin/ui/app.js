@@ -1,0 +1,116 @@
+// The admin UI's shell: loads the views' data from the JSON API, keeps it live from the SSE stream (/api/events),
+// routes by the location hash (#/connection, #/agents, #/tasks, #/tasks/ID). Preact with htm: no build step.
+import { html, render, useEffect, useRef, useState } from './preact-htm.js';
+import { tone } from './format.js';
+import { AgentsView, ConnectionView, TaskDetail, TasksView } from './views.js';
+
+const MAX_TASKS = 1000;
+
+async function getJson(path) {
+  const r = await fetch(path, { headers: { accept: 'application/json' } });
+  if (r.status === 401) {
+    location.href = '/login';
+    return undefined;
+  }
+  if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
+  return r.json();
+}
+
+function useRoute() {
+  const read = () => location.hash.replace(/^#\/?/, '') || 'connection';
+  const [route, setRoute] = useState(read());
+  useEffect(() => {
+    const on = () => setRoute(read());
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return route;
+}
+
+/** the server's clock minus ours, so countdowns agree with the relay's time */
+let skew = 0;
+
+function useLive() {
+  const [status, setStatus] = useState(undefined);
+  const [agents, setAgents] = useState([]);
+  const [tasks, setTasks] = useState([]);
+  const [stream, setStream] = useState('connecting');
+  const [taskTick, setTaskTick] = useState({});
+  useEffect(() => {
+    let closed = false;
+    const es = new EventSource('/api/events');
+    const onStatus = (s) => {
+      skew = s.now - Date.now();
+      setStatus(s);
+    };
+    es.addEventListener('open', () => setStream('open'));
+    es.addEventListener('error', () => setStream('lost'));
+    es.addEventListener('status', (e) => onStatus(JSON.parse(e.data)));
+    es.addEventListener('agents', (e) => setAgents(JSON.parse(e.data)));
+    es.addEventListener('task', (e) => {
+      const t = JSON.parse(e.data);
+      setTasks((list) => {
+        const i = list.findIndex((x) => x.id === t.id);
+        if (i >= 0) return list.map((x) => (x.id === t.id ? t : x));
+        return [t, ...list].slice(0, MAX_TASKS);
+      });
+      setTaskTick((old) => ({ ...old, [t.id]: (old[t.id] ?? 0) + 1 }));
+    });
+    // the list as it stands (the stream then brings each change); a turn the stream told first is kept as told
+    getJson('/api/tasks').then((r) => {
+      if (closed || !r) return;
+      setTasks((live) => {
+        const known = new Set(live.map((t) => t.id));
+        return [...live, ...r.tasks.filter((t) => !known.has(t.id))].sort((a, b) => b.at - a.at || Number(b.id.slice(1)) - Number(a.id.slice(1)));
+      });
+    });
+    return () => {
+      closed = true;
+      es.close();
+    };
+  }, []);
+  return { status, agents, tasks, stream, taskTick };
+}
+
+const NAV = [
+  ['connection', 'Connection'],
+  ['agents', 'Agents'],
+  ['tasks', 'Task log'],
+];
+
+function Header({ status, route, stream }) {
+  const state = status?.connection ?? 'starting';
+  const section = route.split('/')[0];
+  return html`<header class="top">
+    <a class="brand" href="#/connection"><img src="/assets/icon.svg" alt="" width="24" height="24" /><span>a2a-relay</span></a>
+    <nav aria-label="Views">
+      ${NAV.map(([id, label]) => html`<a href=${`#/${id}`} aria-current=${section === id ? 'page' : undefined}>${label}</a>`)}
+    </nav>
+    <div class="top-status" aria-live="polite">
+      ${stream === 'lost' ? html`<span class="pill bad" title="The admin stream is retrying">admin stream lost</span>` : null}
+      <span class=${`pill ${tone(state)}`} data-testid="tunnel-pill"><span class="dot" aria-hidden="true"></span>${state}</span>
+    </div>
+  </header>`;
+}
+
+function App() {
+  const route = useRoute();
+  const live = useLive();
+  // a route change moves the focus to the new view (not the first render: Tab then starts at the top, as on any page)
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else document.getElementById('main')?.focus({ preventScroll: true });
+  }, [route.split('/')[0]]);
+  let view;
+  const [section, id] = route.split('/');
+  if (section === 'agents') view = html`<${AgentsView} agents=${live.agents} />`;
+  else if (section === 'tasks' && id) view = html`<${TaskDetail} id=${id} tick=${live.taskTick[id] ?? 0} getJson=${getJson} />`;
+  else if (section === 'tasks') view = html`<${TasksView} tasks=${live.tasks} agents=${live.agents} />`;
+  else view = html`<${ConnectionView} status=${live.status} clock=${() => Date.now() + skew} />`;
+  return html`<${Header} status=${live.status} route=${route} stream=${live.stream} />
+    <main id="main" tabindex="-1">${view}</main>`;
+}
+
+document.getElementById('app').textContent = '';
+render(html`<${App} />`, document.getElementById('app'));
