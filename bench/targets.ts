@@ -1,6 +1,6 @@
 // Bench targets: how to start each server under test (gateway, SDK references 0.3 and 1.x, bare uWS)
 // pinned to the server core, where to POST, and which wire protocol it speaks.
-// Selection via BENCH_TARGETS=gateway,gateway1,sdk,sdk1,bare (gateway1: ours spoken to in A2A 1.0).
+// Selection via BENCH_TARGETS=gateway,gateway1,gateway-nometrics,sdk,sdk1,bare (gateway1: ours spoken to in A2A 1.0).
 import { fileURLToPath } from 'node:url';
 import type { Protocol } from './bodies.js';
 import { startGateway } from './gateway-target.js';
@@ -10,8 +10,8 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SERVER_CORE = 0;
 export const LOAD_CORE = 1;
 
-export type TargetName = 'gateway' | 'gateway1' | 'sdk' | 'sdk1' | 'bare';
-export const TARGET_NAMES: readonly TargetName[] = ['gateway', 'gateway1', 'sdk', 'sdk1', 'bare'];
+export type TargetName = 'gateway' | 'gateway1' | 'gateway-nometrics' | 'sdk' | 'sdk1' | 'bare';
+export const TARGET_NAMES: readonly TargetName[] = ['gateway', 'gateway1', 'gateway-nometrics', 'sdk', 'sdk1', 'bare'];
 
 export interface Running {
   /** full URL of the JSON-RPC endpoint */
@@ -44,6 +44,13 @@ export const TARGETS: Record<TargetName, Target> = {
   gateway: { name: 'gateway', label: 'ours (gateway)', protocol: 'a2a-0.3', start: () => startGateway(SERVER_CORE, ROOT) },
   // the same gateway, spoken to in A2A 1.0: its rows are SendMessage and GetTask
   gateway1: { name: 'gateway1', label: 'ours (gateway), A2A 1.0: SendMessage / GetTask', protocol: 'a2a-1.0', start: () => startGateway(SERVER_CORE, ROOT) },
+  // the same gateway with `metrics.enabled: false`: the pair of rows is what the counters cost
+  'gateway-nometrics': {
+    name: 'gateway-nometrics',
+    label: 'ours, metrics off',
+    protocol: 'a2a-0.3',
+    start: () => startGateway(SERVER_CORE, ROOT, { config: { metrics: { enabled: false } } }),
+  },
   sdk: { name: 'sdk', label: '@a2a-js/sdk 0.3 (express)', protocol: 'a2a-0.3', start: () => startTsServer('sdk-server', 'sdk-server.ts') },
   sdk1: { name: 'sdk1', label: '@a2a-js/sdk 1.x (express)', protocol: 'a2a-1.0', start: () => startTsServer('sdk1-server', 'sdk1-server.ts') },
   bare: { name: 'bare', label: 'bare uWS (ceiling)', protocol: 'a2a-0.3', start: () => startTsServer('bare-uws', 'bare-uws.ts') },

@@ -133,6 +133,23 @@ export const Config = z
         callTimeoutMs: 300_000,
         cardTtlMs: 300_000,
       }),
+    /** the web dashboard at /dashboard and its JSON admin API at /api/admin/ (sign-in with an admin key) */
+    dashboard: z
+      .object({
+        enabled: z.boolean().default(true),
+        sessionTtlMs: z
+          .number()
+          .int()
+          .positive()
+          .default(8 * 3_600_000),
+      })
+      .strict()
+      .default({ enabled: true, sessionTtlMs: 8 * 3_600_000 }),
+    /** Prometheus metrics at GET /metrics (prom-client); off: no /metrics and no counting */
+    metrics: z
+      .object({ enabled: z.boolean().default(true) })
+      .strict()
+      .default({ enabled: true }),
     /** terminal tasks (with their events, push configs and jobs) are deleted once they have been terminal for taskTtlMs */
     retention: z
       .object({
@@ -211,7 +228,7 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key?: keyof ConfigInput; wh
   { name: 'A2A_PUBLIC_URL', key: 'publicUrl', what: 'the base URL callers reach (behind a proxy)' },
   { name: 'A2A_MAX_BODY_BYTES', key: 'maxBodyBytes', what: 'the request body limit (1048576)' },
   { name: 'A2A_SECRET', what: 'the server secret keys are hashed with (default: <dataDir>/secret)' },
-  { name: 'LOG_LEVEL', what: 'info (default) or silent' },
+  { name: 'LOG_LEVEL', what: 'info (default), debug (every call, with its request id) or silent' },
 ];
 
 /** Reads the config file (JSON) and env, then applies flag overrides. */

@@ -28,6 +28,13 @@ import type { Store } from './runtime/store/types.js';
 import { startHttpServer } from './transport/app.js';
 import { readiness } from './runtime/readiness.js';
 import { openSecret, openStore } from './open-store.js';
+import { createMetrics, noMetrics } from './runtime/metrics/metrics.js';
+import { meteredCalls } from './runtime/metrics/metered.js';
+import { meteredTunnel } from './gateway/metered-tunnel.js';
+import { createAdmin } from './gateway/admin/admin.js';
+import { KeyUsage } from './gateway/key-usage.js';
+import { RecentDeliveries } from './runtime/push/recent.js';
+import { parseAllowlist } from './runtime/net/guard.js';
 
 export interface GatewayInstance {
   readonly url: string;
@@ -87,14 +94,28 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const minThreads = config.pool.minThreads ?? 2;
   const pool = createAgentPool({ minThreads, maxThreads: Math.max(minThreads, config.pool.maxThreads ?? 4) });
   const outbound = createOutbound({ config, store, secret, clock, timers, log, resolve: o.lookup });
-  const workers = createWorkerRunner({ pool, log, calls: outbound.supervisor });
-  const remotes = createRemoteRunner({ calls: outbound.supervisor });
+  const metrics = config.metrics.enabled ? createMetrics() : noMetrics;
+  const calls = meteredCalls(outbound.supervisor, metrics);
+  const workers = createWorkerRunner({ pool, log, calls });
+  const remotes = createRemoteRunner({ calls });
   const agents = new AgentRegistry(agentsOf(config).map((spec) => ({ spec, runner: spec.kind === 'remote' ? remotes : workers })));
   const bus: EventBus =
     config.store === 'redis'
       ? await createRedisBus({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs, onError: onRedisError })
       : createLocalBus();
-  const push = createPushRuntime({ store, clock, timers, log, settings: config.push, resolve: o.lookup });
+  const deliveries = new RecentDeliveries({ perWorkspace: 100, now: () => clock.now() });
+  const push = createPushRuntime({
+    store,
+    clock,
+    timers,
+    log,
+    settings: config.push,
+    resolve: o.lookup,
+    onAttempt: (a) => {
+      metrics.pushAttempt(a.result);
+      deliveries.record(a);
+    },
+  });
 
   // stable across restarts so a restarted instance recovers its own tasks; port 0 has no stable name
   const instanceId = config.instanceId ?? (config.store === 'lmdb' ? 'embedded' : `${hostname()}:${config.port === 0 ? `pid${process.pid}` : config.port}`);
@@ -152,7 +173,38 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const hasher = new KeyHasher({ secret });
   const relays = new RelayHub({ store, agents, hasher, keyWatch, bus, clock, timers, log });
   await relays.start();
+  metrics.sources({
+    tasksByState: () => supervisor.liveStates(),
+    connectionsByState: () => outbound.supervisor.states(),
+    relayAgents: () => relayAgentsUp(agents),
+  });
+  const usage = new KeyUsage();
+  const admin = config.dashboard.enabled
+    ? createAdmin({
+        store,
+        secret,
+        hasher,
+        clock,
+        agents,
+        supervisor,
+        bus,
+        push,
+        deliveries,
+        usage,
+        connections: outbound.supervisor,
+        relays,
+        allowlist: parseAllowlist(config.push.allowlist, 'push.allowlist'),
+        ...(o.lookup && { resolve: o.lookup }),
+        card: { name: config.card.name, description: config.card.description, streaming: true, pushNotifications: true },
+        ...(config.publicUrl && { publicUrl: config.publicUrl }),
+        sessionTtlMs: config.dashboard.sessionTtlMs,
+        maxBodyBytes: Math.min(config.maxBodyBytes, 256 * 1024),
+        log,
+      })
+    : undefined;
   const gateway = createGateway({
+    admin,
+    usage,
     parts: {
       store,
       clock,
@@ -167,7 +219,8 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     },
     limiter,
     hasher,
-    tunnel: relays,
+    tunnel: meteredTunnel(relays, metrics),
+    metrics: config.metrics.enabled ? metrics : undefined,
     defaultLimits: config.limits,
     log,
     maxBodyBytes: config.maxBodyBytes,
@@ -212,4 +265,16 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
       return closing;
     },
   };
+}
+
+/** Relay agents that take turns now (relay connected, local agent not reported down) and those that do not. */
+function relayAgentsUp(agents: AgentRegistry): { up: number; down: number } {
+  let up = 0;
+  let down = 0;
+  for (const a of agents.specs) {
+    if (a.kind !== 'relay') continue;
+    if (agents.online(a.workspace, a.id) && agents.health(a.workspace, a.id)?.up !== false) up++;
+    else down++;
+  }
+  return { up, down };
 }

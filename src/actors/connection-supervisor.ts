@@ -91,6 +91,24 @@ export class ConnectionSupervisor implements ConnectionCalls {
     return l && this.statusOf(l);
   }
 
+  /** Reads the remote's card afresh with the connection's settings and credentials (the dashboard's "test"). */
+  async testCard(workspace: string, name: string): Promise<{ dialect: string; card: Record<string, unknown> }> {
+    const l = this.live.get(keyOf(workspace, name));
+    if (!l) throw refuse('no_connection', `connection '${name}' is not running on this instance yet`);
+    const d = await this.o.client.discover(l.endpoint, { fresh: true });
+    return { dialect: d.dialect, card: { ...d.card } };
+  }
+
+  /** How many connections' actors are in each state now (read on a metrics scrape). */
+  states(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const l of this.live.values()) {
+      const st = this.statusOf(l).state;
+      out[st] = (out[st] ?? 0) + 1;
+    }
+    return out;
+  }
+
   /** Runs one outbound call: the checks (agent, trust, data types) before anything leaves, then the remote. */
   async call(c: ConnectionCall): Promise<RemoteTask> {
     const rec = await this.o.connections.get(c.workspace, c.connection);

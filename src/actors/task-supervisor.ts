@@ -63,6 +63,13 @@ export class TaskSupervisor {
     });
   }
 
+  /** How many tasks run here now, by state (read on a metrics scrape, not kept up to date on the hot path). */
+  liveStates(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const l of this.live.values()) out[l.view.status.state] = (out[l.view.status.state] ?? 0) + 1;
+    return out;
+  }
+
   /** Latest view of a task: the live actor's if it runs here, else the store's. */
   async get(workspaceId: string, id: string): Promise<Task | undefined> {
     const l = this.live.get(keyOf(workspaceId, id));

@@ -1,7 +1,7 @@
 // `a2a-gateway serve`: starts the gateway and drains it on SIGINT/SIGTERM.
 import { parseArgs } from 'node:util';
 import { startGateway } from '../main.js';
-import { createLog } from '../runtime/log.js';
+import { createLog, logLevelOf } from '../runtime/log.js';
 import { COMMON_OPTIONS, configFrom } from './common-flags.js';
 
 export async function serve(args: string[]): Promise<number> {
@@ -11,7 +11,7 @@ export async function serve(args: string[]): Promise<number> {
     strict: true,
   });
   const config = await configFrom(values);
-  const log = createLog({ level: process.env.LOG_LEVEL === 'silent' ? 'silent' : 'info' });
+  const log = createLog({ level: logLevelOf(process.env.LOG_LEVEL) });
   const gw = await startGateway({ config, log });
   process.stdout.write(`a2a-gateway listening on ${gw.url} (store: ${config.store}${config.store === 'lmdb' ? ` ${config.dataDir}` : ''})\n`);
   const stop = () => {

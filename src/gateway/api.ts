@@ -9,6 +9,8 @@ export interface RpcHttpRequest {
   agentId: string | undefined;
   /** scheme://host[:port] as the caller reached us */
   baseUrl: string;
+  /** the caller's X-Request-Id, kept when it is a sane token; else the gateway makes one */
+  requestId?: string;
 }
 
 export interface JsonReply {
@@ -58,9 +60,37 @@ export interface GatewayApi {
   card(req: CardRequest): Record<string, unknown> | undefined;
   health(): { ok: boolean };
   ready(): Promise<{ ok: boolean; detail?: string }>;
+  /** the Prometheus exposition for GET /metrics (absent: metrics are off and /metrics is 404) */
+  metrics?(): Promise<{ contentType: string; body: string }>;
   readonly maxBodyBytes: number;
   /** the relay tunnel endpoint, when relays are served */
   readonly tunnel?: TunnelApi;
+  /** the dashboard and its JSON admin API (GET /dashboard..., any method on /api/admin/...) */
+  readonly admin?: AdminApi;
+}
+
+/** One request to the dashboard or the admin API, copied from the uWS request before any await. */
+export interface AdminHttpRequest {
+  /** upper case: GET, POST, PATCH, DELETE, ... */
+  method: string;
+  /** the URL path, e.g. /api/admin/keys/key_1/revoke */
+  path: string;
+  /** the query string without '?' */
+  query: string;
+  authorization: string | undefined;
+  cookie: string | undefined;
+  /** the X-CSRF-Token header */
+  csrf: string | undefined;
+  contentType: string | undefined;
+  body: Buffer;
+  /** the caller reached us over TLS (directly, or X-Forwarded-Proto: https): session cookies are Secure */
+  tls: boolean;
+}
+
+/** The dashboard's pages and assets, and the JSON admin API behind them (a `json` reply may carry another content type). */
+export interface AdminApi {
+  handle(req: AdminHttpRequest): Promise<HttpReply>;
+  readonly maxBodyBytes: number;
 }
 
 /** The relay tunnel's socket as the gateway sees it (the transport owns the WebSocket). */

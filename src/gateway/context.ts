@@ -54,6 +54,8 @@ export interface CallContext {
   urlAgentId: string | undefined;
   lastEventId: string | undefined;
   baseUrl: string;
+  /** the call's request id (logs, X-Request-Id) */
+  requestId: string;
 }
 
 export type MethodHandler = (params: unknown, ctx: CallContext, parts: GatewayParts) => Promise<unknown>;

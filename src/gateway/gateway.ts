@@ -3,11 +3,13 @@ import { decodeBody, errorResponse, resultResponse, type DecodedEntry, type RpcR
 import { ERRORS, RpcError } from '../protocol/errors.js';
 import { StreamResult } from './context.js';
 import { toSanitizedJson } from '../runtime/sanitizer.js';
-import type { GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRequest, TunnelApi } from './api.js';
+import type { AdminApi, GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRequest, TunnelApi } from './api.js';
 import { agentCard, isPublic, serviceCard } from './card.js';
 import { runCall, type PipelineDeps } from './pipeline.js';
 import { methodRow } from './methods/table.js';
 import { versionAnswersV1 } from '../protocol/codec.js';
+import { noMetrics } from '../runtime/metrics/metrics.js';
+import { meteredStream, outcomeOf, requestIdOf } from './call-meter.js';
 
 export interface GatewayOptions extends PipelineDeps {
   maxBodyBytes: number;
@@ -16,6 +18,8 @@ export interface GatewayOptions extends PipelineDeps {
   ready: () => Promise<{ ok: boolean; detail?: string }>;
   /** the relay tunnel endpoint */
   tunnel?: TunnelApi;
+  /** the dashboard and its admin API */
+  admin?: AdminApi;
 }
 
 interface Answer {
@@ -34,7 +38,21 @@ const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function createGateway(o: GatewayOptions): GatewayApi {
-  async function answer(entry: DecodedEntry, req: RpcHttpRequest, baseUrl: string): Promise<Answer> {
+  const metrics = o.metrics ?? noMetrics;
+  const debug = o.log.debug;
+
+  async function answer(entry: DecodedEntry, req: RpcHttpRequest, baseUrl: string, requestId: string): Promise<Answer> {
+    const started = performance.now();
+    const a = await answerCall(entry, req, baseUrl, requestId);
+    const method = entry.ok && methodRow(entry.call.method) ? entry.call.method : entry.ok ? 'unknown' : 'invalid';
+    const outcome = outcomeOf(a.response);
+    const seconds = (performance.now() - started) / 1000;
+    metrics.call(method, outcome, seconds);
+    debug?.('call', { requestId, method, outcome, status: a.status, ms: Math.round(seconds * 1e4) / 10, stream: a.stream !== undefined });
+    return a;
+  }
+
+  async function answerCall(entry: DecodedEntry, req: RpcHttpRequest, baseUrl: string, requestId: string): Promise<Answer> {
     const headerV1 = versionAnswersV1(req.a2aVersion);
     if (!entry.ok) return { response: errorResponse(entry.id, entry.error, { v1: headerV1 }), status: entry.error.httpStatus, headers: {} };
     const { call } = entry;
@@ -54,6 +72,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       urlAgentId: req.agentId,
       lastEventId: req.lastEventId,
       baseUrl,
+      requestId,
     });
     if (out.ok && out.result instanceof StreamResult) {
       return { stream: out.result, response: resultResponse(call.id, null), status: 200, headers: out.headers };
@@ -77,51 +96,62 @@ export function createGateway(o: GatewayOptions): GatewayApi {
     body: toSanitizedJson(body),
   });
 
+  /** one request id per HTTP call (a batch's calls share it) */
+  async function rpcReply(req: RpcHttpRequest, requestId: string): Promise<HttpReply> {
+    const baseUrl = o.publicUrl ?? req.baseUrl;
+    let text: string;
+    try {
+      text = utf8.decode(req.body);
+    } catch {
+      const err = new RpcError('PARSE_ERROR', { message: 'Parse error: request body is not valid UTF-8' });
+      metrics.call('invalid', err.reason, 0);
+      return reply(err.httpStatus, {}, errorResponse(null, err, { v1: versionAnswersV1(req.a2aVersion) }));
+    }
+    const decoded = decodeBody(text);
+    if (decoded.kind === 'invalid') {
+      metrics.call('invalid', decoded.error.reason, 0);
+      return reply(ERRORS[decoded.error.reason].http, {}, errorResponse(decoded.id, decoded.error, { v1: versionAnswersV1(req.a2aVersion) }));
+    }
+    if (decoded.kind === 'single') {
+      const a = await answer(decoded.entry, req, baseUrl, requestId);
+      if (a.stream) {
+        const stream = a.stream;
+        return { kind: 'stream', headers: { ...SSE_HEADERS, ...a.headers }, start: meteredStream(metrics, (sink) => stream.start(sink)) };
+      }
+      // clients of a streaming method read text/event-stream: past authentication, scope and the limit (which keep
+      // their HTTP statuses), its error is one event, and the stream ends
+      if (a.streaming && a.status === 200) {
+        const data = toSanitizedJson(a.response);
+        return {
+          kind: 'stream',
+          headers: { ...SSE_HEADERS, ...a.headers },
+          start: (sink) => {
+            sink.end({ data });
+            return () => undefined;
+          },
+        };
+      }
+      return reply(a.status, a.headers, a.response);
+    }
+    // a batch: each element runs the whole pipeline (and counts against the limit); HTTP says 200
+    const answers = await Promise.all(decoded.entries.map(async (e) => noBatchStreams(e, await answer(e, req, baseUrl, requestId))));
+    return reply(
+      200,
+      answers[answers.length - 1]!.headers,
+      answers.map((a) => a.response),
+    );
+  }
+
   return {
     maxBodyBytes: o.maxBodyBytes,
     tunnel: o.tunnel,
+    admin: o.admin,
 
     async rpc(req: RpcHttpRequest): Promise<HttpReply> {
-      const baseUrl = o.publicUrl ?? req.baseUrl;
-      let text: string;
-      try {
-        text = utf8.decode(req.body);
-      } catch {
-        const err = new RpcError('PARSE_ERROR', { message: 'Parse error: request body is not valid UTF-8' });
-        return reply(err.httpStatus, {}, errorResponse(null, err, { v1: versionAnswersV1(req.a2aVersion) }));
-      }
-      const decoded = decodeBody(text);
-      if (decoded.kind === 'invalid') {
-        return reply(ERRORS[decoded.error.reason].http, {}, errorResponse(decoded.id, decoded.error, { v1: versionAnswersV1(req.a2aVersion) }));
-      }
-      if (decoded.kind === 'single') {
-        const a = await answer(decoded.entry, req, baseUrl);
-        if (a.stream) {
-          const stream = a.stream;
-          return { kind: 'stream', headers: { ...SSE_HEADERS, ...a.headers }, start: (sink) => stream.start(sink) };
-        }
-        // clients of a streaming method read text/event-stream: past authentication, scope and the limit (which keep
-        // their HTTP statuses), its error is one event, and the stream ends
-        if (a.streaming && a.status === 200) {
-          const data = toSanitizedJson(a.response);
-          return {
-            kind: 'stream',
-            headers: { ...SSE_HEADERS, ...a.headers },
-            start: (sink) => {
-              sink.end({ data });
-              return () => undefined;
-            },
-          };
-        }
-        return reply(a.status, a.headers, a.response);
-      }
-      // a batch: each element runs the whole pipeline (and counts against the limit); HTTP says 200
-      const answers = await Promise.all(decoded.entries.map(async (e) => noBatchStreams(e, await answer(e, req, baseUrl))));
-      return reply(
-        200,
-        answers[answers.length - 1]!.headers,
-        answers.map((a) => a.response),
-      );
+      const requestId = requestIdOf(req.requestId);
+      const out = await rpcReply(req, requestId);
+      out.headers['X-Request-Id'] = requestId;
+      return out;
     },
 
     card(req: CardRequest) {
@@ -135,5 +165,6 @@ export function createGateway(o: GatewayOptions): GatewayApi {
 
     health: () => ({ ok: true }),
     ready: () => o.ready(),
+    ...(o.metrics && { metrics: async () => ({ contentType: metrics.contentType, body: await metrics.text() }) }),
   };
 }

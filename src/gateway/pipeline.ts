@@ -7,7 +7,9 @@ import { effectiveScopes } from '../protocol/scopes.js';
 import { type KeyHasher, verifyKey } from '../runtime/keys.js';
 import { rateLimitHeaders } from '../runtime/limiter/headers.js';
 import type { Limiter } from '../runtime/limiter/types.js';
-import { errorText } from '../runtime/log.js';
+import { errorText, type Log } from '../runtime/log.js';
+import type { GatewayMetrics } from '../runtime/metrics/metrics.js';
+import type { KeyUsage } from './key-usage.js';
 import { isStoreUnavailable } from '../runtime/store/errors.js';
 import { storeUnavailable } from './errors.js';
 import type { CallContext, GatewayParts } from './context.js';
@@ -18,7 +20,11 @@ export interface PipelineDeps {
   limiter: Limiter;
   hasher: KeyHasher;
   defaultLimits?: RateLimits;
-  log: (msg: string, fields?: Record<string, unknown>) => void;
+  log: Log;
+  /** counters of calls and refusals (noMetrics when metrics are off) */
+  metrics?: GatewayMetrics;
+  /** notes when each key was last used (the dashboard shows it) */
+  usage?: KeyUsage;
 }
 
 export interface CallInput {
@@ -28,6 +34,8 @@ export interface CallInput {
   urlAgentId: string | undefined;
   lastEventId: string | undefined;
   baseUrl: string;
+  /** this call's id in logs and in the X-Request-Id response header */
+  requestId: string;
 }
 
 export type CallOutcome = { ok: true; result: unknown; headers: Record<string, string> } | { ok: false; error: RpcError; headers: Record<string, string> };
@@ -62,6 +70,7 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
         data: { requested: input.a2aVersion, supported: SUPPORTED_VERSIONS.join(', ') },
       });
     }
+    deps.usage?.seen(key.id, parts.clock.now());
     const method = input.call.method;
     const row = methodRow(method);
     if (!row) {
@@ -74,6 +83,7 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
     }
     const decision = await deps.limiter.check(key.id, key.limits ?? deps.defaultLimits ?? DEFAULT_RATE_LIMITS);
     headers = rateLimitHeaders(decision);
+    if (!decision.allowed) deps.metrics?.rateLimited(decision.window);
     if (!decision.allowed) throw new RpcError('RATE_LIMITED', { headers, data: { window: decision.window, retryAfterMs: decision.retryAfterMs } });
     const ctx: CallContext = {
       key,
@@ -86,16 +96,17 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
       urlAgentId: input.urlAgentId,
       lastEventId: input.lastEventId,
       baseUrl: input.baseUrl,
+      requestId: input.requestId,
     };
     const result = await row.handler(input.call.params, ctx, parts);
     return { ok: true, result, headers };
   } catch (e) {
     if (isRpcError(e)) return { ok: false, error: e, headers: { ...headers, ...e.headers } };
     if (isStoreUnavailable(e)) {
-      deps.log('store unavailable', { method: input.call.method, error: errorText(e) });
+      deps.log('store unavailable', { method: input.call.method, requestId: input.requestId, error: errorText(e) });
       return { ok: false, error: storeUnavailable(), headers: { ...headers, 'Retry-After': '1' } };
     }
-    deps.log('internal error', { method: input.call.method, error: errorText(e) });
+    deps.log('internal error', { method: input.call.method, requestId: input.requestId, error: errorText(e) });
     return { ok: false, error: new RpcError('INTERNAL_ERROR', { message: 'Internal error while executing the request' }), headers };
   }
 }

@@ -10,6 +10,8 @@ export const INTERNAL_FIELDS: ReadonlySet<string> = new Set([
   'browser_session_id',
   'memory_document',
   'api_key_id',
+  // ours, not the spec's: the X-Request-Id of the call that created the task (operators match it to log lines)
+  'request_id',
 ]);
 
 /** Metadata without the internal fields at its top level, where the runtime keeps its own. */

@@ -1,13 +1,45 @@
-// Structured logs as JSON lines on stderr. Callers pass fields, never secrets: keys and tokens are not logged anywhere.
-export type Log = (msg: string, fields?: Record<string, unknown>) => void;
+// Structured logs as JSON lines on stderr, written by pino. Callers pass fields, never secrets or bodies: keys, tokens
+// and message contents are not logged anywhere (the fields below are also redacted by name, as a second guard).
+import pino from 'pino';
 
-export function createLog(o: { level: 'debug' | 'info' | 'silent'; write?: (line: string) => void }): Log {
-  const write = o.write ?? ((line: string) => process.stderr.write(`${line}\n`));
-  if (o.level === 'silent') return () => undefined;
-  return (msg, fields) => write(JSON.stringify({ t: new Date().toISOString(), msg, ...fields }));
+export type LogLevel = 'debug' | 'info' | 'silent';
+
+/** A log line at info; `debug` lines are written only at level debug (callers skip building them otherwise). */
+export interface Log {
+  (msg: string, fields?: Record<string, unknown>): void;
+  debug?: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+/** Field names that must never reach a log line, at the top level or one object down (`key` is a key's id where we log it). */
+const REDACT = ['authorization', 'apiKey', 'api_key', 'token', 'secret', 'password', 'credentials', 'body'];
+
+export function createLog(o: { level: LogLevel; write?: (line: string) => void }): Log {
+  if (o.level === 'silent') return silentLog;
+  const write = o.write;
+  // sync to stderr: a line is out before the process can exit after it (pino's async buffer could lose the last ones)
+  const dest = write ? { write: (line: string) => write(line.endsWith('\n') ? line.slice(0, -1) : line) } : pino.destination({ fd: 2, sync: true });
+  const logger = pino(
+    {
+      level: o.level,
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: [...REDACT, ...REDACT.map((f) => `*.${f}`)], censor: '[redacted]' },
+    },
+    dest,
+  );
+  const log: Log = (msg, fields) => logger.info(fields ?? {}, msg);
+  if (o.level === 'debug') log.debug = (msg, fields) => logger.debug(fields ?? {}, msg);
+  return log;
 }
 
 export const silentLog: Log = () => undefined;
+
+/** LOG_LEVEL as the server reads it: info unless it says debug or silent. */
+export function logLevelOf(value: string | undefined): LogLevel {
+  const v = value?.toLowerCase();
+  return v === 'debug' || v === 'silent' ? v : 'info';
+}
 
 /**
  * An error in words for a log line. Some clients throw errors with an empty message (node-redis's socket errors):

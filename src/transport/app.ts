@@ -2,6 +2,7 @@
 import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp } from 'uWebSockets.js';
 import type { GatewayApi, HttpReply } from '../gateway/api.js';
 import { serveTunnel } from './tunnel.js';
+import { serveAdmin } from './admin-routes.js';
 import { errorResponse } from '../protocol/envelope.js';
 import { ERRORS, RpcError } from '../protocol/errors.js';
 import { readBody } from './body.js';
@@ -67,13 +68,14 @@ function rpcRoute({ gateway, log, sse, tls }: HttpServerOptions) {
     const a2aVersion = req.getHeader('a2a-version') || undefined;
     const lastEventId = req.getHeader('last-event-id') || undefined;
     const lengthHeader = req.getHeader('content-length');
+    const requestId = req.getHeader('x-request-id') || undefined;
     const baseUrl = baseUrlOf(req, tls !== undefined);
     const state = trackAbort(res);
     const declaredLength = lengthHeader ? Number(lengthHeader) : undefined;
     void readBody(res, { limit: gateway.maxBodyBytes, declaredLength })
       .then(async (b) => {
         if (!b.ok) return tooLarge(res, state, { limit: gateway.maxBodyBytes, drained: b.drained });
-        const reply = await gateway.rpc({ body: b.body, authorization, a2aVersion, lastEventId, agentId, baseUrl });
+        const reply = await gateway.rpc({ body: b.body, authorization, a2aVersion, lastEventId, agentId, baseUrl, requestId });
         writeReply(res, state, reply, sse);
       })
       .catch((e: unknown) => {
@@ -98,6 +100,7 @@ function buildApp(o: HttpServerOptions): TemplatedApp {
   const rpc = rpcRoute(o);
   const app = o.tls ? uWS.SSLApp({ cert_file_name: o.tls.certFile, key_file_name: o.tls.keyFile }) : uWS.App();
   if (gateway.tunnel) serveTunnel(app, { tunnel: gateway.tunnel, log: o.log });
+  if (gateway.admin) serveAdmin(app, { admin: gateway.admin, tls: o.tls !== undefined, sse: o.sse, log: o.log });
   app.post('/api/a2a', (res, req) => rpc(res, req, undefined));
   app.post('/api/a2a/agents/:agentId', (res, req) => rpc(res, req, segment(req, 0)));
   for (const path of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {
@@ -109,6 +112,15 @@ function buildApp(o: HttpServerOptions): TemplatedApp {
     const state = trackAbort(res);
     void gateway.ready().then((r) => sendJson(res, state, r.ok ? 200 : 503, r));
   });
+  const metrics = gateway.metrics?.bind(gateway);
+  if (metrics) {
+    app.get('/metrics', (res) => {
+      const state = trackAbort(res);
+      void metrics()
+        .then((m) => send(res, state, { status: 200, headers: { 'Content-Type': m.contentType }, body: m.body }))
+        .catch(() => send(res, state, { status: 500, headers: { 'Content-Type': 'text/plain' }, body: 'metrics unavailable' }));
+    });
+  }
   app.any('/api/a2a', (res) => sendJson(res, trackAbort(res), 405, { error: 'method_not_allowed', message: 'Use POST for JSON-RPC' }));
   app.any('/*', (res, req) =>
     sendJson(res, trackAbort(res), 404, { error: 'not_found', message: `No route for ${req.getMethod().toUpperCase()} ${req.getUrl()}` }),

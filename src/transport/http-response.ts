@@ -20,12 +20,16 @@ export function trackAbort(res: HttpResponse): ResponseState {
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
+  201: 'Created',
   204: 'No Content',
+  302: 'Found',
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  409: 'Conflict',
+  415: 'Unsupported Media Type',
   413: 'Payload Too Large',
   429: 'Too Many Requests',
   500: 'Internal Server Error',

@@ -104,7 +104,13 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
     artifacts: [],
     history: [toMessage(p.message, { id, contextId })],
     // internal fields for the runtime's own use; the sanitizer strips them at the exit
-    metadata: { ...p.metadata, internal_task_id: `${ctx.key.workspaceId}/${id}`, workspace_id: ctx.key.workspaceId, api_key_id: ctx.key.id },
+    metadata: {
+      ...p.metadata,
+      internal_task_id: `${ctx.key.workspaceId}/${id}`,
+      workspace_id: ctx.key.workspaceId,
+      api_key_id: ctx.key.id,
+      request_id: ctx.requestId,
+    },
     createdAt: now,
     updatedAt: now,
   };

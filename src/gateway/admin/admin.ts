@@ -1,0 +1,149 @@
+// The dashboard's JSON admin API and its pages: who is calling (a session cookie, or an admin key as Bearer), the CSRF
+// rule for cookie mutations, the route table, and the mapping of the admin modules' errors to HTTP.
+import { z } from 'zod';
+import { verifyKey } from '../../runtime/keys.js';
+import { errorText } from '../../runtime/log.js';
+import type { AdminApi, AdminHttpRequest, HttpReply } from '../api.js';
+import { serveAsset } from './assets.js';
+import { AdminError, errorReply, json } from './http.js';
+import { SESSION_COOKIE, SessionStore, cookieValue, csrfMatches, sessionCookie, type Session } from './sessions.js';
+import { settingsRoutes } from './routes-settings.js';
+import { workRoutes } from './routes-work.js';
+import { Reply, type AdminDeps, type AdminRoute } from './types.js';
+
+const SignIn = z.object({ key: z.string().min(1).max(512) }).strict();
+
+const bearer = (h: string | undefined): string | undefined => (h ? (/^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] ?? h) : undefined);
+
+/** Errors of the admin modules (key, connection, relay, webhook administration) as HTTP: their codes say which status. */
+function asAdminError(e: unknown): AdminError | undefined {
+  if (e instanceof AdminError) return e;
+  if (!(e instanceof Error)) return undefined;
+  const code = (e as { code?: unknown }).code;
+  const field = (e as { field?: unknown }).field;
+  const f = typeof field === 'string' ? field : undefined;
+  if (typeof code === 'string' && code.startsWith('ERR_')) {
+    const status = code.endsWith('NOT_FOUND') ? 404 : code.endsWith('EXISTS') ? 409 : 400;
+    return new AdminError(status, code.slice(4).toLowerCase(), e.message, f);
+  }
+  if (['KeyAdminError', 'WebhookSecretError', 'RelayAdminError', 'ConnectionAdminError'].includes(e.name))
+    return new AdminError(400, 'invalid_input', e.message, f);
+  return undefined;
+}
+
+export function createAdmin(d: AdminDeps): AdminApi {
+  const sessions = new SessionStore({ clock: d.clock, ttlMs: d.sessionTtlMs });
+  const routes: AdminRoute[] = [...settingsRoutes(d), ...workRoutes(d)];
+
+  /** The admin key behind a Bearer header: it must be live and of trust admin. */
+  async function adminKey(presented: string | undefined) {
+    const check = await verifyKey({ hasher: d.hasher, keys: d.store.keys, clock: d.clock, presented });
+    if (!check.ok)
+      throw new AdminError(
+        401,
+        'unauthorized',
+        check.why === 'missing'
+          ? 'Sign in with an admin key'
+          : `API key ${check.why === 'revoked' ? 'revoked' : check.why === 'expired' ? 'expired' : 'invalid'}`,
+      );
+    if (check.key.trust !== 'admin') throw new AdminError(403, 'forbidden', 'Only an admin key may manage a workspace');
+    d.usage.seen(check.key.id, d.clock.now());
+    return check.key;
+  }
+
+  /** The session of the cookie, while the key that opened it is still live (revoking it signs the dashboard out). */
+  async function sessionOf(req: AdminHttpRequest): Promise<Session | undefined> {
+    const s = sessions.get(cookieValue(req.cookie, SESSION_COOKIE));
+    if (!s) return undefined;
+    const key = await d.store.keys.get(s.keyId);
+    if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= d.clock.now())) {
+      sessions.end(s.id);
+      return undefined;
+    }
+    return s;
+  }
+
+  const parseBody = (req: AdminHttpRequest): unknown => {
+    if (req.body.length === 0) return {};
+    if (!/^application\/json\b/i.test(req.contentType ?? '')) throw new AdminError(415, 'unsupported_media_type', 'Send the body as application/json');
+    try {
+      return JSON.parse(req.body.toString('utf8'));
+    } catch {
+      throw new AdminError(400, 'invalid_json', 'The body is not valid JSON');
+    }
+  };
+
+  async function session(req: AdminHttpRequest): Promise<HttpReply> {
+    if (req.method === 'POST') {
+      const p = SignIn.safeParse(parseBody(req));
+      if (!p.success) throw new AdminError(400, 'invalid_input', 'key: an admin key is required', 'key');
+      const key = await adminKey(p.data.key);
+      const s = sessions.create({ workspace: key.workspaceId, keyId: key.id });
+      d.log('dashboard sign-in', { workspace: key.workspaceId, key: key.id });
+      return json(
+        200,
+        { workspace: s.workspace, csrf: s.csrf, expires_at: new Date(s.expiresAt).toISOString() },
+        { 'Set-Cookie': sessionCookie({ id: s.id, maxAgeSeconds: Math.floor(sessions.ttlMs / 1000), tls: req.tls }) },
+      );
+    }
+    const s = await sessionOf(req);
+    if (req.method === 'GET') {
+      if (!s) throw new AdminError(401, 'unauthorized', 'Not signed in');
+      return json(200, { workspace: s.workspace, csrf: s.csrf, expires_at: new Date(s.expiresAt).toISOString() });
+    }
+    if (req.method === 'DELETE') {
+      if (s && !csrfMatches(s, req.csrf)) throw new AdminError(403, 'csrf', 'Missing or wrong X-CSRF-Token');
+      if (s) sessions.end(s.id);
+      return json(200, { signed_out: true }, { 'Set-Cookie': sessionCookie({ id: '', maxAgeSeconds: 0, tls: req.tls }) });
+    }
+    throw new AdminError(405, 'method_not_allowed', `${req.method} is not allowed here`);
+  }
+
+  /** Who calls: an admin key as Bearer (no CSRF: a browser never sends it by itself), or a session cookie. */
+  async function caller(req: AdminHttpRequest): Promise<string> {
+    if (req.authorization) return (await adminKey(bearer(req.authorization))).workspaceId;
+    const s = await sessionOf(req);
+    if (!s) throw new AdminError(401, 'unauthorized', 'Not signed in');
+    if (req.method !== 'GET' && !csrfMatches(s, req.csrf)) throw new AdminError(403, 'csrf', 'Missing or wrong X-CSRF-Token');
+    return s.workspace;
+  }
+
+  async function api(req: AdminHttpRequest): Promise<HttpReply> {
+    const sub = req.path.slice('/api/admin'.length) || '/';
+    if (sub === '/session') return session(req);
+    let pathMatched = false;
+    for (const r of routes) {
+      const m = r.path.exec(sub);
+      if (!m) continue;
+      pathMatched = true;
+      if (r.method !== req.method) continue;
+      const workspace = await caller(req);
+      const params = m.slice(1).map((p) => {
+        try {
+          return decodeURIComponent(p);
+        } catch {
+          throw new AdminError(400, 'invalid_path', 'A malformed escape in the path');
+        }
+      });
+      const out = await r.handler({ workspace, params, body: parseBody(req), query: new URLSearchParams(req.query), req });
+      return out instanceof Reply ? out.reply : json(200, out);
+    }
+    if (pathMatched) throw new AdminError(405, 'method_not_allowed', `${req.method} is not allowed on ${req.path}`);
+    throw new AdminError(404, 'not_found', `No admin route ${req.method} ${req.path}`);
+  }
+
+  return {
+    maxBodyBytes: d.maxBodyBytes,
+    async handle(req) {
+      if (!req.path.startsWith('/api/admin')) return serveAsset(req.path);
+      try {
+        return await api(req);
+      } catch (e) {
+        const known = asAdminError(e);
+        if (known) return errorReply(known);
+        d.log('admin call failed', { path: req.path, method: req.method, error: errorText(e) });
+        return errorReply(new AdminError(500, 'internal_error', 'Internal error'));
+      }
+    },
+  };
+}

@@ -1,0 +1,133 @@
+// Admin routes of the workspace's work: its agents (kind, health, card) and its tasks (recent with filters, detail with
+// the sanitized view a caller sees, live events over SSE, cancel).
+import { codecs } from '../../protocol/codec.js';
+import { TERMINAL_STATES, TaskState, type Task } from '../../protocol/model.js';
+import { taskView } from '../../protocol/views.js';
+import { toSanitizedJson } from '../../runtime/sanitizer.js';
+import { taskKey } from '../../runtime/store/types.js';
+import { agentCard } from '../card.js';
+import { badInput, notFound } from './http.js';
+import { Reply, type AdminDeps, type AdminRoute } from './types.js';
+
+const ALL_STATES = TaskState.options;
+
+/** A task in a list: what tells it apart, never its messages. */
+const summary = (t: Task) => ({
+  id: t.id,
+  agent: t.agentId,
+  state: t.status.state,
+  context_id: t.contextId,
+  dialect: t.dialect,
+  artifacts: t.artifacts.length,
+  messages: t.history.length,
+  created_at: new Date(t.createdAt).toISOString(),
+  updated_at: new Date(t.updatedAt).toISOString(),
+});
+
+/** The task as a caller with every result scope sees it: its own dialect, sanitized at the exit like any reply. */
+const callerView = (t: Task): unknown => JSON.parse(toSanitizedJson(codecs[t.dialect].task(taskView(t, { results: true, files: true }))));
+
+export function workRoutes(d: AdminDeps): AdminRoute[] {
+  const own = async (workspace: string, id: string) => {
+    const t = await d.supervisor.get(workspace, id);
+    if (!t) throw notFound(`No task ${id} in workspace ${workspace}`);
+    return t;
+  };
+
+  return [
+    {
+      method: 'GET',
+      path: /^\/agents$/,
+      handler: async (c) => ({
+        agents: d.agents.specs
+          .filter((a) => a.workspace === c.workspace || a.workspace === '*')
+          .map((a) => {
+            const health = d.agents.health(c.workspace, a.id);
+            return {
+              id: a.id,
+              name: a.name,
+              kind: a.kind,
+              description: a.description ?? null,
+              shared: a.workspace === '*',
+              online: d.agents.online(c.workspace, a.id),
+              health: health ?? null,
+              card: agentCard({ settings: d.card, agent: a, baseUrl: d.publicUrl ?? '' }),
+            };
+          }),
+      }),
+    },
+    {
+      method: 'GET',
+      path: /^\/tasks$/,
+      handler: async (c) => {
+        const state = c.query.get('state') || undefined;
+        const agent = c.query.get('agent') || undefined;
+        const limit = Math.min(Math.max(Number(c.query.get('limit') ?? 50) || 50, 1), 500);
+        if (state !== undefined && !TaskState.safeParse(state).success) throw badInput(`state: one of ${ALL_STATES.join(', ')}`, 'state');
+        const states = state ? [state as TaskState] : ALL_STATES;
+        const tasks = (await d.store.tasks.listByState(states))
+          .filter((t) => t.workspaceId === c.workspace && (agent === undefined || t.agentId === agent))
+          .sort((a, b) => b.updatedAt - a.updatedAt)
+          .slice(0, limit);
+        return { tasks: tasks.map(summary) };
+      },
+    },
+    {
+      method: 'GET',
+      path: /^\/tasks\/([^/]+)$/,
+      handler: async (c) => {
+        const t = await own(c.workspace, c.params[0]!);
+        const requestId = t.metadata.request_id;
+        return { ...summary(t), request_id: typeof requestId === 'string' ? requestId : null, view: callerView(t) };
+      },
+    },
+    {
+      method: 'POST',
+      path: /^\/tasks\/([^/]+)\/cancel$/,
+      handler: async (c) => {
+        const t = await own(c.workspace, c.params[0]!);
+        if (TERMINAL_STATES.has(t.status.state)) throw badInput(`Task ${t.id} is ${t.status.state} and cannot be canceled`, 'state');
+        const canceled = await d.supervisor.cancel(t);
+        d.log('task canceled from the dashboard', { workspace: c.workspace, task: t.id });
+        return summary(canceled);
+      },
+    },
+    {
+      // live: the task's summary now, then again after each of its events, until it settles
+      method: 'GET',
+      path: /^\/tasks\/([^/]+)\/events$/,
+      handler: async (c) => {
+        const first = await own(c.workspace, c.params[0]!);
+        const key = taskKey(c.workspace, first.id);
+        return new Reply({
+          kind: 'stream',
+          headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
+          start(sink) {
+            let done = false;
+            let seq = 0;
+            const push = (t: Task) => {
+              if (done) return;
+              seq++;
+              const data = JSON.stringify(summary(t));
+              if (TERMINAL_STATES.has(t.status.state)) {
+                done = true;
+                sub.unsubscribe();
+                sink.end({ id: String(seq), data });
+              } else sink.event({ id: String(seq), data });
+            };
+            // each event says something changed; the summary is read again (one read per event, a dashboard's pace)
+            const sub = d.bus.subscribe(key, () => {
+              void d.supervisor.get(c.workspace, first.id).then((t) => t && push(t));
+            });
+            // read after the subscription is live: a change between the first read and now is not missed
+            void sub.ready.then(() => d.supervisor.get(c.workspace, first.id)).then((t) => t && push(t));
+            return () => {
+              done = true;
+              sub.unsubscribe();
+            };
+          },
+        });
+      },
+    },
+  ];
+}

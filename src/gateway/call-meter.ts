@@ -1,0 +1,53 @@
+// Per-call bookkeeping around the pipeline: the request id a call is known by, its outcome's name, and SSE streams counted
+// while they are open.
+import { randomBytes } from 'node:crypto';
+import type { RpcResponse } from '../protocol/envelope.js';
+import type { GatewayMetrics } from '../runtime/metrics/metrics.js';
+import type { SseSink, StreamReply } from './api.js';
+
+/** A caller's own id is kept when it is a plain token (it ends up in logs and a header); anything else is replaced. */
+const SANE_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+// ids are this process's prefix and a counter: unique per process, no random draw per call on the hot path
+const prefix = randomBytes(4).toString('hex');
+let counter = 0;
+
+export function requestIdOf(given: string | undefined): string {
+  if (given !== undefined && SANE_ID.test(given)) return given;
+  counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
+  return `${prefix}-${counter.toString(36)}`;
+}
+
+/** `ok`, or the error's reason from the catalogue (a bounded set: it labels a metric). */
+export function outcomeOf(response: RpcResponse): string {
+  if (!('error' in response)) return 'ok';
+  const reason = (response.error.data as { reason?: unknown } | undefined)?.reason;
+  return typeof reason === 'string' ? reason : String(response.error.code);
+}
+
+/** Counts the stream open from its start until it ends, by itself or because the client went away (once either way). */
+export function meteredStream(metrics: GatewayMetrics, start: StreamReply['start']): StreamReply['start'] {
+  return (sink: SseSink) => {
+    let open = true;
+    const close = () => {
+      if (!open) return;
+      open = false;
+      metrics.streams(-1);
+    };
+    metrics.streams(1);
+    const stop = start({
+      event: (ev) => sink.event(ev),
+      comment: (text) => sink.comment(text),
+      backlog: () => sink.backlog(),
+      drained: () => sink.drained(),
+      end: (last) => {
+        close();
+        sink.end(last);
+      },
+    });
+    return () => {
+      close();
+      stop();
+    };
+  };
+}

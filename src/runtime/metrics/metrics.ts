@@ -1,0 +1,145 @@
+// The gateway's Prometheus metrics (prom-client): the counters the hot path bumps, and the gauges read only on a scrape.
+// Cheap on the hot path: per-call counters and the latency histogram are tallies (plain numbers, see tally.ts).
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { CounterTally, HistogramTally } from './tally.js';
+
+/** What a scrape reads from the live parts (never on the hot path): each returns label values -> count. */
+export interface MetricSources {
+  /** live tasks on this instance by state */
+  tasksByState?: () => Record<string, number>;
+  /** outbound connections' actors by state (ready, backing-off, circuit-open, ...) */
+  connectionsByState?: () => Record<string, number>;
+  /** relay agents by `up` (online and its local agent healthy) or `down` */
+  relayAgents?: () => { up: number; down: number };
+}
+
+export interface GatewayMetrics {
+  /** one JSON-RPC call: its method (bounded: unknown methods are `unknown`), outcome (`ok` or the error's reason) and duration */
+  call(method: string, outcome: string, seconds: number): void;
+  /** the limiter refused a call, in this window */
+  rateLimited(window: string): void;
+  /** an SSE stream opened (+1) or ended (-1) */
+  streams(delta: 1 | -1): void;
+  /** one webhook delivery attempt and what became of its job */
+  pushAttempt(result: string): void;
+  /** one outbound call over a connection, and how it ended (`ok` or the error's code) */
+  outboundCall(outcome: string): void;
+  /** a relay tunnel opened (+1) or closed (-1) */
+  tunnels(delta: 1 | -1): void;
+  /** where scrape-time gauges read from (set once the parts exist) */
+  sources(s: MetricSources): void;
+  /** the Prometheus text exposition */
+  text(): Promise<string>;
+  readonly contentType: string;
+}
+
+/** For a gateway started with metrics off (and the bench's comparison): every call is a no-op. */
+export const noMetrics: GatewayMetrics = {
+  call: () => undefined,
+  rateLimited: () => undefined,
+  streams: () => undefined,
+  pushAttempt: () => undefined,
+  outboundCall: () => undefined,
+  tunnels: () => undefined,
+  sources: () => undefined,
+  text: async () => '',
+  contentType: 'text/plain; version=0.0.4; charset=utf-8',
+};
+
+/** Latency buckets for a gateway call, in seconds: a quick task is a few ms, a blocking one may take seconds. */
+const CALL_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+function setAll(g: Gauge<string>, label: string, values: Record<string, number>, known: readonly string[]): void {
+  g.reset();
+  // known label values are always there (a state with no task reads 0, not absent)
+  for (const k of known) g.set({ [label]: k }, 0);
+  for (const k in values) g.set({ [label]: k }, values[k] ?? 0);
+}
+
+const TASK_STATES = ['submitted', 'working', 'input-required'];
+const CONNECTION_STATES = ['discovering', 'ready', 'backing-off', 'circuit-open', 'half-open'];
+
+export function createMetrics(o: { defaultMetrics?: boolean } = {}): GatewayMetrics {
+  const registry = new Registry();
+  if (o.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'a2a_' });
+  let src: MetricSources = {};
+
+  const requests = new CounterTally({
+    registry,
+    name: 'a2a_requests_total',
+    help: 'JSON-RPC calls by method and outcome (ok, or the error reason)',
+    labelNames: ['method', 'outcome'],
+  });
+  const latency = new HistogramTally({
+    registry,
+    name: 'a2a_request_duration_seconds',
+    help: 'JSON-RPC call duration by method',
+    labelName: 'method',
+    buckets: CALL_BUCKETS,
+  });
+  const limited = new CounterTally({
+    registry,
+    name: 'a2a_rate_limit_refusals_total',
+    help: 'calls refused by the rate limiter, by window',
+    labelNames: ['window'],
+  });
+  const sse = new Gauge({ name: 'a2a_sse_streams_open', help: 'SSE streams open now', registers: [registry] });
+  const push = new CounterTally({
+    registry,
+    name: 'a2a_push_deliveries_total',
+    help: 'webhook delivery attempts by result (delivered, retry, gave-up, disabled, released)',
+    labelNames: ['result'],
+  });
+  const outbound = new CounterTally({
+    registry,
+    name: 'a2a_outbound_calls_total',
+    help: 'outbound calls over connections by outcome (ok, or the error code)',
+    labelNames: ['outcome'],
+  });
+  const tunnels = new Gauge({ name: 'a2a_relay_tunnels_open', help: 'relay tunnels connected now', registers: [registry] });
+  new Gauge({
+    name: 'a2a_tasks_active',
+    help: 'live (not settled) tasks on this instance by state',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      setAll(this, 'state', src.tasksByState?.() ?? {}, TASK_STATES);
+    },
+  });
+  new Gauge({
+    name: 'a2a_connections',
+    help: "outbound connections by their actor's state (circuit-open: calls refused at once)",
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      setAll(this, 'state', src.connectionsByState?.() ?? {}, CONNECTION_STATES);
+    },
+  });
+  new Gauge({
+    name: 'a2a_relay_agents',
+    help: 'relay agents by whether they take turns now (up: relay connected and local agent healthy)',
+    labelNames: ['status'],
+    registers: [registry],
+    collect() {
+      const r = src.relayAgents?.() ?? { up: 0, down: 0 };
+      setAll(this, 'status', { up: r.up, down: r.down }, []);
+    },
+  });
+
+  return {
+    call(method, outcome, seconds) {
+      requests.inc(method, outcome);
+      latency.observe(method, seconds);
+    },
+    rateLimited: (w) => limited.inc(w),
+    streams: (d) => sse.inc(d),
+    pushAttempt: (r) => push.inc(r),
+    outboundCall: (o) => outbound.inc(o),
+    tunnels: (d) => tunnels.inc(d),
+    sources(s) {
+      src = s;
+    },
+    text: () => registry.metrics(),
+    contentType: registry.contentType,
+  };
+}

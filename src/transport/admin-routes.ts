@@ -1,0 +1,47 @@
+// The uWS routes of the dashboard (GET /dashboard...) and its JSON admin API (/api/admin/...): copy the request, read a
+// body when one is announced, hand it to the gateway's AdminApi, write its reply.
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import type { AdminApi, AdminHttpRequest } from '../gateway/api.js';
+import { readBody } from './body.js';
+import { send, sendJson, trackAbort } from './http-response.js';
+import { startSse, type SseLimits } from './sse.js';
+
+export function serveAdmin(
+  app: TemplatedApp,
+  o: { admin: AdminApi; tls: boolean; sse: SseLimits; log?: (msg: string, fields?: Record<string, unknown>) => void },
+): void {
+  const route = (res: HttpResponse, req: HttpRequest) => {
+    const state = trackAbort(res);
+    const length = Number(req.getHeader('content-length') || '0');
+    const hasBody = length > 0 || req.getHeader('transfer-encoding') !== '';
+    const base: Omit<AdminHttpRequest, 'body'> = {
+      method: req.getMethod().toUpperCase(),
+      path: req.getUrl(),
+      query: req.getQuery() ?? '',
+      authorization: req.getHeader('authorization') || undefined,
+      cookie: req.getHeader('cookie') || undefined,
+      csrf: req.getHeader('x-csrf-token') || undefined,
+      contentType: req.getHeader('content-type') || undefined,
+      tls: o.tls || req.getHeader('x-forwarded-proto') === 'https',
+    };
+    // a request without a body (GET, most DELETEs) never gets an onData call to wait for
+    const body = hasBody
+      ? readBody(res, { limit: o.admin.maxBodyBytes, declaredLength: length || undefined })
+      : Promise.resolve({ ok: true as const, body: Buffer.alloc(0) });
+    void body
+      .then(async (b) => {
+        if (!b.ok)
+          return sendJson(res, state, 413, { error: 'payload_too_large', message: `Request body too large: the limit is ${o.admin.maxBodyBytes} bytes` });
+        const reply = await o.admin.handle({ ...base, body: b.body });
+        if (reply.kind === 'json') send(res, state, { status: reply.status, headers: reply.headers, body: reply.body });
+        else startSse(res, state, reply, o.sse);
+      })
+      .catch((e: unknown) => {
+        o.log?.('admin transport error', { error: e instanceof Error ? e.message : String(e) });
+        sendJson(res, state, 500, { error: 'internal_error', message: 'Internal error' });
+      });
+  };
+  app.any('/api/admin/*', route);
+  app.get('/dashboard', route);
+  app.get('/dashboard/*', route);
+}

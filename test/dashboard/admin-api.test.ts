@@ -1,0 +1,196 @@
+// The JSON admin API over plain HTTP: an admin key as Bearer, the workspace boundary, the session's lifetime (expiry on
+// an injected clock, revocation of the key that signed in), CSRF and content-type rules, errors that name the field.
+import t, { type Test } from 'tap';
+import { ManualClock } from '../../src/runtime/clock.js';
+import { startTestGateway } from '../support/gateway.js';
+
+const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
+
+async function setup(t: Test) {
+  const clock = new ManualClock(T0);
+  const tg = await startTestGateway({ clock, config: { dashboard: { enabled: true, sessionTtlMs: 60_000 } } });
+  t.teardown(() => tg.close());
+  const call = async (
+    method: string,
+    path: string,
+    o: { bearer?: string; cookie?: string; csrf?: string; body?: unknown; raw?: string; type?: string; headers?: Record<string, string> } = {},
+  ) => {
+    const res = await fetch(`${tg.url}/api/admin${path}`, {
+      method,
+      headers: {
+        ...(o.bearer && { Authorization: `Bearer ${o.bearer}` }),
+        ...(o.cookie && { Cookie: o.cookie }),
+        ...(o.csrf && { 'X-CSRF-Token': o.csrf }),
+        ...((o.body !== undefined || o.raw !== undefined) && { 'Content-Type': o.type ?? 'application/json' }),
+        ...o.headers,
+      },
+      body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+  };
+  const signIn = async (key: string, headers: Record<string, string> = {}) => {
+    const r = await call('POST', '/session', { body: { key }, headers });
+    return { ...r, cookie: (r.headers.get('set-cookie') ?? '').split(';')[0]!, csrf: r.json?.csrf as string };
+  };
+  return { clock, tg, call, signIn };
+}
+
+t.test('an admin key as Bearer manages its own workspace only; other trust levels are refused', async (t) => {
+  const { tg, call } = await setup(t);
+  const admin = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const other = await tg.key({ workspace: 'globex', trust: 'admin' });
+  const exec = await tg.key({ workspace: 'acme', trust: 'execute' });
+
+  const made = await call('POST', '/keys', { bearer: admin.key, body: { name: 'bot', trust: 'execute' } });
+  t.equal(made.status, 200, 'no CSRF token needed with a Bearer key');
+  t.match(made.json, { workspace: 'acme', trust: 'execute', name: 'bot', key: /^svc_a2a_/ });
+  const list = await call('GET', '/keys', { bearer: admin.key });
+  t.same(list.json.keys.map((k: any) => k.workspace).sort(), ['acme', 'acme', 'acme'], 'only its workspace');
+  t.notOk(JSON.stringify(list.json).includes(made.json.key), 'the list never shows a key');
+  t.ok(list.json.keys.find((k: any) => k.id === admin.id).last_used_at, 'the admin key was just used');
+
+  t.equal((await call('POST', `/keys/${other.id}/revoke`, { bearer: admin.key })).status, 404, "another workspace's key is not found");
+  t.equal((await tg.gw.store.keys.get(other.id))?.revokedAt, null, 'and not revoked');
+  t.equal((await call('GET', '/keys', { bearer: exec.key })).status, 403, 'an execute key is refused');
+  t.equal((await call('GET', '/keys', { bearer: 'svc_a2a_unknown' })).status, 401);
+  t.equal((await call('GET', '/keys')).status, 401, 'nothing presented');
+
+  const bad = await call('POST', '/keys', { bearer: admin.key, body: { trust: 'root' } });
+  t.equal(bad.status, 400);
+  t.match(bad.json.message, /^trust:/, 'the error names the field');
+  const badConn = await call('POST', '/connections', { bearer: admin.key, body: { name: 'x', url: 'not a url' } });
+  t.equal(badConn.status, 400);
+  t.equal(badConn.json.field, 'url');
+  t.equal((await call('GET', '/nope', { bearer: admin.key })).status, 404);
+  t.equal((await call('DELETE', '/keys', { bearer: admin.key })).status, 405);
+});
+
+t.test('sessions: cookie rules, CSRF on mutations, JSON bodies only, expiry, and revocation ends them', async (t) => {
+  const { clock, tg, call, signIn } = await setup(t);
+  const admin = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const reader = await tg.key({ workspace: 'acme', trust: 'read_only' });
+
+  t.equal((await signIn(reader.key)).status, 403, 'a read_only key cannot sign in');
+  t.equal((await signIn('svc_a2a_wrong')).status, 401);
+  const s = await signIn(admin.key);
+  t.equal(s.status, 200);
+  const setCookie = s.headers.get('set-cookie') ?? '';
+  t.match(setCookie, /HttpOnly/);
+  t.match(setCookie, /SameSite=Strict/);
+  t.match(setCookie, /Max-Age=60/);
+  t.notMatch(setCookie, /Secure/, 'not Secure over plain HTTP');
+  t.match((await signIn(admin.key, { 'X-Forwarded-Proto': 'https' })).headers.get('set-cookie'), /; Secure/, 'Secure under TLS');
+
+  t.equal((await call('GET', '/session', { cookie: s.cookie })).json.csrf, s.csrf, 'the page can fetch its token again');
+  t.equal((await call('GET', '/keys', { cookie: s.cookie })).status, 200, 'reads need no token');
+  t.equal((await call('POST', '/keys', { cookie: s.cookie, body: { trust: 'execute' } })).status, 403, 'a mutation without the token');
+  t.equal((await call('POST', '/keys', { cookie: s.cookie, csrf: 'x'.repeat(43), body: { trust: 'execute' } })).status, 403, 'a wrong token');
+  const form = await call('POST', '/keys', { cookie: s.cookie, csrf: s.csrf, raw: 'trust=execute', type: 'application/x-www-form-urlencoded' });
+  t.equal(form.status, 415, 'a form post is refused');
+  t.equal((await call('POST', '/keys', { cookie: s.cookie, csrf: s.csrf, body: { trust: 'execute' } })).status, 200, 'with the token');
+
+  clock.advance(61_000);
+  t.equal((await call('GET', '/keys', { cookie: s.cookie })).status, 401, 'expired');
+
+  const s2 = await signIn(admin.key);
+  t.equal((await call('GET', '/keys', { cookie: s2.cookie })).status, 200);
+  const other = await tg.key({ workspace: 'acme', trust: 'admin' });
+  t.equal((await call('POST', `/keys/${admin.id}/revoke`, { bearer: other.key })).status, 200);
+  t.equal((await call('GET', '/keys', { cookie: s2.cookie })).status, 401, 'revoking the key that signed in ends its session');
+
+  const s3 = await signIn(other.key);
+  t.equal((await call('DELETE', '/session', { cookie: s3.cookie })).status, 403, 'sign-out needs the token too');
+  t.equal((await call('DELETE', '/session', { cookie: s3.cookie, csrf: s3.csrf })).status, 200);
+  t.equal((await call('GET', '/keys', { cookie: s3.cookie })).status, 401, 'signed out');
+});
+
+t.test('tasks through the API: list with filters, the sanitized view, cancel; webhooks rotate', async (t) => {
+  const { tg, call } = await setup(t);
+  const admin = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const sent = await tg.rpc({
+    method: 'message/send',
+    key: admin.key,
+    headers: { 'X-Request-Id': 'req-abc-1' },
+    params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }], metadata: { agentId: 'echo' } } },
+  });
+  const id = sent.json.result.id;
+  const slow = await tg.rpc({
+    method: 'message/send',
+    key: admin.key,
+    params: {
+      message: { kind: 'message', role: 'user', messageId: 'm2', parts: [{ kind: 'data', data: { ms: 60_000, steps: 1 } }], metadata: { agentId: 'slow' } },
+      configuration: { blocking: false },
+    },
+  });
+  const slowId = slow.json.result.id;
+  const all = await call('GET', '/tasks', { bearer: admin.key });
+  t.same(all.json.tasks.map((x: any) => x.id).sort(), [id, slowId].sort());
+  const done = await call('GET', '/tasks?state=completed&agent=echo', { bearer: admin.key });
+  t.same(
+    done.json.tasks.map((x: any) => x.id),
+    [id],
+  );
+  t.equal((await call('GET', '/tasks?state=bogus', { bearer: admin.key })).status, 400);
+  const detail = await call('GET', `/tasks/${id}`, { bearer: admin.key });
+  t.match(detail.json, { id, agent: 'echo', state: 'completed', view: { kind: 'task', id, status: { state: 'completed' } } });
+  t.notOk(JSON.stringify(detail.json.view).includes('workspace_id'), 'the view is sanitized');
+  t.equal(detail.json.request_id, 'req-abc-1', 'the task keeps the request id of the call that created it');
+  t.notOk(JSON.stringify(sent.json).includes('req-abc-1'), 'never in what the caller gets back');
+  const other = await tg.key({ workspace: 'globex', trust: 'admin' });
+  t.equal((await call('GET', `/tasks/${id}`, { bearer: other.key })).status, 404, "another workspace's task is not found");
+  const canceled = await call('POST', `/tasks/${slowId}/cancel`, { bearer: admin.key });
+  t.equal(canceled.json.state, 'canceled');
+  t.equal((await call('POST', `/tasks/${id}/cancel`, { bearer: admin.key })).status, 400, 'a terminal task is not canceled');
+
+  const rotated = await call('POST', '/webhooks/secret/rotate', { bearer: admin.key });
+  t.match(rotated.json.secret, /^whsec_/);
+  t.equal(await tg.gw.push.secrets.current('acme'), rotated.json.secret);
+  t.match((await call('GET', '/webhooks', { bearer: admin.key })).json, { has_secret: true, deliveries: [], waiting: [] });
+});
+
+t.test('connections through the API with each credential kind: the secrets go in and never come out', async (t) => {
+  const tg = await startTestGateway({ config: { push: { allowlist: ['127.0.0.1'] } } });
+  t.teardown(() => tg.close());
+  const admin = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${tg.url}/api/admin${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${admin.key}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, text: await res.text() };
+  };
+  const kinds = {
+    none: { kind: 'none' },
+    apikey: { kind: 'apikey', value: 'SECRET-apikey' },
+    bearer: { kind: 'bearer', token: 'SECRET-bearer' },
+    oauth: { kind: 'oauth', tokenUrl: 'http://127.0.0.1:9/token', clientId: 'client', clientSecret: 'SECRET-oauth' },
+  };
+  for (const [name, credentials] of Object.entries(kinds)) {
+    const r = await call('POST', '/connections', { name, url: 'http://127.0.0.1:9/a2a', credentials });
+    t.equal(r.status, 200, `${name}: added`);
+    t.match(JSON.parse(r.text), { name, auth: name, workspace: 'acme' });
+  }
+  const list = await call('GET', '/connections');
+  t.same(
+    JSON.parse(list.text)
+      .connections.map((c: any) => c.auth)
+      .sort(),
+    ['apikey', 'bearer', 'none', 'oauth'],
+  );
+  t.notMatch(list.text, /SECRET-/, 'no secret in the list');
+  const updated = await call('PATCH', '/connections/bearer', { credentials: { token: 'SECRET-new' }, settings: { trust: 'admin' } });
+  t.equal(updated.status, 200);
+  t.notMatch(updated.text, /SECRET-/);
+  t.equal((await call('DELETE', '/connections/none')).status, 200);
+  t.equal((await call('GET', '/connections/none')).status, 404, 'removed');
+  t.equal((await call('POST', '/connections', { name: 'apikey', url: 'http://127.0.0.1:9/a2a' })).status, 409, 'a name taken');
+});
+
+t.test('dashboard off: no pages, no admin API', async (t) => {
+  const tg = await startTestGateway({ config: { dashboard: { enabled: false, sessionTtlMs: 1000 } } });
+  t.teardown(() => tg.close());
+  t.equal((await fetch(`${tg.url}/dashboard`)).status, 404);
+  t.equal((await fetch(`${tg.url}/api/admin/session`)).status, 404);
+});
