@@ -66,6 +66,17 @@ function networkError(e: unknown, url: URL): OutboundError {
  * reader), still under the same deadline and signal. Redirects are answered as they come (a 3xx is the caller's to refuse).
  */
 export function httpOpen(c: HttpCall): Promise<HttpResponse> {
+  return open(c, c.method === 'GET');
+}
+
+/**
+ * A kept-alive socket the server closed as it was being reused (its idle timeout and our request crossed) fails with
+ * a reset before any answer. The server never read that request, so a GET (a card read, a health check) is sent again
+ * once on a new socket instead of reporting a healthy agent unreachable. A POST is not: a reset is ambiguous for it.
+ */
+const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+function open(c: HttpCall, mayRetry: boolean): Promise<HttpResponse> {
   // an IP literal is never looked up, so the guarded lookup would not see it: check every URL here too
   const pre = checkUrlStatic(c.url, { allowlist: c.allowlist, what: REMOTE_URL });
   if (!pre.ok) return Promise.reject(new OutboundError('url_refused', pre.refusal.message));
@@ -112,6 +123,10 @@ export function httpOpen(c: HttpCall): Promise<HttpResponse> {
       if (over) return;
       over = true;
       cleanup();
+      if (mayRetry && req?.reusedSocket && !res && STALE_SOCKET.has((e as NodeJS.ErrnoException).code ?? '')) {
+        resolve(open(c, false));
+        return;
+      }
       reject(networkError(e, url));
     });
     req.on('response', (r: IncomingMessage) => {
