@@ -12,8 +12,9 @@ export type TaskMachineEvent =
   | { type: 'START' }
   /** what the agent reported since the last batch, and the end of its turn when that came with it */
   | { type: 'AGENT_EVENTS'; events: AgentEvent[]; end?: TurnEnd }
-  | { type: 'CANCEL'; reason?: string }
-  | { type: 'USER_MESSAGE'; message: Message };
+  /** `requestId`: the call that asked (its id stamps the events it causes) */
+  | { type: 'CANCEL'; reason?: string; requestId?: string }
+  | { type: 'USER_MESSAGE'; message: Message; requestId?: string };
 
 export type { TaskContext } from './task-updates.js';
 
@@ -78,6 +79,12 @@ export function createTaskMachine(deps: TaskMachineDeps) {
         const error = end && !end.ok ? end.error : { reason: 'agent_error', message: 'The agent failed' };
         return { task: withStatus(withCost(ctx.task, end), { state: 'failed', failure: error, now: now() }), pendingFinal: undefined };
       }),
+      // a cancel's request id stamps the canceled status it causes
+      stampRequest: assign(({ context, event }) =>
+        event.type === 'CANCEL' && event.requestId !== undefined
+          ? { task: { ...context.task, metadata: { ...context.task.metadata, request_id: event.requestId } } }
+          : {},
+      ),
       setStatus: assign(({ context }, params: { state: TaskState }) => ({
         task: withStatus(context.task, { state: params.state, now: now() }),
         pendingFinal: undefined,
@@ -97,7 +104,7 @@ export function createTaskMachine(deps: TaskMachineDeps) {
       submitted: {
         on: {
           START: { target: 'working', actions: to('working') },
-          CANCEL: { target: 'canceled', actions: to('canceled') },
+          CANCEL: { target: 'canceled', actions: ['stampRequest', to('canceled')] },
         },
       },
       working: {
@@ -111,7 +118,7 @@ export function createTaskMachine(deps: TaskMachineDeps) {
             { guard: 'ends', target: 'completed', actions: { type: 'endTurn', params: { state: 'completed' } } },
             { actions: 'applyEvents' },
           ],
-          CANCEL: { target: 'canceled', actions: to('canceled') },
+          CANCEL: { target: 'canceled', actions: ['stampRequest', to('canceled')] },
         },
       },
       'input-required': {
@@ -119,11 +126,18 @@ export function createTaskMachine(deps: TaskMachineDeps) {
           USER_MESSAGE: {
             target: 'working',
             actions: assign(({ context, event }) => ({
-              task: withStatus({ ...context.task, history: [...context.task.history, event.message] }, { state: 'working', now: now() }),
+              task: withStatus(
+                {
+                  ...context.task,
+                  history: [...context.task.history, event.message],
+                  ...(event.requestId !== undefined && { metadata: { ...context.task.metadata, request_id: event.requestId } }),
+                },
+                { state: 'working', now: now() },
+              ),
               pendingFinal: undefined,
             })),
           },
-          CANCEL: { target: 'canceled', actions: to('canceled') },
+          CANCEL: { target: 'canceled', actions: ['stampRequest', to('canceled')] },
         },
       },
       completed: { type: 'final' },

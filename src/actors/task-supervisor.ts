@@ -98,9 +98,9 @@ export class TaskSupervisor {
   }
 
   /** Sends a follow-up message to a task waiting for input. */
-  async followUp(task: Task, message: Message): Promise<TaskHandle> {
+  async followUp(task: Task, message: Message, o: { requestId?: string } = {}): Promise<TaskHandle> {
     return this.handle(
-      await this.deliver(task, { type: 'USER_MESSAGE', message }, () => {
+      await this.deliver(task, { type: 'USER_MESSAGE', message, ...(o.requestId !== undefined && { requestId: o.requestId }) }, () => {
         if (TERMINAL_STATES.has(task.status.state)) {
           return new RpcError('INVALID_PARAMS', {
             message: `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages`,
@@ -115,12 +115,13 @@ export class TaskSupervisor {
     );
   }
 
-  async cancel(task: Task): Promise<Task> {
+  /** `requestId`: the cancel call's, stamped on the canceled status (not when another instance runs the task) */
+  async cancel(task: Task, o: { requestId?: string } = {}): Promise<Task> {
     const running = task.status.state === 'submitted' || task.status.state === 'working';
-    if (running && !this.live.has(keyOf(task.workspaceId, task.id))) return this.cancelElsewhere(task);
+    if (running && !this.live.has(keyOf(task.workspaceId, task.id))) return this.cancelElsewhere(task, o.requestId);
     const l = await this.deliver(
       task,
-      { type: 'CANCEL' },
+      { type: 'CANCEL', ...(o.requestId !== undefined && { requestId: o.requestId }) },
       () =>
         new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${task.id} is ${task.status.state} and cannot be canceled`, data: { state: task.status.state } }),
     );
@@ -157,10 +158,11 @@ export class TaskSupervisor {
   }
 
   /** A running task that is not live here: another instance runs it, or its run died with an earlier process of ours. */
-  private async cancelElsewhere(task: Task): Promise<Task> {
+  private async cancelElsewhere(task: Task, requestId: string | undefined): Promise<Task> {
     const k = keyOf(task.workspaceId, task.id);
     if (task.owner === undefined || task.owner === this.o.instanceId) {
-      const canceled = withStatus(task, { state: 'canceled', now: this.o.clock.now() });
+      const stamped = requestId === undefined ? task : { ...task, metadata: { ...task.metadata, request_id: requestId } };
+      const canceled = withStatus(stamped, { state: 'canceled', now: this.o.clock.now() });
       try {
         return await this.writer.record(task, canceled);
       } catch (e) {

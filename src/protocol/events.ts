@@ -2,11 +2,15 @@
 import { z } from 'zod';
 import { Artifact, TaskStatus, SETTLED_STATES, type Task } from './model.js';
 
+/** the request id of the call that caused the event (logs, the dashboard); no codec writes it to a caller */
+const RequestId = z.string().max(200).optional();
+
 export const TaskEvent = z.discriminatedUnion('kind', [
-  z.object({ seq: z.number().int().positive(), kind: z.literal('status'), status: TaskStatus, final: z.boolean() }),
+  z.object({ seq: z.number().int().positive(), kind: z.literal('status'), status: TaskStatus, final: z.boolean(), requestId: RequestId }),
   z.object({
     seq: z.number().int().positive(),
     kind: z.literal('artifact'),
+    requestId: RequestId,
     /** the chunk: for an appended chunk only the new parts */
     artifact: Artifact,
     append: z.boolean(),
@@ -26,18 +30,27 @@ const sameStatus = (a: Task['status'], b: Task['status']) => a.state === b.state
  */
 export function diffTask(prev: Task | undefined, next: Task): NewTaskEvent[] {
   const out: NewTaskEvent[] = [];
+  // the call that drives the task now (its creation, a follow-up, a cancel) stamps what it caused
+  const rid = next.metadata.request_id;
+  const requestId = typeof rid === 'string' ? { requestId: rid } : undefined;
   const before = new Map((prev?.artifacts ?? []).map((a) => [a.artifactId, a]));
   for (const a of next.artifacts) {
     const old = before.get(a.artifactId);
     if (old === a) continue;
     if (old && old.parts.length < a.parts.length && a.parts.slice(0, old.parts.length).every((p, i) => p === old.parts[i])) {
-      out.push({ kind: 'artifact', artifact: { ...a, parts: a.parts.slice(old.parts.length), append: true }, append: true, lastChunk: a.lastChunk ?? false });
+      out.push({
+        kind: 'artifact',
+        artifact: { ...a, parts: a.parts.slice(old.parts.length), append: true },
+        append: true,
+        lastChunk: a.lastChunk ?? false,
+        ...requestId,
+      });
     } else if (!old || old.parts !== a.parts || old.lastChunk !== a.lastChunk) {
-      out.push({ kind: 'artifact', artifact: a, append: false, lastChunk: a.lastChunk ?? true });
+      out.push({ kind: 'artifact', artifact: a, append: false, lastChunk: a.lastChunk ?? true, ...requestId });
     }
   }
   if (!prev || !sameStatus(prev.status, next.status)) {
-    out.push({ kind: 'status', status: next.status, final: SETTLED_STATES.has(next.status.state) });
+    out.push({ kind: 'status', status: next.status, final: SETTLED_STATES.has(next.status.state), ...requestId });
   }
   return out;
 }

@@ -80,7 +80,7 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
       task,
       params: p,
       go: async () => {
-        const handle = await parts.supervisor.followUp(task, message);
+        const handle = await parts.supervisor.followUp(task, message, { requestId: ctx.requestId });
         if (inlinePush) await storePushConfig(parts, { task, config: inlinePush, ctx });
         return handle;
       },
@@ -129,7 +129,7 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
         // is then a follow-up to that task, judged as any follow-up is (and refused unless it waits for input)
         if (cfg) await parts.store.pushConfigs.delete(cfg.taskId, cfg.id);
         const winner = ensureVisible(ctx, id, await parts.supervisor.get(ctx.key.workspaceId, id));
-        return parts.supervisor.followUp(winner, toMessage(p.message, winner));
+        return parts.supervisor.followUp(winner, toMessage(p.message, winner), { requestId: ctx.requestId });
       }
     },
   };

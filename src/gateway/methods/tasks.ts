@@ -12,6 +12,6 @@ export async function getTask(params: unknown, ctx: CallContext, parts: GatewayP
 export async function cancelTask(params: unknown, ctx: CallContext, parts: GatewayParts) {
   const p = readsOf(ctx).taskId(params);
   const t = await visibleTask(parts, ctx, p.id);
-  const canceled = await parts.supervisor.cancel(t);
+  const canceled = await parts.supervisor.cancel(t, { requestId: ctx.requestId });
   return codecs[answerDialect(ctx, t)].task(taskView(canceled, viewOptions(ctx, undefined)));
 }
