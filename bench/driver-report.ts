@@ -7,6 +7,14 @@ export interface DrivenRow {
   failure?: string;
 }
 
+/** a row that measured a working path: a result, every reply checked, none failed */
+export const drivenOk = (row: DrivenRow): boolean => row.failure === undefined && row.result !== undefined && row.result.errors === 0 && row.result.ok > 0;
+
+/** the footnote under a driven table: what its CPU and driver columns are */
+export const CPU_NOTE =
+  '*CPU µs/task*: user + system CPU time of that process (`/proc/<pid>/stat`, all threads) over the measured window, divided by the checked replies. ' +
+  "*driver CPU %*: the bench process's CPU time over the window (near 100 would mean the driver, not the servers, set the rate).";
+
 export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 export const cell = (s: string): string => s.replace(/\s+/g, ' ').replace(/[`|]/g, ' ').slice(0, 240);
 

@@ -1,7 +1,7 @@
 // Bench outbound section report: the two rows (direct SDK call, call through our gateway's connection) as a
 // markdown table with each process's CPU per task, and the gateway path's cost relative to the direct one.
-import { outboundOk, type OutboundOutcome } from './outbound.js';
-import { fmt, note, perTask } from './driver-report.js';
+import type { OutboundOutcome } from './outbound.js';
+import { CPU_NOTE, drivenOk, fmt, note, perTask } from './driver-report.js';
 
 function table(o: OutboundOutcome): string[] {
   const out = [
@@ -30,7 +30,7 @@ function table(o: OutboundOutcome): string[] {
 function ratio(o: OutboundOutcome): string {
   const d = o.rows.find((r) => r.path === 'direct');
   const g = o.rows.find((r) => r.path === 'gateway');
-  if (d === undefined || g === undefined || !outboundOk(d) || !outboundOk(g) || d.result === undefined || g.result === undefined) {
+  if (d === undefined || g === undefined || !drivenOk(d) || !drivenOk(g) || d.result === undefined || g.result === undefined) {
     return '- through the gateway / direct: n/a (a row is invalid or not measured)';
   }
   const x = (p: number, q: number): string => `${fmt(p / q, 2)}×`;
@@ -41,7 +41,7 @@ function ratio(o: OutboundOutcome): string {
 
 export function renderOutbound(o: OutboundOutcome): string[] {
   const op = o.options;
-  const invalid = o.rows.filter((r) => !outboundOk(r)).length;
+  const invalid = o.rows.filter((r) => !drivenOk(r)).length;
   return [
     '## Outbound (client mode): a remote agent through a connection, beside the direct call',
     '',
@@ -52,8 +52,7 @@ export function renderOutbound(o: OutboundOutcome): string[] {
     '',
     ...table(o),
     '',
-    '*CPU µs/task*: user + system CPU time of that process (`/proc/<pid>/stat`, all threads) over the measured window, divided by the checked replies. ' +
-      "*driver CPU %*: the bench process's CPU time over the window (near 100 would mean the driver, not the servers, set the rate).",
+    CPU_NOTE,
     '',
     invalid === 0 ? ratio(o) : `**${invalid} row(s) INVALID or not measured** — their numbers do not measure a working path.`,
     '',

@@ -5,6 +5,7 @@
 import { cpus } from 'node:os';
 import { A2AClient } from '@a2a-js/sdk/client';
 import { envInt, loadNow } from './env.js';
+import { errText, sectionLog } from './log.js';
 import { runCli, startGateway } from './gateway-target.js';
 import { drive, sendOnce, type DriveResult } from './sdk-driver.js';
 import { LOAD_CORE, ROOT, SERVER_CORE, startTsServer, type Running } from './targets.js';
@@ -43,8 +44,7 @@ export interface OutboundOutcome {
   load: { start: string; end: string };
 }
 
-const log = (msg: string): void => void process.stderr.write(`[bench outbound] ${msg}\n`);
-const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const log = sectionLog('outbound');
 
 export function outboundOptions(): OutboundOptions {
   return {
@@ -56,8 +56,6 @@ export function outboundOptions(): OutboundOptions {
 
 /** With 2 cores the SDK server takes the load core; with more it gets core 2 and the load core is left to the driver. */
 const sdkCore = (): number => (cpus().length >= 3 ? 2 : LOAD_CORE);
-
-export const outboundOk = (row: OutboundRow): boolean => row.failure === undefined && row.result !== undefined && row.result.errors === 0 && row.result.ok > 0;
 
 /** The SDK's fetch option: every request bounded in time, with the gateway's Bearer key when there is one. */
 export function fetchWith(authorization?: string): typeof fetch {

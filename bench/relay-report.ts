@@ -1,7 +1,7 @@
 // Bench relay section report: the direct row and the rows through the tunnel as a markdown table with each process's
 // CPU per task, and the added p50 of the tunnel path against issue 9's goal (at most 1 ms over the direct call).
-import { relayOk, type RelayOutcome } from './relay.js';
-import { fmt, note, perTask } from './driver-report.js';
+import type { RelayOutcome } from './relay.js';
+import { CPU_NOTE, drivenOk, fmt, note, perTask } from './driver-report.js';
 
 /** issue 9: the tunnel path may add at most this much to the direct call's p50 */
 const ADDED_P50_GOAL_MS = 1;
@@ -36,7 +36,7 @@ function table(o: RelayOutcome): string[] {
 function pair(o: RelayOutcome, concurrency: number): string[] {
   const d = o.rows.find((r) => r.path === 'direct' && r.concurrency === concurrency);
   const g = o.rows.find((r) => r.path === 'relay' && r.concurrency === concurrency);
-  if (d?.result === undefined || g?.result === undefined || !relayOk(d) || !relayOk(g)) {
+  if (d?.result === undefined || g?.result === undefined || !drivenOk(d) || !drivenOk(g)) {
     return [
       `- ${concurrency} in flight, through the tunnel / direct: n/a (a row is invalid or not measured); the ${ADDED_P50_GOAL_MS} ms goal is not assessed`,
     ];
@@ -57,10 +57,10 @@ function gatewayShare(o: RelayOutcome): string[] {
   const d = o.rows.find((r) => r.path === 'direct' && r.concurrency === 1);
   const e = o.rows.find((r) => r.path === 'gateway' && r.concurrency === 1);
   const g = o.rows.find((r) => r.path === 'relay' && r.concurrency === 1);
-  if (d?.result === undefined || e?.result === undefined || !relayOk(d) || !relayOk(e)) return [];
+  if (d?.result === undefined || e?.result === undefined || !drivenOk(d) || !drivenOk(e)) return [];
   const own = e.result.p50ms - d.result.p50ms;
   const rest =
-    g?.result !== undefined && relayOk(g)
+    g?.result !== undefined && drivenOk(g)
       ? `; the tunnel, the relay and its call to the local server: the other ${fmt(g.result.p50ms - e.result.p50ms, 2)} ms`
       : '';
   return [
@@ -71,7 +71,7 @@ function gatewayShare(o: RelayOutcome): string[] {
 function verdict(o: RelayOutcome): string[] {
   const lines = [...pair(o, 1), ...gatewayShare(o), ...pair(o, o.options.concurrency)];
   const w = o.rows.find((r) => r.path === 'relay' && r.concurrency === o.options.wideConcurrency);
-  if (w?.result !== undefined && relayOk(w)) {
+  if (w?.result !== undefined && drivenOk(w)) {
     lines.push(
       `- tasks per second through one tunnel at ${w.concurrency} concurrent callers: ${fmt(w.result.tasksPerSec)} (p50 ${fmt(w.result.p50ms, 2)} ms, p99 ${fmt(w.result.p99ms, 2)} ms)`,
     );
@@ -81,7 +81,7 @@ function verdict(o: RelayOutcome): string[] {
 
 export function renderRelay(o: RelayOutcome): string[] {
   const op = o.options;
-  const invalid = o.rows.filter((r) => !relayOk(r)).length;
+  const invalid = o.rows.filter((r) => !drivenOk(r)).length;
   return [
     '## Relay: an agent behind a2a-relay, through the tunnel, beside the direct call',
     '',
@@ -93,8 +93,7 @@ export function renderRelay(o: RelayOutcome): string[] {
     '',
     ...table(o),
     '',
-    '*CPU µs/task*: user + system CPU time of that process (`/proc/<pid>/stat`, all threads) over the measured window, divided by the checked replies. ' +
-      "*driver CPU %*: the bench process's CPU time over the window (near 100 would mean the driver, not the servers, set the rate).",
+    CPU_NOTE,
     '',
     ...(invalid === 0 ? [] : [`**${invalid} row(s) INVALID or not measured** — their numbers do not measure a working path.`, '']),
     ...verdict(o),

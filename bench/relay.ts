@@ -8,6 +8,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { A2AClient } from '@a2a-js/sdk/client';
 import { envInt, loadNow } from './env.js';
+import { errText, sectionLog } from './log.js';
 import { runCli, startGateway } from './gateway-target.js';
 import { fetchWith } from './outbound.js';
 import { serverPid, spawnPinned, stop } from './proc.js';
@@ -48,8 +49,7 @@ export interface RelayOutcome {
   load: { start: string; end: string };
 }
 
-const log = (msg: string): void => void process.stderr.write(`[bench relay] ${msg}\n`);
-const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const log = sectionLog('relay');
 
 export function relayOptions(): RelayOptions {
   return {
@@ -69,8 +69,6 @@ export const RELAY_LABELS: Record<RelayPath, string> = {
 /** Like the outbound section: the SDK server on the load core with 2 cores, core 2 with more; the relay beside it (core 3 with 4+). */
 const sdkCore = (): number => (cpus().length >= 3 ? 2 : LOAD_CORE);
 const relayCore = (): number => (cpus().length >= 4 ? 3 : sdkCore());
-
-export const relayOk = (row: RelayRow): boolean => row.failure === undefined && row.result !== undefined && row.result.errors === 0 && row.result.ok > 0;
 
 /** `keys create --json` in the gateway's data dir: the relay's own key of the bench workspace, id and secret. */
 async function createRelayKey(dataDir: string): Promise<{ id: string; key: string }> {

@@ -10,9 +10,11 @@ import { WIRES, oneShot } from './bodies.js';
 import { envInt, loadNow } from './env.js';
 import type { LimiterOutcome } from './limiter-child.js';
 import { runLimiterSection } from './limiter-section.js';
-import { outboundOk, runOutboundSection } from './outbound.js';
+import { drivenOk } from './driver-report.js';
+import { sectionLog } from './log.js';
+import { runOutboundSection } from './outbound.js';
 import { renderOutbound } from './outbound-report.js';
-import { relayOk, runRelaySection } from './relay.js';
+import { runRelaySection } from './relay.js';
 import { renderRelay } from './relay-report.js';
 import { killAll } from './proc.js';
 import { isValid, render, type Method, type Row } from './report.js';
@@ -32,7 +34,7 @@ if (process.env.A2A_FROM_SOURCE !== '1') {
 const seconds = envInt('BENCH_SECONDS', 10);
 const connections = envInt('BENCH_CONNECTIONS', 64);
 const warmupSeconds = envInt('BENCH_WARMUP', 2);
-const log = (msg: string): void => void process.stderr.write(`[bench] ${msg}\n`);
+const log = sectionLog('');
 
 // BENCH_SECTIONS=rpc,outbound,relay,streams,limiter (default all): which parts of the bench run
 const SECTION_NAMES = ['rpc', 'outbound', 'relay', 'streams', 'limiter'] as const;
@@ -150,7 +152,7 @@ async function main(): Promise<number> {
   if (sections.has('outbound')) {
     log('outbound: a remote agent through a connection, beside the direct SDK call');
     const outcome = await runOutboundSection();
-    outboundValid = outcome.rows.every(outboundOk);
+    outboundValid = outcome.rows.every(drivenOk);
     outbound = renderOutbound(outcome);
   }
   let relay: string[] | undefined;
@@ -158,7 +160,7 @@ async function main(): Promise<number> {
   if (sections.has('relay')) {
     log('relay: an agent behind a2a-relay through the tunnel, beside the direct SDK call');
     const outcome = await runRelaySection();
-    relayValid = outcome.rows.every(relayOk);
+    relayValid = outcome.rows.every(drivenOk);
     relay = renderRelay(outcome);
   }
   let streams: string[] | undefined;

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { envInt, loadNow } from './env.js';
+import { errText, sectionLog } from './log.js';
 import { createKey } from './gateway-target.js';
 import { killAll, spawnPinned, stop, waitListening } from './proc.js';
 import type { FanoutResult, FanoutSpec, IdleResult, IdleSpec, OpenSummary } from './stream-client.js';
@@ -67,8 +68,7 @@ export interface StreamsOutcome {
 const WANT_NOFILE = 65536;
 // raise the open-files limit for the exec'd process; fall back to the hard limit when not allowed
 const NOFILE_WRAP = `ulimit -n ${WANT_NOFILE} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$@"`;
-const log = (msg: string): void => void process.stderr.write(`[bench streams] ${msg}\n`);
-const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const log = sectionLog('streams');
 
 export function streamsOptions(env = process.env): StreamsOptions {
   const targetSpec = env.BENCH_TARGETS ?? '';

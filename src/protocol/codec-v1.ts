@@ -226,19 +226,20 @@ export const ListTasksParamsV1 = z.object({
 
 export const PushListParamsV1 = z.object({ tenant: Tenant, taskId: Id, pageSize: z.number().int().positive().optional(), pageToken: z.string().optional() });
 
+/** A 1.0 file part (`raw` bytes or a `url`) in the internal model's form (inbound and from remotes alike). */
+export function fileFromV1(p: { raw?: string | undefined; url?: string | undefined; filename?: string | undefined; mediaType?: string | undefined }) {
+  return {
+    ...(p.filename !== undefined && { name: p.filename }),
+    ...(p.mediaType !== undefined && { mimeType: p.mediaType }),
+    ...(p.raw !== undefined ? { bytes: p.raw } : { uri: p.url }),
+  };
+}
+
 export function partFromV1(p: PartV1): Part {
   const meta = p.metadata !== undefined ? { metadata: p.metadata } : {};
   if (p.text !== undefined) return { kind: 'text', text: p.text, ...meta };
   if (p.data !== undefined) return { kind: 'data', data: p.data, ...meta };
-  return {
-    kind: 'file',
-    file: {
-      ...(p.filename !== undefined && { name: p.filename }),
-      ...(p.mediaType !== undefined && { mimeType: p.mediaType }),
-      ...(p.raw !== undefined ? { bytes: p.raw } : { uri: p.url }),
-    },
-    ...meta,
-  };
+  return { kind: 'file', file: fileFromV1(p), ...meta };
 }
 
 export function pushConfigFromV1(c: z.infer<typeof PushConfigV1>): PushConfig {

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { RemoteEvent, RemoteTask } from './connections.js';
 import { Metadata, SETTLED_STATES, type Artifact, type Message, type Part, type TaskState, type TaskStatus } from './model.js';
+import { fileFromV1 } from './codec-v1.js';
 import { RemoteDecodeError, type DecodeContext } from './remote-decode.js';
 
 /** Many servers write `null` for an absent field: read it as absent. */
@@ -50,15 +51,7 @@ function toPart(p: z.infer<typeof PartShape>): Part {
   const meta = p.metadata !== undefined ? { metadata: p.metadata } : {};
   if (p.text !== undefined) return { kind: 'text', text: p.text, ...meta };
   if (p.raw !== undefined || p.url !== undefined) {
-    return {
-      kind: 'file',
-      file: {
-        ...(p.filename !== undefined && { name: p.filename }),
-        ...(p.mediaType !== undefined && { mimeType: p.mediaType }),
-        ...(p.raw !== undefined ? { bytes: p.raw } : { uri: p.url }),
-      },
-      ...meta,
-    };
+    return { kind: 'file', file: fileFromV1(p), ...meta };
   }
   // 1.0 data may be any JSON value; the internal model's is an object: anything else is kept under `value`
   const d = p.data;
