@@ -3,14 +3,12 @@
 // its agents stay registered while it is away, listed offline, and refuse a turn at once. With several instances on
 // one Redis, a relay's turns reach the instance holding its tunnel (mesh.ts), and every instance follows the stored
 // relay records (a relay removed or an agent's trust changed by the CLI takes effect on running instances).
-import { createHash } from 'node:crypto';
-import { AgentSpec, type AgentRunResult } from '../../protocol/agent-events.js';
+import type { AgentRunResult } from '../../protocol/agent-events.js';
 import type { Task } from '../../protocol/model.js';
 import type { KeyRecord } from '../../protocol/records.js';
-import { DEFAULT_RELAY_AGENT_TRUST, type RelayRecord } from '../../protocol/relays.js';
-import { TRUST_SCOPES } from '../../protocol/scopes.js';
+import type { RelayRecord } from '../../protocol/relays.js';
 import { MAX_FRAME_BYTES, TUNNEL_VERSION, type RelayAgentCard, type RelayAgentHealth, type RelayFrame } from '../../protocol/tunnel.js';
-import { AgentShadowError, type AgentRegistry, type AgentRunner, type AgentTurn } from '../../runtime/agents/registry.js';
+import type { AgentRegistry, AgentTurn } from '../../runtime/agents/registry.js';
 import type { Clock, Timers } from '../../runtime/clock.js';
 import type { EventBus } from '../../runtime/events/bus.js';
 import { type KeyHasher, verifyKey } from '../../runtime/keys.js';
@@ -20,6 +18,7 @@ import type { Store } from '../../runtime/store/types.js';
 import type { TunnelApi, TunnelOpen, TunnelSession as TransportSession, TunnelSocket } from '../api.js';
 import type { KeyWatch } from '../key-watch.js';
 import { decodeFrame, encodeFrame } from './frames.js';
+import { acceptableCards, type LinkDeps, linkKey, RelayLink, registerCards, type RemoteHold, settingsOf, storedCards } from './link.js';
 import { type Held, RelayMesh, type Released } from './mesh.js';
 import { CLOSE, type RelayTurn, TunnelSession } from './tunnel-session.js';
 
@@ -55,51 +54,7 @@ const UNAUTHORIZED = {
 
 const bearer = (h: string | undefined): string | undefined => (h ? (/^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] ?? h) : undefined);
 
-/** Another instance's tunnel of a relay, as its holder last told. */
-interface RemoteHold {
-  from: string;
-  since: number;
-  seenAt: number;
-  health: Map<string, RelayAgentHealth>;
-}
-
-/** One registered relay across its connections: the agents it holds in the registry and its live session, if any. */
-class RelayLink {
-  session: TunnelSession | undefined;
-  /** the tunnel another instance holds, when this one holds none */
-  remote: RemoteHold | undefined;
-  /** the relay record's agent settings (settingsOf) when its agents were last registered here */
-  settings = '';
-  /** agent name -> its last announced card */
-  readonly cards = new Map<string, RelayAgentCard>();
-  /** agent name -> its local agent's health as the live session last reported it (cleared when the session ends) */
-  readonly health = new Map<string, RelayAgentHealth>();
-  readonly runner: AgentRunner;
-
-  constructor(
-    readonly workspace: string,
-    readonly name: string,
-    run: (link: RelayLink, turn: AgentTurn) => Promise<AgentRunResult>,
-  ) {
-    this.runner = { run: (turn) => run(this, turn) };
-  }
-}
-
-const linkKey = (workspace: string, name: string) => `${workspace}/${name}`;
 const runTask = (t: Task) => ({ id: t.id, contextId: t.contextId, history: t.history, artifacts: t.artifacts, metadata: t.metadata });
-/** What a record says of its agents' trust and keys, in short: two instances compare it to see a change. */
-const settingsOf = (rec: RelayRecord) =>
-  createHash('sha256')
-    .update(
-      JSON.stringify(
-        Object.keys(rec.agents)
-          .sort()
-          .map((n) => [n, rec.agents[n]!.trust, rec.agents[n]!.keys]),
-      ),
-    )
-    .digest('base64url')
-    .slice(0, 22);
-const storedCards = (rec: RelayRecord) => Object.values(rec.agents).flatMap((a) => (a.card ? [a.card] : []));
 
 export class RelayHub implements TunnelApi {
   private readonly links = new Map<string, RelayLink>();
@@ -107,7 +62,10 @@ export class RelayHub implements TunnelApi {
   private closed = false;
   private stopTimers: Array<() => void> = [];
 
+  private readonly linkDeps: LinkDeps;
+
   constructor(private readonly d: RelayHubDeps) {
+    this.linkDeps = { agents: d.agents, log: d.log, online: (link) => this.isOnline(link), health: (link, agent) => this.healthOf(link, agent) };
     this.mesh = new RelayMesh({
       bus: d.bus,
       log: d.log,
@@ -196,6 +154,14 @@ export class RelayHub implements TunnelApi {
       });
     };
     arm();
+  }
+
+  private register(link: RelayLink, rec: RelayRecord, cards: readonly RelayAgentCard[]): RelayAgentCard[] {
+    return registerCards(this.linkDeps, link, rec, cards);
+  }
+
+  private acceptable(link: RelayLink, rec: RelayRecord, cards: readonly RelayAgentCard[]): RelayAgentCard[] {
+    return acceptableCards(this.linkDeps, link, rec, cards);
   }
 
   private linkOf(rec: RelayRecord): RelayLink {
@@ -454,68 +420,5 @@ export class RelayHub implements TunnelApi {
         live?.end(why);
       },
     };
-  }
-
-  /** The announced cards this link may register: no repeats, none that would shadow an agent it does not own. */
-  private acceptable(link: RelayLink, rec: RelayRecord, cards: readonly RelayAgentCard[]): RelayAgentCard[] {
-    const out: RelayAgentCard[] = [];
-    const seen = new Set<string>();
-    for (const c of cards) {
-      if (seen.has(c.name)) {
-        this.d.log('relay agent refused: announced twice', { workspace: rec.workspace, relay: rec.name, agent: c.name });
-        continue;
-      }
-      seen.add(c.name);
-      const existing = this.d.agents.find(rec.workspace, c.name);
-      if (existing && existing.runner !== link.runner) {
-        this.d.log('relay agent refused: it would shadow another agent', { workspace: rec.workspace, relay: rec.name, agent: c.name });
-        continue;
-      }
-      out.push(c);
-    }
-    return out;
-  }
-
-  /** Puts the cards in the registry as this link's agents (and takes out its agents no longer announced). */
-  private register(link: RelayLink, rec: RelayRecord, cards: readonly RelayAgentCard[]): RelayAgentCard[] {
-    link.settings = settingsOf(rec);
-    const names = new Set(cards.map((c) => c.name));
-    for (const old of [...link.cards.keys()]) {
-      if (names.has(old)) continue;
-      this.d.agents.remove(rec.workspace, old);
-      link.cards.delete(old);
-    }
-    const done: RelayAgentCard[] = [];
-    for (const card of cards) {
-      const allowed = rec.agents[card.name]?.keys ?? [];
-      const trust = rec.agents[card.name]?.trust ?? DEFAULT_RELAY_AGENT_TRUST;
-      const spec = AgentSpec.parse({
-        id: card.name,
-        name: card.name,
-        description: card.description,
-        kind: 'relay',
-        workspace: rec.workspace,
-        skills: card.skills,
-      });
-      const entry = {
-        spec,
-        runner: link.runner,
-        reach: (key: KeyRecord) => allowed.length === 0 || allowed.includes(key.id),
-        online: () => this.isOnline(link),
-        health: () => this.healthOf(link, card.name),
-        scopes: new Set(TRUST_SCOPES[trust]),
-      };
-      try {
-        if (link.cards.has(card.name)) this.d.agents.update(entry);
-        else this.d.agents.add(entry);
-      } catch (e) {
-        if (!(e instanceof AgentShadowError)) throw e;
-        this.d.log('relay agent refused: it would shadow another agent', { workspace: rec.workspace, relay: rec.name, agent: card.name });
-        continue;
-      }
-      link.cards.set(card.name, card);
-      done.push(card);
-    }
-    return done;
   }
 }
