@@ -1,7 +1,7 @@
 // Opens the configured store engine and the server secret; engines load on demand so a CLI command pulls in only its own.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadSecret } from './runtime/keys.js';
+import { SecretFileError, loadSecret } from './runtime/keys.js';
 import type { Store } from './runtime/store/types.js';
 import { ConfigError, type Config } from './config.js';
 
@@ -15,7 +15,13 @@ export async function openStore(config: Config, o: { onError?: (e: Error) => voi
 }
 
 export async function openSecret(config: Config, secret?: Buffer): Promise<Buffer> {
-  return secret ?? inDataDir(config, () => loadSecret({ dataDir: config.dataDir, fromEnv: process.env.A2A_SECRET }));
+  if (secret) return secret;
+  try {
+    return await inDataDir(config, () => loadSecret({ dataDir: config.dataDir, fromEnv: process.env.A2A_SECRET }));
+  } catch (e) {
+    if (e instanceof SecretFileError) throw new ConfigError(`dataDir (--data-dir, A2A_DATA_DIR) ${e.message}`);
+    throw e;
+  }
 }
 
 /** A data dir that cannot be used is a config error that names the setting and the fix, not a raw errno. */

@@ -1,6 +1,6 @@
 // API keys: minting (`svc_a2a_` + 32 random bytes in base62), HMAC-SHA256 hashing under the server secret, verification.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KeyRecord } from '../protocol/records.js';
 import type { Clock } from './clock.js';
@@ -69,20 +69,52 @@ export async function verifyKey(opts: { hasher: KeyHasher; keys: KeyStore; clock
 export async function loadSecret(opts: { dataDir: string; fromEnv?: string }): Promise<Buffer> {
   if (opts.fromEnv) return Buffer.from(opts.fromEnv, 'utf8');
   const file = join(opts.dataDir, 'secret');
-  try {
-    return Buffer.from((await readFile(file, 'utf8')).trim(), 'base64url');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
+  const existing = await readSecretFile(file);
+  if (existing) return existing;
   await mkdir(opts.dataDir, { recursive: true });
-  const secret = randomBase62(48);
-  const encoded = Buffer.from(secret, 'utf8').toString('base64url');
+  // Written whole to a private temp file, then linked into place: a CLI and a server starting together agree on one
+  // secret, and no process ever reads a secret file that another is still writing (an empty read would hash keys
+  // under an empty secret).
+  const tmp = join(opts.dataDir, `.secret.${process.pid}.${randomBase62(8)}`);
+  const encoded = Buffer.from(randomBase62(48), 'utf8').toString('base64url');
   try {
-    // 'wx' so that a CLI and a server starting together agree on one secret
-    await writeFile(file, `${encoded}\n`, { mode: 0o600, flag: 'wx' });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    const fh = await open(tmp, 'wx', 0o600);
+    try {
+      await fh.writeFile(`${encoded}\n`);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await link(tmp, file).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EEXIST') throw e;
+    });
+  } finally {
+    await unlink(tmp).catch(() => undefined);
   }
-  await chmod(file, 0o600);
-  return Buffer.from((await readFile(file, 'utf8')).trim(), 'base64url');
+  const made = await readSecretFile(file);
+  if (!made) throw new SecretFileError(file);
+  return made;
+}
+
+/** A secret file too short to be one we wrote (emptied, truncated) is refused, never used as a weak secret. */
+export class SecretFileError extends Error {
+  override readonly name = 'SecretFileError';
+  constructor(readonly file: string) {
+    super(`${file}: the server secret file is empty or damaged; restore it from a backup (keys and stored credentials depend on it)`);
+  }
+}
+
+const MIN_SECRET_BYTES = 32;
+
+async function readSecretFile(file: string): Promise<Buffer | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  const secret = Buffer.from(text.trim(), 'base64url');
+  if (secret.length < MIN_SECRET_BYTES) throw new SecretFileError(file);
+  return secret;
 }

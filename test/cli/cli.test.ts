@@ -122,6 +122,50 @@ t.test('the data dir secret is created with mode 0600, by serve and by keys', as
   t.equal((await loadSecret({ dataDir: join(dir, 'keyed') })).toString('base64'), first, 'a second command keeps the same secret');
 });
 
+t.test('processes that create the data dir secret together agree on it, and never read it half-written', async (t) => {
+  // in one process the file system calls interleave as they do across processes: each call races the others
+  for (let round = 0; round < 10; round++) {
+    const dir = join(await tempDir(t), 'data');
+    const secrets = await Promise.all(Array.from({ length: 8 }, () => loadSecret({ dataDir: dir })));
+    const distinct = new Set(secrets.map((s) => s.toString('base64')));
+    if (distinct.size !== 1 || secrets[0]!.length < 32) {
+      t.fail(`round ${round}: ${distinct.size} different secrets, lengths ${secrets.map((s) => s.length).join(',')}`);
+      return;
+    }
+  }
+  t.pass('ten rounds of eight racing callers: one secret each, never an empty or partial one');
+
+  const dir = join(await tempDir(t), 'data');
+  const keys = await Promise.all([0, 1, 2, 3].map((i) => createKeyCli(dir, { workspace: 'ws1', trust: 'execute', extra: ['--name', `k${i}`] })));
+  const s = await startChildServer({ dataDir: dir });
+  t.teardown(() => s.kill('SIGKILL'));
+  for (const k of keys) {
+    const r = await rpcAt(s.url, { key: k.key, method: 'message/send', params: msgB('hi') });
+    t.equal(r.json?.result?.status?.state, 'completed', `a key made by one of four racing \`keys create\` runs on a fresh data dir works (${k.id})`);
+  }
+});
+
+t.test('an empty or truncated secret file is refused, naming it; nothing is created', async (t) => {
+  const dir = await tempDir(t);
+  await createKeyCli(dir);
+  const file = join(dir, 'secret');
+  for (const [what, text] of [
+    ['empty', ''],
+    ['truncated', 'c2hvcnQ\n'],
+  ] as const) {
+    await writeFile(file, text);
+    const r = await runCli(['keys', 'create', '--data-dir', dir, '--workspace', 'ws1', '--trust', 'execute', '--json']);
+    t.not(r.code, 0, `${what}: keys create exits non-zero`);
+    t.match(r.stderr, /secret.*empty or damaged/, `${what}: the message names the secret file`);
+    t.equal(r.stdout, '', `${what}: no key printed`);
+    const served = await runCli(['serve', '--port', '0', '--data-dir', dir], { timeoutMs: 60_000 });
+    t.not(served.code, 0, `${what}: serve refuses to start`);
+    t.match(served.stderr, /secret.*empty or damaged/, `${what}: serve names the secret file`);
+  }
+  const listed = await runCli(['keys', 'list', '--data-dir', dir, '--json']);
+  t.not(listed.code, 0, 'even a listing refuses a damaged secret (keys made under another secret would not verify)');
+});
+
 t.test('keys create --json prints exactly the new key, shown once', async (t) => {
   const dir = await tempDir(t);
   const [plain, scoped, in30d, at, human] = await Promise.all([
