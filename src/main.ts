@@ -50,9 +50,18 @@ export interface GatewayInstance {
   readonly connections: ConnectionSupervisor;
   /** task retention: `idle()` for tests that move a ManualClock past a sweep */
   readonly retention: RetentionSweeper;
+  /** keys' last uses: `idle()` for tests that move a ManualClock past a flush (KEY_USAGE_FLUSH_MS) */
+  readonly usage: KeyUsage;
+  /** the dashboard's recent deliveries: `idle()` once their records are written */
+  readonly deliveries: RecentDeliveries;
   /** drains: stops listening, stops live tasks (stored as last persisted), closes pool and store; idempotent */
   close(): Promise<void>;
 }
+
+/** Webhook delivery attempts the dashboard lists per workspace. */
+export const RECENT_DELIVERIES = 100;
+/** How often an instance writes its keys' last uses to the store: the dashboard's "last used" lags by up to this. */
+export const KEY_USAGE_FLUSH_MS = 60_000;
 
 export interface StartOptions {
   config: Config;
@@ -103,7 +112,12 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     config.store === 'redis'
       ? await createRedisBus({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs, onError: onRedisError })
       : createLocalBus();
-  const deliveries = new RecentDeliveries({ perWorkspace: 100, now: () => clock.now() });
+  const deliveries = new RecentDeliveries({
+    store: store.dashboard,
+    perWorkspace: RECENT_DELIVERIES,
+    clock,
+    onError: (e) => log('webhook delivery not recorded for the dashboard', { error: errorText(e) }),
+  });
   const push = createPushRuntime({
     store,
     clock,
@@ -178,7 +192,12 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     connectionsByState: () => outbound.supervisor.states(),
     relayAgents: () => relayAgentsUp(agents),
   });
-  const usage = new KeyUsage();
+  const usage = new KeyUsage({
+    store: store.dashboard,
+    timers,
+    flushMs: KEY_USAGE_FLUSH_MS,
+    onError: (e) => log('key last-used times not stored', { error: errorText(e) }),
+  });
   const admin = config.dashboard.enabled
     ? createAdmin({
         store,
@@ -247,6 +266,8 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     agents,
     connections: outbound.supervisor,
     retention,
+    usage,
+    deliveries,
     close() {
       closing ??= (async () => {
         presence?.stop();
@@ -257,6 +278,8 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
         await supervisor.stop();
         await outbound.close();
         await push.stop();
+        await deliveries.idle();
+        await usage.stop();
         await pool.close();
         await bus.close();
         await limiter.close();

@@ -32,7 +32,7 @@ function asAdminError(e: unknown): AdminError | undefined {
 }
 
 export function createAdmin(d: AdminDeps): AdminApi {
-  const sessions = new SessionStore({ clock: d.clock, ttlMs: d.sessionTtlMs });
+  const sessions = new SessionStore({ store: d.store.dashboard, clock: d.clock, ttlMs: d.sessionTtlMs });
   const routes: AdminRoute[] = [...settingsRoutes(d), ...workRoutes(d)];
 
   /** The admin key behind a Bearer header: it must be live and of trust admin. */
@@ -53,11 +53,11 @@ export function createAdmin(d: AdminDeps): AdminApi {
 
   /** The session of the cookie, while the key that opened it is still live (revoking it signs the dashboard out). */
   async function sessionOf(req: AdminHttpRequest): Promise<Session | undefined> {
-    const s = sessions.get(cookieValue(req.cookie, SESSION_COOKIE));
+    const s = await sessions.get(cookieValue(req.cookie, SESSION_COOKIE));
     if (!s) return undefined;
     const key = await d.store.keys.get(s.keyId);
     if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= d.clock.now())) {
-      sessions.end(s.id);
+      await sessions.end(s.id);
       return undefined;
     }
     return s;
@@ -78,7 +78,7 @@ export function createAdmin(d: AdminDeps): AdminApi {
       const p = SignIn.safeParse(parseBody(req));
       if (!p.success) throw new AdminError(400, 'invalid_input', 'key: an admin key is required', 'key');
       const key = await adminKey(p.data.key);
-      const s = sessions.create({ workspace: key.workspaceId, keyId: key.id });
+      const s = await sessions.create({ workspace: key.workspaceId, keyId: key.id });
       d.log('dashboard sign-in', { workspace: key.workspaceId, key: key.id });
       return json(
         200,
@@ -93,7 +93,7 @@ export function createAdmin(d: AdminDeps): AdminApi {
     }
     if (req.method === 'DELETE') {
       if (s && !csrfMatches(s, req.csrf)) throw new AdminError(403, 'csrf', 'Missing or wrong X-CSRF-Token');
-      if (s) sessions.end(s.id);
+      if (s) await sessions.end(s.id);
       return json(200, { signed_out: true }, { 'Set-Cookie': sessionCookie({ id: '', maxAgeSeconds: 0, tls: req.tls }) });
     }
     throw new AdminError(405, 'method_not_allowed', `${req.method} is not allowed here`);

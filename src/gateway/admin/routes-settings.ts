@@ -59,12 +59,16 @@ export function settingsRoutes(d: AdminDeps): AdminRoute[] {
     {
       method: 'GET',
       path: /^\/keys$/,
-      handler: async (c) => ({
-        keys: (await listKeys(keyDeps, c.workspace)).map((k) => {
-          const at = d.usage.lastUsed(k.id);
-          return { ...k, last_used_at: at === undefined ? null : new Date(at).toISOString() };
-        }),
-      }),
+      handler: async (c) => {
+        const keys = await listKeys(keyDeps, c.workspace);
+        const used = await d.usage.lastUsed(keys.map((k) => k.id));
+        return {
+          keys: keys.map((k) => {
+            const at = used.get(k.id);
+            return { ...k, last_used_at: at === undefined ? null : new Date(at).toISOString() };
+          }),
+        };
+      },
     },
     {
       method: 'POST',
@@ -154,7 +158,7 @@ export function settingsRoutes(d: AdminDeps): AdminRoute[] {
         const waiting = (await d.store.pushJobs.list()).filter((j) => j.workspaceId === c.workspace);
         return {
           has_secret: (await d.push.secrets.current(c.workspace)) !== undefined,
-          deliveries: d.deliveries.list(c.workspace),
+          deliveries: await d.deliveries.list(c.workspace),
           waiting: waiting.map((j) => ({
             id: j.id,
             task_id: j.taskKey.slice(c.workspace.length + 1),

@@ -1,56 +1,46 @@
 // Dashboard sessions: an opaque id in an HttpOnly cookie maps to (workspace, the admin key that signed in, a CSRF
-// token, an expiry). Kept in this process's memory: a restart signs everyone out, which a sign-in with the key undoes.
+// token, an expiry). Kept in the store (store.dashboard), so every gateway instance on one store knows every session
+// and a restart signs no one out. Expiry is judged here on the injected clock; the store only collects abandoned ones.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { DashboardSession } from '../../protocol/dashboard.js';
 import type { Clock } from '../../runtime/clock.js';
+import type { DashboardStore } from '../../runtime/store/types.js';
 
-export interface Session {
-  id: string;
-  workspace: string;
-  /** the admin key that signed in: the session ends when it is revoked or expires */
-  keyId: string;
-  csrf: string;
-  expiresAt: number;
-}
+export type Session = DashboardSession;
 
 export const SESSION_COOKIE = 'a2a_session';
 
 const token = () => randomBytes(32).toString('base64url');
 
 export class SessionStore {
-  private readonly byId = new Map<string, Session>();
+  constructor(private readonly o: { store: Pick<DashboardStore, 'putSession' | 'getSession' | 'deleteSession'>; clock: Clock; ttlMs: number }) {}
 
-  constructor(private readonly o: { clock: Clock; ttlMs: number }) {}
-
-  create(o: { workspace: string; keyId: string }): Session {
-    this.sweep();
-    const s: Session = { id: token(), workspace: o.workspace, keyId: o.keyId, csrf: token(), expiresAt: this.o.clock.now() + this.o.ttlMs };
-    this.byId.set(s.id, s);
+  async create(o: { workspace: string; keyId: string }): Promise<Session> {
+    const now = this.o.clock.now();
+    const s: Session = { id: token(), workspace: o.workspace, keyId: o.keyId, csrf: token(), expiresAt: now + this.o.ttlMs };
+    await this.o.store.putSession(s, { now });
     return s;
   }
 
   /** The live session of this id; an expired one is dropped. */
-  get(id: string | undefined): Session | undefined {
-    if (!id) return undefined;
-    const s = this.byId.get(id);
+  async get(id: string | undefined): Promise<Session | undefined> {
+    // a cookie value is ours only if it looks like one of our tokens: nothing else reaches the store's key names
+    if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
+    const s = await this.o.store.getSession(id);
     if (!s) return undefined;
     if (s.expiresAt <= this.o.clock.now()) {
-      this.byId.delete(id);
+      await this.o.store.deleteSession(id);
       return undefined;
     }
     return s;
   }
 
-  end(id: string): void {
-    this.byId.delete(id);
+  async end(id: string): Promise<void> {
+    await this.o.store.deleteSession(id);
   }
 
   get ttlMs(): number {
     return this.o.ttlMs;
-  }
-
-  private sweep(): void {
-    const now = this.o.clock.now();
-    for (const [id, s] of this.byId) if (s.expiresAt <= now) this.byId.delete(id);
   }
 }
 

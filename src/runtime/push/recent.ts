@@ -1,4 +1,9 @@
-// The last webhook delivery attempts of each workspace, in memory, for the dashboard (what was tried, how it went).
+// The last webhook delivery attempts of each workspace for the dashboard (what was tried, how it went), kept in the
+// store so that every instance lists the deliveries any of them made. Recording never holds up or fails a delivery:
+// the write runs on its own and a store error is only logged.
+import type { DeliveryRecord } from '../../protocol/dashboard.js';
+import type { Clock } from '../clock.js';
+import type { DashboardStore } from '../store/types.js';
 import type { AttemptReport } from './worker.js';
 
 export interface DeliveryView {
@@ -12,31 +17,61 @@ export interface DeliveryView {
   at: string;
 }
 
-export class RecentDeliveries {
-  private readonly byWorkspace = new Map<string, DeliveryView[]>();
+const view = (d: DeliveryRecord): DeliveryView => ({
+  id: d.id,
+  task_id: d.taskId,
+  config_id: d.configId,
+  attempts: d.attempts,
+  result: d.result,
+  status: d.status,
+  error: d.error,
+  at: new Date(d.at).toISOString(),
+});
 
-  constructor(private readonly o: { perWorkspace: number; now: () => number }) {}
+export class RecentDeliveries {
+  private readonly writing = new Set<Promise<void>>();
+
+  constructor(
+    private readonly o: {
+      store: Pick<DashboardStore, 'recordDelivery' | 'deliveries'>;
+      /** deliveries kept per workspace */
+      perWorkspace: number;
+      clock: Clock;
+      onError: (e: unknown) => void;
+    },
+  ) {}
 
   record(a: AttemptReport): void {
     const ws = a.job.workspaceId;
-    let list = this.byWorkspace.get(ws);
-    if (!list) this.byWorkspace.set(ws, (list = []));
     const failed = a.outcome.kind === 'failed' ? a.outcome : undefined;
-    list.unshift({
+    const d: DeliveryRecord = {
       id: a.job.id,
       // the task key is workspace/id: the id is what the workspace knows
-      task_id: a.job.taskKey.slice(ws.length + 1),
-      config_id: a.job.configId,
+      taskId: a.job.taskKey.slice(ws.length + 1),
+      configId: a.job.configId,
       attempts: a.job.attempts + 1,
       result: a.result,
       status: a.outcome.status ?? null,
       error: failed?.reason ?? null,
-      at: new Date(this.o.now()).toISOString(),
-    });
-    if (list.length > this.o.perWorkspace) list.length = this.o.perWorkspace;
+      at: this.o.clock.now(),
+    };
+    let p: Promise<void>;
+    try {
+      p = this.o.store.recordDelivery(ws, d, { keep: this.o.perWorkspace }).catch(this.o.onError);
+    } catch (e) {
+      this.o.onError(e);
+      return;
+    }
+    this.writing.add(p);
+    void p.finally(() => this.writing.delete(p));
   }
 
-  list(workspace: string): DeliveryView[] {
-    return this.byWorkspace.get(workspace) ?? [];
+  async list(workspace: string): Promise<DeliveryView[]> {
+    return (await this.o.store.deliveries(workspace)).map(view);
+  }
+
+  /** Resolves when every record under way is written (tests, and a closing instance). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.writing]);
   }
 }

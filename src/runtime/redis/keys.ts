@@ -51,6 +51,12 @@ export interface RedisKeys {
   results(workspace: string): string;
   /** sorted set: resultMember(workspace, id) of every stored result, scored by its expiresAt (the result sweep reads it) */
   readonly resultExpiry: string;
+  /** string with a TTL until its expiry: one packed DashboardSession */
+  dashboardSession(id: string): string;
+  /** hash: key id -> when it was last used (ms), raised by each instance's periodic flush */
+  readonly keyLastUsed: string;
+  /** list: one workspace's recent webhook deliveries (packed DeliveryRecord), newest first, trimmed */
+  recentDeliveries(workspace: string): string;
   /** what each per-id name above is, before its id */
   readonly idPrefix: RedisIdPrefixes;
 }
@@ -90,6 +96,9 @@ export function redisKeys(prefix: string): RedisKeys {
     relays: `${prefix}relays`,
     results: (workspace) => `${idPrefix.results}${workspace}`,
     resultExpiry: `${prefix}result-expiry`,
+    dashboardSession: (id) => `${prefix}dashboard:session:${id}`,
+    keyLastUsed: `${prefix}dashboard:key-used`,
+    recentDeliveries: (workspace) => `${prefix}dashboard:deliveries:${workspace}`,
     idPrefix,
   };
 }

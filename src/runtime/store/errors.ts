@@ -1,7 +1,20 @@
 // Errors raised by the store engines, each with a stable `code` callers can branch on.
 
 /** The kinds of record a store holds; named in errors so an operator knows what to repair. */
-export type RecordKind = 'key' | 'task' | 'push-config' | 'meta' | 'event' | 'push-job' | 'connection' | 'connection-status' | 'result' | 'relay';
+export type RecordKind =
+  | 'key'
+  | 'task'
+  | 'push-config'
+  | 'meta'
+  | 'event'
+  | 'push-job'
+  | 'connection'
+  | 'connection-status'
+  | 'result'
+  | 'relay'
+  | 'session'
+  | 'key-usage'
+  | 'delivery';
 
 /**
  * A stored value failed to decode or to match its schema. Raised rather than answered as

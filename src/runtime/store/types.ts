@@ -2,6 +2,7 @@
 import type { TaskEvent } from '../../protocol/events.js';
 import type { Task, TaskState } from '../../protocol/model.js';
 import type { ConnectionRecord, ConnectionStatus, StoredResult } from '../../protocol/connections.js';
+import type { DashboardSession, DeliveryRecord } from '../../protocol/dashboard.js';
 import type { KeyRecord, PushJob, StoredPushConfig } from '../../protocol/records.js';
 import type { RelayRecord } from '../../protocol/relays.js';
 
@@ -141,6 +142,29 @@ export interface ResultStore {
   sweep(o: { now: number; limit: number }): Promise<number>;
 }
 
+/**
+ * Dashboard state every gateway instance on one store shares, so that a user behind a load balancer stays signed in
+ * and sees whole pages: sign-in sessions, when each key was last used, each workspace's recent webhook deliveries.
+ */
+export interface DashboardStore {
+  /**
+   * Stores a session. `now` lets the engine collect abandoned ones (Redis: a TTL until `expiresAt`; LMDB: a bounded
+   * sweep of expired sessions); whether a session is still valid is the caller's to judge on its clock.
+   */
+  putSession(s: DashboardSession, o: { now: number }): Promise<void>;
+  /** the session as stored, expired or not */
+  getSession(id: string): Promise<DashboardSession | undefined>;
+  deleteSession(id: string): Promise<void>;
+  /** raises each key's stored last use to the given time; a later stored time stays (instances flush out of order) */
+  markKeysUsed(used: ReadonlyArray<readonly [keyId: string, at: number]>): Promise<void>;
+  /** the stored last use of each of these keys that has one */
+  keysLastUsed(keyIds: readonly string[]): Promise<Map<string, number>>;
+  /** puts a delivery at the head of its workspace's list and keeps the newest `keep` */
+  recordDelivery(workspace: string, d: DeliveryRecord, o: { keep: number }): Promise<void>;
+  /** a workspace's recorded deliveries, newest first */
+  deliveries(workspace: string): Promise<DeliveryRecord[]>;
+}
+
 export interface Store {
   readonly kind: 'lmdb' | 'redis';
   readonly keys: KeyStore;
@@ -152,6 +176,7 @@ export interface Store {
   readonly connections: ConnectionStore;
   readonly relays: RelayStore;
   readonly results: ResultStore;
+  readonly dashboard: DashboardStore;
   /** resolves when the store answers now (readiness); rejects with the reason when it does not */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,7 +1,7 @@
 // The embedded store engine: one LMDB environment in a directory, shared by the server and CLI processes.
 //
 // This file opens the environment and composes the sub-stores (one file each: keys, tasks, push-configs, meta,
-// events, push-jobs, connections, results). Layout (named sub-databases, values msgpack via lmdb-js's built-in msgpackr encoder):
+// events, push-jobs, connections, results, dashboard). Layout (named sub-databases, values msgpack via lmdb-js's built-in msgpackr encoder):
 //   keys            key id -> KeyRecord
 //   key-hash        key hash -> key id                 (string values)
 //   tasks           task id -> Task
@@ -20,6 +20,10 @@
 //   connection-status [workspace, name] -> ConnectionStatus (what each connection's actor last reported)
 //   results         [workspace, id] -> StoredResult      (outbound results)
 //   results-expiry  [expiresAt, workspace, id] -> true    (results by when they expire: the result sweep reads it)
+//   dashboard-sessions        id -> DashboardSession      (dashboard sign-ins; see dashboard.ts)
+//   dashboard-session-expiry  [expiresAt, id] -> true      (sessions by expiry: each new session sweeps a few)
+//   dashboard-key-used        key id -> ms                 (keys' last use, flushed by the server periodically)
+//   dashboard-deliveries      workspace -> DeliveryRecord[] (recent webhook deliveries, newest first, bounded)
 // Every multi-entry write (a record plus its index) is one LMDB transaction.
 //
 // Freshness: the CLI revokes keys while the server runs, so no lmdb-js object cache (`cache: false`, but for tasks)
@@ -30,6 +34,7 @@ import { mkdir } from 'node:fs/promises';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import type { Store } from '../types.js';
 import { lmdbConnectionStore } from './connections.js';
+import { lmdbDashboardStore } from './dashboard.js';
 import { lmdbRelayStore } from './relays.js';
 import { lmdbEventStore } from './events.js';
 import { lmdbKeyStore } from './keys.js';
@@ -57,6 +62,10 @@ export const LMDB_DBS = {
   relays: 'relays',
   results: 'results',
   resultsExpiry: 'results-expiry',
+  dashboardSessions: 'dashboard-sessions',
+  dashboardSessionExpiry: 'dashboard-session-expiry',
+  dashboardKeyUsed: 'dashboard-key-used',
+  dashboardDeliveries: 'dashboard-deliveries',
 } as const;
 
 export async function openLmdbStore(opts: { path: string }): Promise<Store> {
@@ -90,8 +99,15 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
   const relays = db(LMDB_DBS.relays);
   const results = db(LMDB_DBS.results);
   const resultsExpiry = root.openDB<true, Key>({ name: LMDB_DBS.resultsExpiry, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false });
-
   const fresh = () => root.resetReadTxn();
+  const dashboard = lmdbDashboardStore({
+    root,
+    sessions: db(LMDB_DBS.dashboardSessions),
+    sessionExpiry: root.openDB<true, Key>({ name: LMDB_DBS.dashboardSessionExpiry, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false }),
+    keyUsed: db(LMDB_DBS.dashboardKeyUsed),
+    deliveries: db(LMDB_DBS.dashboardDeliveries),
+    fresh,
+  });
   let closing: Promise<void> | undefined;
 
   return {
@@ -105,6 +121,7 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
     connections: lmdbConnectionStore({ root, db: connections, status: connectionStatus, fresh }),
     relays: lmdbRelayStore({ root, db: relays, fresh }),
     results: lmdbResultStore({ root, db: results, expiry: resultsExpiry, fresh }),
+    dashboard,
     async ping() {
       fresh();
       meta.get('ping');

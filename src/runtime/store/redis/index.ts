@@ -1,7 +1,7 @@
 // The shared store engine: Redis via node-redis, for several gateway instances sharing tasks, keys and configs.
 //
 // This file opens the connection and composes the sub-stores (one file each: keys, tasks, push-configs, meta, events,
-// push-jobs, connections, results). Values are msgpack (msgpackr, plain maps rather than msgpackr records, so any msgpack reader can
+// push-jobs, connections, results, dashboard). Values are msgpack (msgpackr, plain maps rather than msgpackr records, so any msgpack reader can
 // inspect them) stored as Buffers; key names come from runtime/redis/keys.ts. Each task write is one Lua script that
 // checks the task's rev (create: absent; put: not terminal, at the expected seq) and then writes the record, its
 // per-state index sets, the ended index and its events, so listByState is a SUNION plus an MGET. Key writes and
@@ -12,6 +12,7 @@ import { deadlined, withDeadline } from '../../deadline.js';
 import type { Store } from '../types.js';
 import { binary, type RedisParts } from './client.js';
 import { redisConnectionStore } from './connections.js';
+import { redisDashboardStore } from './dashboard.js';
 import { redisRelayStore } from './relays.js';
 import { redisEventStore } from './events.js';
 import { redisKeyStore } from './keys.js';
@@ -48,6 +49,7 @@ export async function openRedisStore(opts: {
     connections: redisConnectionStore(parts),
     relays: redisRelayStore(parts),
     results: redisResultStore(parts),
+    dashboard: redisDashboardStore(parts),
     async ping() {
       await client.ping();
     },
@@ -78,6 +80,7 @@ export async function openRedisStore(opts: {
       connections: deadlined(store.connections, deadline),
       relays: deadlined(store.relays, deadline),
       results: deadlined(store.results, deadline),
+      dashboard: deadlined(store.dashboard, deadline),
       ping: () => withDeadline(store.ping(), { ...deadline, what: 'redis store.ping' }),
     };
   }
