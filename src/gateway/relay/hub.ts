@@ -60,6 +60,7 @@ export class RelayHub implements TunnelApi {
   private readonly links = new Map<string, RelayLink>();
   private readonly mesh: RelayMesh;
   private closed = false;
+  private syncing: Promise<void> | undefined;
   private stopTimers: Array<() => void> = [];
 
   private readonly linkDeps: LinkDeps;
@@ -83,14 +84,9 @@ export class RelayHub implements TunnelApi {
     for (const rec of await this.d.store.relays.list()) this.register(this.linkOf(rec), rec, storedCards(rec));
     this.mesh.tellAll({ t: 'who', from: this.mesh.origin });
     this.every(HOLD_RENEW_MS, () => this.renew());
-    // one sync at a time: a clock that jumps hours ahead (or a slow store) must not pile reads up
-    let syncing = false;
     this.every(RELAY_SYNC_MS, () => {
-      if (syncing) return;
-      syncing = true;
-      void this.sync()
-        .catch((e: unknown) => this.d.log('relay records not read (the next sync tries again)', { error: errorText(e) }))
-        .finally(() => (syncing = false));
+      if (this.syncing) return;
+      void this.syncOnce().catch((e: unknown) => this.d.log('relay records not read (the next sync tries again)', { error: errorText(e) }));
     });
   }
 
@@ -98,6 +94,15 @@ export class RelayHub implements TunnelApi {
   online(workspace: string, name: string): boolean {
     const link = this.links.get(linkKey(workspace, name));
     return link !== undefined && this.isOnline(link);
+  }
+
+  /**
+   * One read of the records at a time, joined by whoever asks meanwhile: a clock that jumps hours ahead, a slow store
+   * or a stream of `held` news for relays not known here must not pile reads up.
+   */
+  private syncOnce(): Promise<void> {
+    this.syncing ??= this.sync().finally(() => (this.syncing = undefined));
+    return this.syncing;
   }
 
   /** Reads the stored relay records: a removed relay's agents go and its tunnel closes; changed settings apply. */
@@ -255,7 +260,9 @@ export class RelayHub implements TunnelApi {
     const link = this.links.get(linkKey(m.workspace, m.relay));
     if (!link) {
       // a relay registered after this instance last read the records: read them, then take the news
-      void this.sync()
+      // a read already under way may have begun before the record was written: the news waits for the next one
+      const fresh = this.syncing ? this.syncing.catch(() => undefined).then(() => this.syncOnce()) : this.syncOnce();
+      void fresh
         .then(() => this.links.has(linkKey(m.workspace, m.relay)) && this.heard(m))
         .catch((e: unknown) => this.d.log('relay records not read', { error: errorText(e) }));
       return;
