@@ -44,12 +44,23 @@ export function sendParams(text: string, metadata?: Record<string, unknown>): Me
 
 /** Why a send's reply is not the completed echo of `text`, or undefined when it is. */
 export function badReply(reply: unknown, text: string): string | undefined {
-  const r = reply as { error?: unknown; result?: { kind?: unknown; status?: { state?: unknown }; artifacts?: Array<{ parts?: Array<{ text?: unknown }> }> } };
+  const r = reply as {
+    error?: unknown;
+    result?: {
+      kind?: unknown;
+      status?: { state?: unknown; message?: { parts?: Array<{ text?: unknown }> } };
+      artifacts?: Array<{ parts?: Array<{ text?: unknown }> }>;
+    };
+  };
   if (r === null || typeof r !== 'object') return `not an object: ${String(reply)}`;
   if (r.error !== undefined) return `JSON-RPC error ${JSON.stringify(r.error)}`;
   const task = r.result;
   if (task?.kind !== 'task') return `not a Task: ${JSON.stringify(reply).slice(0, 200)}`;
-  if (task.status?.state !== 'completed') return `state ${String(task.status?.state)}, not completed`;
+  if (task.status?.state !== 'completed') {
+    // the status message says why (a failed turn's reason), which is what a reader of an INVALID row needs
+    const why = task.status?.message?.parts?.map((p) => p.text).find((t) => typeof t === 'string');
+    return `state ${String(task.status?.state)}, not completed${why ? ` (${why.slice(0, 200)})` : ''}`;
+  }
   const echoed = task.artifacts?.some((a) => a.parts?.some((p) => p.text === text));
   return echoed ? undefined : `no artifact echoing "${text}": ${JSON.stringify(task.artifacts).slice(0, 200)}`;
 }
