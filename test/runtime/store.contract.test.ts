@@ -252,6 +252,36 @@ function storeContract(engine: Engine) {
       t.strictSame(ids(await s.tasks.listByWorkspace('ws-a')), ['t1', 't2'], 'a state change lists it once');
     });
 
+    t.test('tasks: listByWorkspace never lists a neighbour workspace, and a swept task leaves the listing', async (t) => {
+      const s = await (await fresh('by-workspace-sweep')).open();
+      const T = Date.UTC(2026, 0, 1);
+      const make = async (workspaceId: string, id: string, state: TaskState, updatedAt = T) =>
+        t.equal(await s.tasks.create({ ...sampleTask({ id, state }), workspaceId, updatedAt, seq: 1 }), true, `${workspaceId}/${id}`);
+      await make('A', 'a-done', 'completed');
+      await make('A', 'a-working', 'working');
+      await make('A', 'a-later', 'failed', T + 1_000);
+      await make('A-other', 'o-done', 'completed');
+      await make('A-other', 'o-working', 'working');
+      await make('AB', 'ab-1', 'working');
+      await make('B', 'A', 'working'); // key B/A
+      await make('B', 'x/y', 'completed'); // an id with a slash: key B/x/y
+      t.strictSame(ids(await s.tasks.listByWorkspace('A')), ['a-done', 'a-later', 'a-working'], 'none of A-other, AB or B');
+      t.strictSame(ids(await s.tasks.listByWorkspace('A-other')), ['o-done', 'o-working']);
+      t.strictSame(ids(await s.tasks.listByWorkspace('B')), ['A', 'x/y']);
+
+      t.strictSame((await s.tasks.sweep({ endedBy: T, limit: 100 })).sort(), ['A-other/o-done', 'A/a-done', 'B/x/y']);
+      t.strictSame(ids(await s.tasks.listByWorkspace('A')), ['a-later', 'a-working'], 'the swept task is gone from the listing');
+      t.strictSame(ids(await s.tasks.listByWorkspace('A-other')), ['o-working']);
+      t.strictSame(ids(await s.tasks.listByWorkspace('B')), ['A'], 'the swept id with a slash too');
+
+      // the last of a workspace's tasks ends and is swept: the listing is empty, then a new task lists again
+      t.equal(await s.tasks.put({ ...sampleTask({ id: 'a-working', state: 'canceled' }), workspaceId: 'A', updatedAt: T + 2_000, seq: 2 }, { expectSeq: 1 }), true);
+      t.equal((await s.tasks.sweep({ endedBy: T + 2_000, limit: 100 })).length, 2);
+      t.strictSame(await s.tasks.listByWorkspace('A'), []);
+      await make('A', 'a-new', 'submitted', T + 3_000);
+      t.strictSame(ids(await s.tasks.listByWorkspace('A')), ['a-new']);
+    });
+
     t.test('tasks: a corrupt stored value is refused, not returned', async (t) => {
       const loc = await fresh('corrupt');
       const s = await loc.open();

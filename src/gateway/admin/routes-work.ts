@@ -64,9 +64,9 @@ export function workRoutes(d: AdminDeps): AdminRoute[] {
         const agent = c.query.get('agent') || undefined;
         const limit = Math.min(Math.max(Number(c.query.get('limit') ?? 50) || 50, 1), 500);
         if (state !== undefined && !TaskState.safeParse(state).success) throw badInput(`state: one of ${ALL_STATES.join(', ')}`, 'state');
-        const states = state ? [state as TaskState] : ALL_STATES;
-        const tasks = (await d.store.tasks.listByState(states))
-          .filter((t) => t.workspaceId === c.workspace && (agent === undefined || t.agentId === agent))
+        // the workspace's own tasks only: never a read of every workspace's tasks in these states
+        const tasks = (await d.store.tasks.listByWorkspace(c.workspace))
+          .filter((t) => (state === undefined || t.status.state === state) && (agent === undefined || t.agentId === agent))
           .sort((a, b) => b.updatedAt - a.updatedAt)
           .slice(0, limit);
         return { tasks: tasks.map(summary) };

@@ -10,6 +10,7 @@ export interface RedisIdPrefixes {
   readonly pushJob: string;
   readonly pushQueue: string;
   readonly results: string;
+  readonly workspaceTasks: string;
 }
 
 export interface RedisKeys {
@@ -27,6 +28,10 @@ export interface RedisKeys {
   readonly tasksEnded: string;
   /** set: ids of the tasks whose stored state is `state` */
   tasksInState(state: TaskState): string;
+  /** set: the task keys of one workspace (listByWorkspace reads it; every task write adds to it, the sweep removes) */
+  workspaceTasks(workspace: string): string;
+  /** string: present once the workspace task sets hold every task stored before they existed (see store/redis/workspace-index.ts) */
+  readonly workspaceTasksBuilt: string;
   /** hash: config id -> StoredPushConfig, one hash per task */
   pushConfigs(taskId: string): string;
   /** hash: meta key -> value */
@@ -75,6 +80,7 @@ export function redisKeys(prefix: string): RedisKeys {
     pushJob: `${prefix}push-job:`,
     pushQueue: `${prefix}push-queue:`,
     results: `${prefix}results:`,
+    workspaceTasks: `${prefix}tasks:workspace:`,
   };
   return {
     keyRecords: `${prefix}keys`,
@@ -84,6 +90,8 @@ export function redisKeys(prefix: string): RedisKeys {
     taskRev: (id) => `${idPrefix.taskRev}${id}`,
     tasksEnded: `${prefix}tasks:ended`,
     tasksInState: (state) => `${prefix}tasks:state:${state}`,
+    workspaceTasks: (workspace) => `${idPrefix.workspaceTasks}${workspace}`,
+    workspaceTasksBuilt: `${prefix}tasks:workspace-index-built`,
     pushConfigs: (taskId) => `${idPrefix.pushConfigs}${taskId}`,
     meta: `${prefix}meta`,
     events: (taskKey) => `${idPrefix.events}${taskKey}`,

@@ -4,8 +4,10 @@
 // push-jobs, connections, results, dashboard). Values are msgpack (msgpackr, plain maps rather than msgpackr records, so any msgpack reader can
 // inspect them) stored as Buffers; key names come from runtime/redis/keys.ts. Each task write is one Lua script that
 // checks the task's rev (create: absent; put: not terminal, at the expected seq) and then writes the record, its
-// per-state index sets, the ended index and its events, so listByState is a SUNION plus an MGET. Key writes and
-// the by-hash lookup need a read before the write or a second lookup, so they are Lua scripts too.
+// per-state index sets, its workspace's task set, the ended index and its events, so listByState is a SUNION plus an
+// MGET and listByWorkspace reads only its workspace's set. Key writes and the by-hash lookup need a read before the
+// write or a second lookup, so they are Lua scripts too. Opening builds the workspace task sets once for data written
+// before they existed (workspace-index.ts), before the store is handed out.
 import { connectRedis } from '../../redis/connect.js';
 import { redisKeys } from '../../redis/keys.js';
 import { deadlined, withDeadline } from '../../deadline.js';
@@ -22,6 +24,7 @@ import { redisPushJobStore } from './push-jobs.js';
 import { redisResultStore } from './results.js';
 import { scriptRunner } from './scripts.js';
 import { redisTaskStore } from './tasks.js';
+import { ensureWorkspaceIndex } from './workspace-index.js';
 
 export async function openRedisStore(opts: {
   url: string;
@@ -34,6 +37,13 @@ export async function openRedisStore(opts: {
   const client = await connectRedis({ url: opts.url, name: 'a2a-gateway:store', commandTimeoutMs: opts.commandTimeoutMs ?? 2_000, onError: opts.onError });
   const bin = binary(client);
   const parts: RedisParts = { client, bin, keys: redisKeys(opts.prefix), run: scriptRunner(bin) };
+  try {
+    await ensureWorkspaceIndex(parts);
+  } catch (err) {
+    // the caller gets no store to close: release the connection here
+    client.destroy();
+    throw err;
+  }
 
   let closing: Promise<void> | undefined;
   const deadline = { ms: opts.commandTimeoutMs ?? 2_000, what: 'redis store' };

@@ -1,4 +1,5 @@
-// The Redis tasks: each write is one Lua script (rev check, record, state index sets, ended index, events); one sweep script.
+// The Redis tasks: each write is one Lua script (rev check, record, workspace and state index sets, ended index, events);
+// one sweep script. A workspace's listing reads its own set, never the other workspaces' tasks.
 import { TaskState, Task, TERMINAL_STATES } from '../../../protocol/model.js';
 import type { TaskPutOptions, TaskStore } from '../types.js';
 import { taskKey } from '../types.js';
@@ -7,14 +8,16 @@ import { script } from './scripts.js';
 import { decode, packr } from './values.js';
 
 /**
- * KEYS: task, taskRev, events, tasksEnded, the new state's set, then the other states' sets.
+ * KEYS: task, taskRev, events, tasksEnded, the workspace's task set, the new state's set, then the other states' sets.
  * ARGV: mode (create|put), expected seq ('' for none), packed task, new rev, ended-at score ('' unless terminal),
  * task id, events trim cut ('' for none), then per event: seq, packed event.
- * The one task write: check, record, state index, ended index and events in one atomic step. 1 written, 0 refused.
+ * The one task write: check, record, workspace and state index, ended index and events in one atomic step. 1 written,
+ * 0 refused. Every write (a put may be the first write of a task) adds to the workspace's set: SADD of a member it holds
+ * is a no-op, and keeps the index whole without a read.
  * A task stored before revs existed has none: it is admitted as if open (create still sees the record).
  */
-const writeTask10 = script({
-  numberOfKeys: 10,
+const writeTask11 = script({
+  numberOfKeys: 11,
   lua: `
 if ARGV[1] == 'create' then
   if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -30,8 +33,9 @@ else
 end
 redis.call('SET', KEYS[1], ARGV[3])
 redis.call('SET', KEYS[2], ARGV[4])
-for i = 6, #KEYS do redis.call('SREM', KEYS[i], ARGV[6]) end
 redis.call('SADD', KEYS[5], ARGV[6])
+for i = 7, #KEYS do redis.call('SREM', KEYS[i], ARGV[6]) end
+redis.call('SADD', KEYS[6], ARGV[6])
 if ARGV[5] ~= '' then redis.call('ZADD', KEYS[4], ARGV[5], ARGV[6]) end
 for i = 8, #ARGV, 2 do redis.call('ZADD', KEYS[3], ARGV[i], ARGV[i + 1]) end
 if ARGV[7] ~= '' then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[7]) end
@@ -41,8 +45,10 @@ return 1
 
 /**
  * KEYS: tasksEnded, then every state's set. ARGV: ended-by score, limit, then the key prefixes of task, taskRev,
- * events and push configs. Deletes the terminal tasks that ended by then, with everything kept under their id;
- * returns their ids.
+ * events, push configs and workspace task sets. Deletes the terminal tasks that ended by then, with everything kept
+ * under their id and their workspace set's entry; returns their ids. A task key is `<workspace>/<id>` and a workspace
+ * id has no '/', but an id may: the entry is removed from the set of each prefix ending before a '/' (SREM of a
+ * member a set lacks does nothing), so no slash anywhere can leave it behind.
  */
 const sweepTasks7 = script({
   numberOfKeys: 7,
@@ -50,6 +56,13 @@ const sweepTasks7 = script({
 local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 for _, id in ipairs(gone) do
   redis.call('DEL', ARGV[3] .. id, ARGV[4] .. id, ARGV[5] .. id, ARGV[6] .. id)
+  local from = 1
+  while true do
+    local slash = string.find(id, '/', from, true)
+    if not slash then break end
+    redis.call('SREM', ARGV[7] .. string.sub(id, 1, slash - 1), id)
+    from = slash + 1
+  end
   for i = 2, #KEYS do redis.call('SREM', KEYS[i], id) end
   redis.call('ZREM', KEYS[1], id)
 end
@@ -57,11 +70,14 @@ return gone
 `,
 });
 
+/** Members per SSCAN step and keys per MGET when listing a workspace. */
+const LIST_CHUNK = 500;
+
 export function redisTaskStore(o: RedisParts): TaskStore {
   const { client, bin, keys: k, run } = o;
   const decodeTask = (bytes: Buffer, id: string) => decode({ schema: Task, bytes, record: 'task', id });
 
-  /** The one task write path: check and write in one script (see writeTask10). */
+  /** The one task write path: check and write in one script (see writeTask11). */
   async function writeTask(task: Task, w: TaskPutOptions & { create: boolean }): Promise<boolean> {
     const state = task.status.state;
     const key = taskKey(task.workspaceId, task.id);
@@ -80,12 +96,13 @@ export function redisTaskStore(o: RedisParts): TaskStore {
     ];
     for (const ev of list) args.push(String(ev.seq), packr.pack(ev));
     const reply = await run({
-      script: writeTask10,
+      script: writeTask11,
       keys: [
         k.task(key),
         k.taskRev(key),
         k.events(key),
         k.tasksEnded,
+        k.workspaceTasks(task.workspaceId),
         k.tasksInState(state),
         ...TaskState.options.filter((s) => s !== state).map((s) => k.tasksInState(s)),
       ],
@@ -118,18 +135,23 @@ export function redisTaskStore(o: RedisParts): TaskStore {
       return out;
     },
     async listByWorkspace(workspaceId) {
-      // no per-workspace index: the state sets hold every task key, read and filtered by the workspace's prefix. Fine
-      // for the task counts retention keeps; an index (a set per workspace) is the step when it is not
-      const prefix = `${workspaceId}/`;
-      const ids = (await client.sUnion(TaskState.options.map((s) => k.tasksInState(s)))).filter((id) => id.startsWith(prefix));
-      if (ids.length === 0) return [];
-      const values = await bin.mGet(ids.map((id) => k.task(id)));
+      // the workspace's own set, read in chunks so that no one reply (SMEMBERS, MGET) grows with the workspace
+      const seen = new Set<string>();
       const out: Task[] = [];
-      values.forEach((bytes, i) => {
-        if (bytes === null) return;
-        const task = decodeTask(bytes, ids[i]!);
-        if (task.workspaceId === workspaceId) out.push(task);
-      });
+      for await (const batch of client.sScanIterator(k.workspaceTasks(workspaceId), { COUNT: LIST_CHUNK })) {
+        // SSCAN may hand a member out twice (the set rehashing between calls)
+        const ids = batch.filter((id) => !seen.has(id));
+        for (const id of ids) seen.add(id);
+        for (let i = 0; i < ids.length; i += LIST_CHUNK) {
+          const chunk = ids.slice(i, i + LIST_CHUNK);
+          const values = await bin.mGet(chunk.map((id) => k.task(id)));
+          values.forEach((bytes, j) => {
+            if (bytes === null) return; // swept since the scan read its key
+            const task = decodeTask(bytes, chunk[j]!);
+            if (task.workspaceId === workspaceId) out.push(task);
+          });
+        }
+      }
       return out;
     },
     async sweep({ endedBy, limit }) {
@@ -137,7 +159,15 @@ export function redisTaskStore(o: RedisParts): TaskStore {
       const reply = await run({
         script: sweepTasks7,
         keys: [k.tasksEnded, ...TaskState.options.map((s) => k.tasksInState(s))],
-        args: [String(endedBy), String(limit), k.idPrefix.task, k.idPrefix.taskRev, k.idPrefix.events, k.idPrefix.pushConfigs],
+        args: [
+          String(endedBy),
+          String(limit),
+          k.idPrefix.task,
+          k.idPrefix.taskRev,
+          k.idPrefix.events,
+          k.idPrefix.pushConfigs,
+          k.idPrefix.workspaceTasks,
+        ],
       });
       return (Array.isArray(reply) ? reply : []).map((id) => String(id));
     },

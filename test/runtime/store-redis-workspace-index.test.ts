@@ -1,0 +1,136 @@
+// The Redis per-workspace task sets: a listing reads only its workspace's keys, the sweep leaves no set behind, and
+// data written before the sets existed is indexed once on open (a marker keeps it to once; two opens at once agree).
+import t, { type Test } from 'tap';
+import { createClient } from 'redis';
+import type { TaskState } from '../../src/protocol/model.js';
+import { redisKeys } from '../../src/runtime/redis/keys.js';
+import { openRedisStore } from '../../src/runtime/store/redis/index.js';
+import type { Store } from '../../src/runtime/store/types.js';
+import { ALL_STATES } from '../support/tasks.js';
+import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { sampleTask } from '../support/store-records.js';
+
+const T = Date.UTC(2026, 0, 1);
+const ids = (xs: ReadonlyArray<{ id: string }>): string[] => xs.map((x) => x.id).sort();
+
+async function setup(t: Test, name: string) {
+  const prefix = testPrefix(`ws-index-${name}`);
+  const k = redisKeys(prefix);
+  const raw = createClient({ url: REDIS_URL });
+  raw.on('error', () => {});
+  await raw.connect();
+  const stores: Store[] = [];
+  const open = async () => {
+    const s = await openRedisStore({ url: REDIS_URL, prefix });
+    stores.push(s);
+    return s;
+  };
+  t.teardown(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await raw.close();
+    await cleanupPrefix(REDIS_URL, prefix);
+  });
+  /** Every key under the prefix that is a workspace task set. */
+  const workspaceSets = async () => {
+    const out: string[] = [];
+    for await (const batch of raw.scanIterator({ MATCH: `${k.idPrefix.workspaceTasks}*`, COUNT: 500 })) out.push(...batch);
+    return out.sort();
+  };
+  /** Writes a task through the store's own write path. */
+  const make = async (s: Store, workspaceId: string, id: string, state: TaskState, updatedAt = T) => {
+    if (!(await s.tasks.create({ ...sampleTask({ id, state }), workspaceId, updatedAt, seq: 1 }))) throw new Error(`${workspaceId}/${id} exists`);
+  };
+  return { prefix, k, raw, open, workspaceSets, make };
+}
+
+t.test('a workspace listing reads its own keys only: no state set, no other workspace', async (t) => {
+  const { prefix, k, raw, open, make } = await setup(t, 'scope');
+  const s = await open();
+  for (let i = 0; i < 3; i++) await make(s, 'A', `a${i}`, i === 0 ? 'completed' : 'working');
+  for (let i = 0; i < 600; i++) await make(s, 'B', `b${i}`, 'working');
+  await make(s, 'A-other', 'o1', 'working');
+
+  const seen: string[] = [];
+  const monitor = raw.duplicate();
+  monitor.on('error', () => {});
+  await monitor.connect();
+  const end = `${prefix}monitor-end`;
+  let ended: () => void = () => {};
+  const endSeen = new Promise<void>((resolve) => (ended = resolve));
+  await monitor.monitor((line: string) => {
+    if (line.includes(end)) ended();
+    else if (line.includes(prefix)) seen.push(line);
+  });
+  t.teardown(() => monitor.destroy());
+  const listed = await s.tasks.listByWorkspace('A');
+  await raw.exists(end);
+  await endSeen;
+
+  t.strictSame(ids(listed), ['a0', 'a1', 'a2']);
+  t.ok(seen.length >= 2, 'the listing was seen (a scan and a read)');
+  t.strictSame(
+    seen.filter((l) => l.includes(k.tasksInState('working')) || l.includes('/b') || l.includes('A-other')),
+    [],
+    'no state set, no task of B or A-other was touched',
+  );
+});
+
+t.test('a large workspace is read in bounded chunks and listed whole', async (t) => {
+  const { open, make } = await setup(t, 'large');
+  const s = await open();
+  for (let i = 0; i < 1_234; i++) await make(s, 'A', `a${i}`, i % 2 ? 'working' : 'completed');
+  const listed = await s.tasks.listByWorkspace('A');
+  t.equal(listed.length, 1_234);
+  t.equal(new Set(listed.map((x) => x.id)).size, 1_234, 'each task once');
+});
+
+t.test('the sweep empties the workspace sets: once every task is swept no set is left', async (t) => {
+  const { open, make, workspaceSets, k } = await setup(t, 'sweep');
+  const s = await open();
+  await make(s, 'A', 'a1', 'completed');
+  await make(s, 'A', 'a2', 'failed');
+  await make(s, 'B', 'b/1', 'canceled');
+  await make(s, 'B', 'b2', 'working');
+  t.strictSame(await workspaceSets(), [k.workspaceTasks('A'), k.workspaceTasks('B')], 'a set per workspace meanwhile');
+  t.equal((await s.tasks.sweep({ endedBy: T, limit: 100 })).length, 3);
+  t.strictSame(await workspaceSets(), [k.workspaceTasks('B')], "A's set went with its last task");
+  t.equal(await s.tasks.put({ ...sampleTask({ id: 'b2', state: 'completed' }), workspaceId: 'B', updatedAt: T, seq: 2 }, { expectSeq: 1 }), true);
+  t.equal((await s.tasks.sweep({ endedBy: T, limit: 100 })).length, 1);
+  t.strictSame(await workspaceSets(), [], 'no workspace set left');
+  t.strictSame(await s.tasks.listByState(ALL_STATES), []);
+});
+
+t.test('data from before the sets: indexed on open, once, by two instances opening at once', async (t) => {
+  const { open, make, raw, k, workspaceSets } = await setup(t, 'migrate');
+  const first = await open();
+  t.equal(await raw.exists(k.workspaceTasksBuilt), 1, 'a fresh store is marked built');
+  for (let i = 0; i < 1_100; i++) await make(first, 'A', `a${i}`, (['submitted', 'working', 'completed', 'input-required'] as const)[i % 4]);
+  await make(first, 'A-other', 'o1', 'working');
+  await make(first, 'B', 'x/y', 'failed');
+  // as the code before the sets left the data: no workspace set, no marker
+  const sets = await workspaceSets();
+  t.equal(sets.length, 3);
+  await raw.del([...sets, k.workspaceTasksBuilt]);
+  // and a state set entry whose record is gone (swept by hand, say): it must not come back as a set member
+  await raw.sAdd(k.tasksInState('working'), 'C/ghost');
+  t.strictSame(await first.tasks.listByWorkspace('A'), [], 'the listing reads the sets: nothing without them');
+
+  const [s1, s2] = await Promise.all([open(), open()]);
+  t.equal(await raw.exists(k.workspaceTasksBuilt), 1, 'marked built');
+  for (const s of [s1!, s2!, first]) {
+    const a = await s.tasks.listByWorkspace('A');
+    t.equal(a.length, 1_100, 'every task of A again');
+    t.ok(
+      a.every((x) => x.workspaceId === 'A'),
+      'only A',
+    );
+  }
+  t.strictSame(ids(await s1!.tasks.listByWorkspace('A-other')), ['o1']);
+  t.strictSame(ids(await s1!.tasks.listByWorkspace('B')), ['x/y']);
+  t.strictSame(await workspaceSets(), [k.workspaceTasks('A'), k.workspaceTasks('A-other'), k.workspaceTasks('B')], 'no set for the ghost');
+
+  // the marker keeps it to once: with the marker present, a lost set is not rebuilt on open
+  await raw.del(k.workspaceTasks('B'));
+  const again = await open();
+  t.strictSame(await again.tasks.listByWorkspace('B'), [], 'not rebuilt while marked');
+});
