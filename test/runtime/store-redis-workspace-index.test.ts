@@ -104,7 +104,7 @@ t.test('data from before the sets: indexed on open, once, by two instances openi
   const { open, make, raw, k, workspaceSets } = await setup(t, 'migrate');
   const first = await open();
   t.equal(await raw.exists(k.workspaceTasksBuilt), 1, 'a fresh store is marked built');
-  for (let i = 0; i < 1_100; i++) await make(first, 'A', `a${i}`, (['submitted', 'working', 'completed', 'input-required'] as const)[i % 4]);
+  for (let i = 0; i < 1_100; i++) await make(first, 'A', `a${i}`, (['submitted', 'working', 'completed', 'input-required'] as const)[i % 4]!);
   await make(first, 'A-other', 'o1', 'working');
   await make(first, 'B', 'x/y', 'failed');
   // as the code before the sets left the data: no workspace set, no marker
