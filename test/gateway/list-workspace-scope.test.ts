@@ -70,13 +70,21 @@ t.test('ListTasks, tasks/list and the dashboard list only the workspace, on Redi
   };
   const recent = await admin('/tasks');
   t.equal(recent.status, 200);
-  t.same(recent.json.tasks.map((x: { id: string }) => x.id), [...mine].reverse(), "the dashboard: A's tasks only, newest first");
+  t.same(
+    recent.json.tasks.map((x: { id: string }) => x.id),
+    [...mine].reverse(),
+    "the dashboard: A's tasks only, newest first",
+  );
   t.same(
     (await admin('/tasks?state=completed&limit=2')).json.tasks.map((x: { id: string }) => x.id),
     [mine[2], mine[1]],
     'filtered by state, newest first, limited',
   );
-  t.same((await admin('/tasks?agent=converse')).json.tasks.map((x: { id: string }) => x.id), [waiting.id], 'filtered by agent');
+  t.same(
+    (await admin('/tasks?agent=converse')).json.tasks.map((x: { id: string }) => x.id),
+    [waiting.id],
+    'filtered by agent',
+  );
 
   // a record of B that cannot be read: a listing that read B's tasks would fail on it; A's listings do not
   const raw = createClient({ url: REDIS_URL });

@@ -275,7 +275,10 @@ function storeContract(engine: Engine) {
       t.strictSame(ids(await s.tasks.listByWorkspace('B')), ['A'], 'the swept id with a slash too');
 
       // the last of a workspace's tasks ends and is swept: the listing is empty, then a new task lists again
-      t.equal(await s.tasks.put({ ...sampleTask({ id: 'a-working', state: 'canceled' }), workspaceId: 'A', updatedAt: T + 2_000, seq: 2 }, { expectSeq: 1 }), true);
+      t.equal(
+        await s.tasks.put({ ...sampleTask({ id: 'a-working', state: 'canceled' }), workspaceId: 'A', updatedAt: T + 2_000, seq: 2 }, { expectSeq: 1 }),
+        true,
+      );
       t.equal((await s.tasks.sweep({ endedBy: T + 2_000, limit: 100 })).length, 2);
       t.strictSame(await s.tasks.listByWorkspace('A'), []);
       await make('A', 'a-new', 'submitted', T + 3_000);

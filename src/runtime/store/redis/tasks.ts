@@ -159,15 +159,7 @@ export function redisTaskStore(o: RedisParts): TaskStore {
       const reply = await run({
         script: sweepTasks7,
         keys: [k.tasksEnded, ...TaskState.options.map((s) => k.tasksInState(s))],
-        args: [
-          String(endedBy),
-          String(limit),
-          k.idPrefix.task,
-          k.idPrefix.taskRev,
-          k.idPrefix.events,
-          k.idPrefix.pushConfigs,
-          k.idPrefix.workspaceTasks,
-        ],
+        args: [String(endedBy), String(limit), k.idPrefix.task, k.idPrefix.taskRev, k.idPrefix.events, k.idPrefix.pushConfigs, k.idPrefix.workspaceTasks],
       });
       return (Array.isArray(reply) ? reply : []).map((id) => String(id));
     },
