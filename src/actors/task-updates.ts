@@ -11,13 +11,14 @@ export interface TaskContext {
   pendingMessage?: Message;
 }
 
-const agentMessage = (task: Task, parts: Message['parts'], metadata?: Message['metadata']): Message => ({
+const agentMessage = (task: Task, m: Pick<Message, 'parts' | 'metadata' | 'extensions'>): Message => ({
   role: 'agent',
-  parts,
+  parts: m.parts,
   messageId: randomUUID(),
   taskId: task.id,
   contextId: task.contextId,
-  ...(metadata !== undefined && { metadata }),
+  ...(m.metadata !== undefined && { metadata: m.metadata }),
+  ...(m.extensions !== undefined && { extensions: m.extensions }),
 });
 
 // tasks changing state in the same millisecond (most of them, under load) share one formatted timestamp
@@ -34,7 +35,7 @@ const isoTime = (ms: number): string => {
 export function withStatus(task: Task, o: { state: TaskState; now: number; message?: Message; failure?: { reason: string; message: string } }): Task {
   let message = o.message;
   if (o.failure) {
-    message = agentMessage(task, [{ kind: 'text', text: o.failure.message }], { reason: o.failure.reason });
+    message = agentMessage(task, { parts: [{ kind: 'text', text: o.failure.message }], metadata: { reason: o.failure.reason } });
   }
   return {
     ...task,
@@ -84,11 +85,11 @@ export function applyAgentEvent(ctx: TaskContext, ev: AgentEvent, now: number): 
     case 'artifact':
       return { task: { ...task, artifacts: mergeArtifact(task, ev.artifact), updatedAt: now } };
     case 'message': {
-      const m = agentMessage(task, ev.message.parts, ev.message.metadata);
+      const m = agentMessage(task, ev.message);
       return { task: { ...task, history: [...task.history, m], updatedAt: now } };
     }
     case 'status': {
-      const m = ev.message && agentMessage(task, ev.message.parts, ev.message.metadata);
+      const m = ev.message && agentMessage(task, ev.message);
       if (ev.state === 'working') return { task: withStatus(task, { state: 'working', message: m, now }) };
       // a closing status ends the turn when the run returns; its message joins the history now
       const history = m ? [...task.history, m] : task.history;

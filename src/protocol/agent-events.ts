@@ -2,20 +2,23 @@
 import { z } from 'zod';
 import { ConnectionName } from './connections.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
-import { Artifact, CallerId, Message, Metadata, Part } from './model.js';
+import { Artifact, CallerId, Extensions, Message, Metadata, Part } from './model.js';
+
+/** An agent's message: the task's ids and the role are the gateway's to set; the extensions it used are the agent's to say. */
+const AgentMessage = z.object({ parts: z.array(Part).min(1), metadata: Metadata.optional(), extensions: Extensions.optional() });
 
 /** An event yielded by an agent's async generator. Parts are the internal model (`kind`). */
 export const AgentEvent = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('status'),
     state: z.enum(['working', 'input-required', 'completed', 'failed']),
-    message: z.object({ parts: z.array(Part).min(1), metadata: Metadata.optional() }).optional(),
+    message: AgentMessage.optional(),
   }),
   z.object({
     type: z.literal('artifact'),
     artifact: Artifact.partial({ artifactId: true, index: true }),
   }),
-  z.object({ type: z.literal('message'), message: z.object({ parts: z.array(Part).min(1), metadata: Metadata.optional() }) }),
+  z.object({ type: z.literal('message'), message: AgentMessage }),
 ]);
 export type AgentEvent = z.infer<typeof AgentEvent>;
 

@@ -6,7 +6,17 @@ import type { StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
 import { maskedPushSecrets, publicMetadata } from './internal-fields.js';
 
-export const encodePartB = (p: Part): Part => p;
+/**
+ * A text or data part without its `mediaType`: 0.1-0.3's TextPart and DataPart have no such field (it is 1.0's), so the
+ * revisions do not write it (a file part's type is its `file.mimeType`, which they do have).
+ */
+export function withoutMediaType(p: Part): Part {
+  if (p.kind === 'file' || p.mediaType === undefined) return p;
+  const { mediaType: _v1Only, ...rest } = p;
+  return rest;
+}
+
+export const encodePartB = withoutMediaType;
 
 export function encodeMessageB(m: Message) {
   return {
@@ -17,6 +27,8 @@ export function encodeMessageB(m: Message) {
     ...(m.taskId !== undefined && { taskId: m.taskId }),
     ...(m.contextId !== undefined && { contextId: m.contextId }),
     ...(m.metadata !== undefined && { metadata: m.metadata }),
+    ...(m.extensions !== undefined && { extensions: m.extensions }),
+    ...(m.referenceTaskIds !== undefined && { referenceTaskIds: m.referenceTaskIds }),
   };
 }
 
@@ -27,6 +39,7 @@ export function encodeArtifactB(a: Artifact) {
     ...(a.description !== undefined && { description: a.description }),
     parts: a.parts.map(encodePartB),
     ...(a.metadata !== undefined && { metadata: a.metadata }),
+    ...(a.extensions !== undefined && { extensions: a.extensions }),
   };
 }
 

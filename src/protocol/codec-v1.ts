@@ -4,7 +4,19 @@
 import { z } from 'zod';
 import type { TaskEvent } from './events.js';
 import { maskedPushSecrets, publicMetadata } from './internal-fields.js';
-import { CallerId as Id, Metadata, type Artifact, type Message, type Part, type Task, type TaskState, type TaskStatus } from './model.js';
+import {
+  Extensions,
+  CallerId as Id,
+  MAX_MEDIA_TYPE_LENGTH,
+  Metadata,
+  ReferenceTaskIds,
+  type Artifact,
+  type Message,
+  type Part,
+  type Task,
+  type TaskState,
+  type TaskStatus,
+} from './model.js';
 import { IsoTime, listQuery, PageSize, parseParams, type SendParams } from './params.js';
 import type { PushConfig, StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
@@ -46,8 +58,9 @@ const ROLE_V1 = { user: 'ROLE_USER', agent: 'ROLE_AGENT' } as const;
 
 export function encodePartV1(p: Part) {
   const meta = p.metadata !== undefined ? { metadata: p.metadata } : {};
-  if (p.kind === 'text') return { text: p.text, ...meta };
-  if (p.kind === 'data') return { data: p.data, ...meta };
+  const media = p.kind !== 'file' && p.mediaType !== undefined ? { mediaType: p.mediaType } : {};
+  if (p.kind === 'text') return { text: p.text, ...media, ...meta };
+  if (p.kind === 'data') return { data: p.data, ...media, ...meta };
   const f = p.file;
   // a file without results.files keeps its name and media type, and no content
   return {
@@ -66,6 +79,8 @@ export function encodeMessageV1(m: Message) {
     role: ROLE_V1[m.role],
     parts: m.parts.map(encodePartV1),
     ...(m.metadata !== undefined && { metadata: m.metadata }),
+    ...(m.extensions !== undefined && { extensions: m.extensions }),
+    ...(m.referenceTaskIds !== undefined && { referenceTaskIds: m.referenceTaskIds }),
   };
 }
 
@@ -76,6 +91,7 @@ export function encodeArtifactV1(a: Artifact) {
     ...(a.description !== undefined && { description: a.description }),
     parts: a.parts.map(encodePartV1),
     ...(a.metadata !== undefined && { metadata: a.metadata }),
+    ...(a.extensions !== undefined && { extensions: a.extensions }),
   };
 }
 
@@ -165,6 +181,10 @@ export const PartV1 = z
         message: set.length === 0 ? 'a part needs one of text, raw, url or data' : `a part has one of text, raw, url or data, not ${set.join(' and ')}`,
       });
     }
+    // a text or data part's media type is kept as sent, so it is bounded (a file's is as before, unbounded)
+    if ((p.text !== undefined || p.data !== undefined) && p.mediaType !== undefined && p.mediaType.length > MAX_MEDIA_TYPE_LENGTH) {
+      ctx.addIssue({ code: 'custom', path: ['mediaType'], message: `at most ${MAX_MEDIA_TYPE_LENGTH} characters` });
+    }
   });
 export type PartV1 = z.infer<typeof PartV1>;
 
@@ -177,8 +197,8 @@ export const MessageV1 = z.object({
   role: RoleV1,
   parts: z.array(PartV1).min(1, 'must be a non-empty list'),
   metadata: Metadata.optional(),
-  extensions: z.array(z.string()).optional(),
-  referenceTaskIds: z.array(Id).optional(),
+  extensions: Extensions.optional(),
+  referenceTaskIds: ReferenceTaskIds.optional(),
 });
 
 export const AuthenticationV1 = z.object({ scheme: z.string().min(1), credentials: z.string().optional() });
@@ -237,8 +257,10 @@ export function fileFromV1(p: { raw?: string | undefined; url?: string | undefin
 
 export function partFromV1(p: PartV1): Part {
   const meta = p.metadata !== undefined ? { metadata: p.metadata } : {};
-  if (p.text !== undefined) return { kind: 'text', text: p.text, ...meta };
-  if (p.data !== undefined) return { kind: 'data', data: p.data, ...meta };
+  // proto-JSON writes an unset string as absent; a hand-written '' means the same
+  const media = p.mediaType ? { mediaType: p.mediaType } : {};
+  if (p.text !== undefined) return { kind: 'text', text: p.text, ...media, ...meta };
+  if (p.data !== undefined) return { kind: 'data', data: p.data, ...media, ...meta };
   return { kind: 'file', file: fileFromV1(p), ...meta };
 }
 
@@ -269,6 +291,8 @@ export function sendFromV1(params: unknown): SendParams {
       ...(m.taskId !== undefined && { taskId: m.taskId }),
       ...(m.contextId !== undefined && { contextId: m.contextId }),
       ...(m.metadata !== undefined && { metadata: m.metadata }),
+      ...(m.extensions !== undefined && { extensions: m.extensions }),
+      ...(m.referenceTaskIds !== undefined && { referenceTaskIds: m.referenceTaskIds }),
     },
     ...(c !== undefined && {
       configuration: {

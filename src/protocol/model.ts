@@ -18,7 +18,29 @@ export const MAX_ID_LENGTH = 256;
 export const CallerId = z.string().min(1).max(MAX_ID_LENGTH, `at most ${MAX_ID_LENGTH} characters`);
 export type Metadata = z.infer<typeof Metadata>;
 
-export const TextPart = z.object({ kind: z.literal('text'), text: z.string(), metadata: Metadata.optional() });
+/**
+ * Bounds on the lists a message or artifact carries beside its parts (a caller's are read against them, so one cannot
+ * send a million extension URIs): generous for any real use, small enough that a task record stays a record.
+ */
+export const MAX_EXTENSIONS = 64;
+export const MAX_EXTENSION_URI_LENGTH = 2048;
+export const MAX_REFERENCE_TASK_IDS = 64;
+/** A media type is `type/subtype` plus parameters; RFC 6838 caps each name at 127 characters. */
+export const MAX_MEDIA_TYPE_LENGTH = 256;
+
+/** The URIs of the A2A extensions a message or artifact carries (0.3 and 1.0 both name the field `extensions`). */
+export const Extensions = z
+  .array(z.string().max(MAX_EXTENSION_URI_LENGTH, `at most ${MAX_EXTENSION_URI_LENGTH} characters`))
+  .max(MAX_EXTENSIONS, `at most ${MAX_EXTENSIONS} extensions`);
+/** The tasks a message refers to as its context (0.3 and 1.0 `referenceTaskIds`). */
+export const ReferenceTaskIds = z.array(CallerId).max(MAX_REFERENCE_TASK_IDS, `at most ${MAX_REFERENCE_TASK_IDS} task ids`);
+export const MediaType = z.string().max(MAX_MEDIA_TYPE_LENGTH, `at most ${MAX_MEDIA_TYPE_LENGTH} characters`);
+
+/**
+ * `mediaType` on a text or data part is A2A 1.0's (every 1.0 part may carry one); 0.3's TextPart and DataPart have no
+ * such field, so the 0.x codecs neither read nor write it. A file part's media type is its `file.mimeType`.
+ */
+export const TextPart = z.object({ kind: z.literal('text'), text: z.string(), mediaType: MediaType.optional(), metadata: Metadata.optional() });
 export const FileContent = z.object({
   name: z.string().optional(),
   mimeType: z.string().optional(),
@@ -26,7 +48,7 @@ export const FileContent = z.object({
   uri: z.string().optional(),
 });
 export const FilePart = z.object({ kind: z.literal('file'), file: FileContent, metadata: Metadata.optional() });
-export const DataPart = z.object({ kind: z.literal('data'), data: Metadata, metadata: Metadata.optional() });
+export const DataPart = z.object({ kind: z.literal('data'), data: Metadata, mediaType: MediaType.optional(), metadata: Metadata.optional() });
 export const Part = z.discriminatedUnion('kind', [TextPart, FilePart, DataPart]);
 export type Part = z.infer<typeof Part>;
 
@@ -38,6 +60,8 @@ export const Message = z.object({
   taskId: z.string().optional(),
   contextId: z.string().optional(),
   metadata: Metadata.optional(),
+  extensions: Extensions.optional(),
+  referenceTaskIds: ReferenceTaskIds.optional(),
 });
 export type Message = z.infer<typeof Message>;
 
@@ -50,6 +74,7 @@ export const Artifact = z.object({
   append: z.boolean().optional(),
   lastChunk: z.boolean().optional(),
   metadata: Metadata.optional(),
+  extensions: Extensions.optional(),
 });
 export type Artifact = z.infer<typeof Artifact>;
 

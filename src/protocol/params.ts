@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { RpcError } from './errors.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from './json-depth.js';
-import { CallerId as Id, Metadata, Part, Role, TaskState } from './model.js';
+import { DataPart, Extensions, FilePart, CallerId as Id, Metadata, ReferenceTaskIds, Role, TaskState, TextPart } from './model.js';
 import { PushConfig } from './records.js';
 
 /** Rev A parts say `type`, rev B parts say `kind`: accept either, keep `kind` inside. */
@@ -20,7 +20,10 @@ function normalizePart(v: unknown): unknown {
   return v;
 }
 
-export const PartIn = z.preprocess(normalizePart, Part);
+/** 0.1-0.3 parts: their text and data parts have no `mediaType` (1.0's), so one sent anyway is not read. */
+const PartRevs = z.discriminatedUnion('kind', [TextPart.omit({ mediaType: true }), FilePart, DataPart.omit({ mediaType: true })]);
+
+export const PartIn = z.preprocess(normalizePart, PartRevs);
 
 export const MessageIn = z.object({
   kind: z.literal('message').optional(),
@@ -30,6 +33,8 @@ export const MessageIn = z.object({
   taskId: Id.optional(),
   contextId: Id.optional(),
   metadata: Metadata.optional(),
+  extensions: Extensions.optional(),
+  referenceTaskIds: ReferenceTaskIds.optional(),
 });
 export type MessageIn = z.infer<typeof MessageIn>;
 

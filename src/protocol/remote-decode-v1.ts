@@ -2,7 +2,18 @@
 // artifactUpdate}) read leniently into the internal model, as remote-decode.ts reads the revisions' answers.
 import { z } from 'zod';
 import type { RemoteEvent, RemoteTask } from './connections.js';
-import { Metadata, SETTLED_STATES, type Artifact, type Message, type Part, type TaskState, type TaskStatus } from './model.js';
+import {
+  Extensions,
+  MAX_MEDIA_TYPE_LENGTH,
+  Metadata,
+  ReferenceTaskIds,
+  SETTLED_STATES,
+  type Artifact,
+  type Message,
+  type Part,
+  type TaskState,
+  type TaskStatus,
+} from './model.js';
 import { fileFromV1 } from './codec-v1.js';
 import { RemoteDecodeError, type DecodeContext } from './remote-decode.js';
 
@@ -36,27 +47,35 @@ const State = z.string().transform((s, ctx) => {
 const Role = z.enum(['ROLE_USER', 'ROLE_AGENT']).transform((r) => (r === 'ROLE_USER' ? ('user' as const) : ('agent' as const)));
 
 const PartShape = lenient(
-  z.object({
-    text: z.string().optional(),
-    raw: z.string().optional(),
-    url: z.string().optional(),
-    data: z.unknown().optional(),
-    mediaType: z.string().optional(),
-    filename: z.string().optional(),
-    metadata: Metadata.optional(),
-  }),
+  z
+    .object({
+      text: z.string().optional(),
+      raw: z.string().optional(),
+      url: z.string().optional(),
+      data: z.unknown().optional(),
+      mediaType: z.string().optional(),
+      filename: z.string().optional(),
+      metadata: Metadata.optional(),
+    })
+    // a text or data part's media type is kept, so it is bounded as a caller's is (a file's is as before)
+    .superRefine((p, ctx) => {
+      if ((p.text !== undefined || (p.raw === undefined && p.url === undefined)) && p.mediaType !== undefined && p.mediaType.length > MAX_MEDIA_TYPE_LENGTH) {
+        ctx.addIssue({ code: 'custom', path: ['mediaType'], message: `at most ${MAX_MEDIA_TYPE_LENGTH} characters` });
+      }
+    }),
 );
 
 function toPart(p: z.infer<typeof PartShape>): Part {
   const meta = p.metadata !== undefined ? { metadata: p.metadata } : {};
-  if (p.text !== undefined) return { kind: 'text', text: p.text, ...meta };
+  const media = p.mediaType ? { mediaType: p.mediaType } : {};
+  if (p.text !== undefined) return { kind: 'text', text: p.text, ...media, ...meta };
   if (p.raw !== undefined || p.url !== undefined) {
     return { kind: 'file', file: fileFromV1(p), ...meta };
   }
   // 1.0 data may be any JSON value; the internal model's is an object: anything else is kept under `value`
   const d = p.data;
   const data = typeof d === 'object' && d !== null && !Array.isArray(d) ? (d as Record<string, unknown>) : { value: d ?? null };
-  return { kind: 'data', data, ...meta };
+  return { kind: 'data', data, ...media, ...meta };
 }
 
 const MessageShape = lenient(
@@ -67,6 +86,8 @@ const MessageShape = lenient(
     role: Role,
     parts: z.array(PartShape).default([]),
     metadata: Metadata.optional(),
+    extensions: Extensions.optional(),
+    referenceTaskIds: ReferenceTaskIds.optional(),
   }),
 );
 const StatusShape = lenient(z.object({ state: State, message: MessageShape.optional(), timestamp: z.string().optional() }));
@@ -77,6 +98,7 @@ const ArtifactShape = lenient(
     description: z.string().optional(),
     parts: z.array(PartShape).default([]),
     metadata: Metadata.optional(),
+    extensions: Extensions.optional(),
   }),
 );
 const TaskShape = lenient(
@@ -110,6 +132,8 @@ function toMessage(m: z.infer<typeof MessageShape> | undefined): Message | undef
     ...(m.taskId && { taskId: m.taskId }),
     ...(m.contextId && { contextId: m.contextId }),
     ...(m.metadata !== undefined && { metadata: m.metadata }),
+    ...(m.extensions !== undefined && { extensions: m.extensions }),
+    ...(m.referenceTaskIds !== undefined && { referenceTaskIds: m.referenceTaskIds }),
   };
 }
 
@@ -127,6 +151,7 @@ const toArtifact = (a: z.infer<typeof ArtifactShape>, index: number, chunk: { ap
   ...(chunk.append !== undefined && { append: chunk.append }),
   ...(chunk.lastChunk !== undefined && { lastChunk: chunk.lastChunk }),
   ...(a.metadata !== undefined && { metadata: a.metadata }),
+  ...(a.extensions !== undefined && { extensions: a.extensions }),
 });
 
 function bareTask(v: unknown, ctx: DecodeContext, what: string): RemoteTask {

@@ -13,10 +13,11 @@ import {
 import t from 'tap';
 import { codecs, isSupportedVersion, versionAnswersV1 } from '../../src/protocol/codec.js';
 import { encodeMessageV1, STATE_V1 } from '../../src/protocol/codec-v1.js';
+import { decodeRemoteEventV1, decodeRemoteTaskV1 } from '../../src/protocol/remote-decode-v1.js';
 import { RpcError } from '../../src/protocol/errors.js';
 import type { TaskEvent } from '../../src/protocol/events.js';
 import { INTERNAL_FIELDS, WRITE_ONLY_MASK } from '../../src/protocol/internal-fields.js';
-import { TaskState, type Message, type Part, type Task } from '../../src/protocol/model.js';
+import { MAX_EXTENSIONS, MAX_REFERENCE_TASK_IDS, TaskState, type Artifact, type Message, type Part, type Task } from '../../src/protocol/model.js';
 import type { StoredPushConfig } from '../../src/protocol/records.js';
 import { taskView } from '../../src/protocol/views.js';
 import { toSanitizedJson } from '../../src/runtime/sanitizer.js';
@@ -53,6 +54,13 @@ const PARTS: Array<[string, Part, Obj]> = [
     { url: 'https://files.example/a.pdf', mediaType: 'application/pdf' },
   ],
   ['data', { kind: 'data', data: { n: 1, nested: { ok: true } } }, { data: { n: 1, nested: { ok: true } } }],
+  // every 1.0 part may say its media type, not only a file
+  ['text with media type', { kind: 'text', text: '# hi', mediaType: 'text/markdown' }, { text: '# hi', mediaType: 'text/markdown' }],
+  [
+    'data with media type and metadata',
+    { kind: 'data', data: { n: 2 }, mediaType: 'application/vnd.example+json', metadata: { m: 1 } },
+    { data: { n: 2 }, mediaType: 'application/vnd.example+json', metadata: { m: 1 } },
+  ],
 ];
 
 const msg = (parts: Part[], o: Partial<Message> = {}): Message => ({ role: 'agent', parts, messageId: 'm-1', taskId: 'task-1', contextId: 'ctx-1', ...o });
@@ -153,6 +161,121 @@ t.test('results of a send and stream events: {task}, {statusUpdate}, {artifactUp
     t.strictSame(out, wire, name);
     t.strictSame(SdkStreamResponse.toJSON(SdkStreamResponse.fromJSON(out)), dropEmpty(out), `${name}: a StreamResponse the SDK reads`);
   }
+});
+
+// What the gateway once dropped: a message's extensions and referenceTaskIds, an artifact's extensions, a text or data
+// part's mediaType. Each row: the internal value, its 1.0 form; written, read back by the SDK, read by our decoders.
+const EXT = ['https://ext.example/a2a/trace/v1', 'https://ext.example/a2a/cost/v2'];
+const KEPT_MESSAGES: Array<[string, Message, Obj]> = [
+  [
+    'extensions and referenceTaskIds',
+    msg([{ kind: 'text', text: 'see those' }], { extensions: EXT, referenceTaskIds: ['task-0', 'task-00'] }),
+    {
+      messageId: 'm-1',
+      contextId: 'ctx-1',
+      taskId: 'task-1',
+      role: 'ROLE_AGENT',
+      parts: [{ text: 'see those' }],
+      extensions: EXT,
+      referenceTaskIds: ['task-0', 'task-00'],
+    },
+  ],
+  [
+    'media types on text and data parts beside a file',
+    msg(
+      [
+        { kind: 'text', text: '<b>x</b>', mediaType: 'text/html' },
+        { kind: 'data', data: { a: 1 }, mediaType: 'application/json' },
+        { kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain', uri: 'https://f.example/a.txt' } },
+      ],
+      { extensions: [EXT[0]!] },
+    ),
+    {
+      messageId: 'm-1',
+      contextId: 'ctx-1',
+      taskId: 'task-1',
+      role: 'ROLE_AGENT',
+      parts: [
+        { text: '<b>x</b>', mediaType: 'text/html' },
+        { data: { a: 1 }, mediaType: 'application/json' },
+        { url: 'https://f.example/a.txt', mediaType: 'text/plain', filename: 'a.txt' },
+      ],
+      extensions: [EXT[0]!],
+    },
+  ],
+];
+const KEPT_ARTIFACT: Artifact = {
+  artifactId: 'art-x',
+  index: 0,
+  name: 'report',
+  parts: [{ kind: 'text', text: '# r', mediaType: 'text/markdown' }],
+  extensions: EXT,
+};
+
+t.test('kept fields: 1.0 messages with extensions, referenceTaskIds and part media types, both ways', async (t) => {
+  for (const [name, internal, wire] of KEPT_MESSAGES) {
+    const out = encodeMessageV1(internal);
+    t.strictSame(out, wire, `${name}: written`);
+    t.strictSame(SdkMessage.toJSON(SdkMessage.fromJSON(out)), out, `${name}: the SDK reads and writes it unchanged`);
+    // a caller's SendMessage (role user) and a remote's answer ({message}) read back to the same internal message
+    const sent = V1.read.send({ message: { ...wire, role: 'ROLE_USER' } });
+    t.strictSame(sent.message, { ...internal, role: 'user' }, `${name}: a caller's SendMessage reads it whole`);
+    const answered = decodeRemoteTaskV1({ message: wire }, { receivedAt: TS0 });
+    t.strictSame(answered.status.message, internal, `${name}: a remote's answer reads it whole`);
+  }
+});
+
+t.test('kept fields: 1.0 artifacts with extensions, in a task and a stream event, both ways', async (t) => {
+  const tk = task({ artifacts: [KEPT_ARTIFACT], history: [KEPT_MESSAGES[0]![1]] });
+  const wire = V1.task(taskView(tk, FULL)) as Obj;
+  const art = { artifactId: 'art-x', name: 'report', parts: [{ text: '# r', mediaType: 'text/markdown' }], extensions: EXT };
+  t.strictSame(wire.artifacts, [art], 'the task writes the artifact whole');
+  t.strictSame(wire.history, [KEPT_MESSAGES[0]![2]], 'and its history');
+  t.strictSame(SdkTask.toJSON(SdkTask.fromJSON(wire)), dropEmpty(wire), 'the SDK reads the task whole');
+  const back = decodeRemoteTaskV1(wire, { receivedAt: TS0 });
+  t.strictSame(back.artifacts, [KEPT_ARTIFACT], "a remote's task reads the artifact back");
+  t.strictSame(back.history, [KEPT_MESSAGES[0]![1]], '... and the history');
+  const ev = V1.event({ id: 'task-1', contextId: 'ctx-1' }, { seq: 1, kind: 'artifact', artifact: KEPT_ARTIFACT, append: false, lastChunk: true }) as Obj;
+  t.strictSame((ev.artifactUpdate as Obj).artifact, art, 'an artifact event writes it');
+  const decoded = decodeRemoteEventV1(ev, { receivedAt: TS0 });
+  t.strictSame(
+    decoded.kind === 'artifact' && decoded.artifact,
+    { ...KEPT_ARTIFACT, append: false, lastChunk: true },
+    "a remote's artifact event reads it back",
+  );
+});
+
+t.test('kept fields are bounded: too many extensions or referenced tasks, an overlong media type, refused naming the field', async (t) => {
+  const base = { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'a' }] };
+  const cases: Array<[string, Obj, string]> = [
+    [
+      'extensions past the limit',
+      { ...base, extensions: Array.from({ length: MAX_EXTENSIONS + 1 }, (_, i) => `https://e.example/${i}`) },
+      'params.message.extensions',
+    ],
+    ['an overlong extension URI', { ...base, extensions: [`https://e.example/${'x'.repeat(3000)}`] }, 'params.message.extensions.0'],
+    [
+      'referenced tasks past the limit',
+      { ...base, referenceTaskIds: Array.from({ length: MAX_REFERENCE_TASK_IDS + 1 }, (_, i) => `t-${i}`) },
+      'params.message.referenceTaskIds',
+    ],
+    ['an empty referenced task id', { ...base, referenceTaskIds: [''] }, 'params.message.referenceTaskIds.0'],
+    ['an overlong media type on a text part', { ...base, parts: [{ text: 'a', mediaType: `text/${'x'.repeat(300)}` }] }, 'params.message.parts.0.mediaType'],
+  ];
+  for (const [name, message, path] of cases) {
+    const e = (() => {
+      try {
+        V1.read.send({ message });
+      } catch (err) {
+        return err;
+      }
+      return undefined;
+    })();
+    t.ok(e instanceof RpcError, `${name}: refused`);
+    t.equal(e instanceof RpcError && e.data?.path, path, `${name}: names ${path}`);
+  }
+  const atLimit = V1.read.send({ message: { ...base, extensions: Array.from({ length: MAX_EXTENSIONS }, (_, i) => `https://e.example/${i}`) } });
+  t.equal(atLimit.message.extensions?.length, MAX_EXTENSIONS, 'the limit itself is accepted');
 });
 
 t.test('push configs: 1.0 shape, secrets masked, one scheme; a list is {configs}', async (t) => {

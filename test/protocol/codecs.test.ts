@@ -7,9 +7,10 @@ import { codecs, dialectOfVersionHeader } from '../../src/protocol/codec.js';
 import { RpcError } from '../../src/protocol/errors.js';
 import { diffTask, type TaskEvent } from '../../src/protocol/events.js';
 import { INTERNAL_FIELDS, WRITE_ONLY_MASK } from '../../src/protocol/internal-fields.js';
-import type { Dialect, Message, Task, TaskDialect } from '../../src/protocol/model.js';
+import type { Artifact, Dialect, Message, Task, TaskDialect } from '../../src/protocol/model.js';
 import { parseParams, PushSetParams, SendParams, TaskQueryParams } from '../../src/protocol/params.js';
 import type { StoredPushConfig } from '../../src/protocol/records.js';
+import { decodeRemoteEvent, decodeRemoteTask } from '../../src/protocol/remote-decode.js';
 import { taskView, type TaskViewOptions } from '../../src/protocol/views.js';
 import { toSanitizedJson } from '../../src/runtime/sanitizer.js';
 
@@ -448,6 +449,147 @@ t.test('internal names in caller data: the codec leaves them to the exit filter,
     t.strictSame(wire.artifacts[0].parts[0].data, { rows: [{ n: 1 }] }, `${d}: inside data parts too`);
     t.strictSame(wire.metadata, { deep: {}, source: 'sdk' }, `${d}: and in nested metadata`);
   }
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Kept fields: what the revisions define beside parts (0.3's extensions and referenceTaskIds), and 1.0's mediaType
+// on text and data parts, which 0.1-0.3 have no field for
+// ---------------------------------------------------------------------------------------------------------------
+
+const EXT = ['https://ext.example/a2a/trace/v1'];
+interface KeptCase {
+  name: string;
+  message: Message;
+  artifact: Artifact;
+  /** the message and artifact as rev B writes them, and as rev A does */
+  B: { message: Obj; artifact: Obj };
+  A: { message: Obj; artifact: Obj };
+  /** what a rev B reader (a caller's message/send, a remote's answer) gets back from the rev B form */
+  readB: { message: Message; artifact: Artifact };
+}
+const KEPT: KeptCase[] = [
+  {
+    name: 'extensions and referenceTaskIds',
+    message: { ...agentMsg('see task-0', 'm-5'), extensions: EXT, referenceTaskIds: ['task-0'] },
+    artifact: { artifactId: 'a-1', index: 0, parts: [{ kind: 'text', text: 'r' }], extensions: EXT },
+    B: {
+      message: { ...agentB('see task-0', 'm-5'), extensions: EXT, referenceTaskIds: ['task-0'] },
+      artifact: { artifactId: 'a-1', parts: [{ kind: 'text', text: 'r' }], extensions: EXT },
+    },
+    A: { message: agentA('see task-0'), artifact: { parts: [{ type: 'text', text: 'r' }], index: 0 } },
+    readB: {
+      message: { ...agentMsg('see task-0', 'm-5'), extensions: EXT, referenceTaskIds: ['task-0'] },
+      artifact: { artifactId: 'a-1', index: 0, parts: [{ kind: 'text', text: 'r' }], extensions: EXT },
+    },
+  },
+  {
+    name: "a 1.0 media type on text and data parts: not written (0.x parts have no field for it), a file's mimeType is",
+    message: {
+      ...agentMsg('x', 'm-6'),
+      parts: [
+        { kind: 'text', text: '<b>x</b>', mediaType: 'text/html' },
+        { kind: 'data', data: { a: 1 }, mediaType: 'application/json', metadata: { m: 1 } },
+        { kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain', uri: 'https://f.example/a' } },
+      ],
+    },
+    artifact: { artifactId: 'a-2', index: 0, parts: [{ kind: 'text', text: '# r', mediaType: 'text/markdown' }] },
+    B: {
+      message: {
+        ...agentB('x', 'm-6'),
+        parts: [
+          { kind: 'text', text: '<b>x</b>' },
+          { kind: 'data', data: { a: 1 }, metadata: { m: 1 } },
+          { kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain', uri: 'https://f.example/a' } },
+        ],
+      },
+      artifact: { artifactId: 'a-2', parts: [{ kind: 'text', text: '# r' }] },
+    },
+    A: {
+      message: {
+        role: 'agent',
+        parts: [
+          { type: 'text', text: '<b>x</b>' },
+          { type: 'data', data: { a: 1 }, metadata: { m: 1 } },
+          { type: 'file', file: { name: 'a.txt', mimeType: 'text/plain', uri: 'https://f.example/a' } },
+        ],
+      },
+      artifact: { parts: [{ type: 'text', text: '# r' }], index: 0 },
+    },
+    readB: {
+      message: {
+        ...agentMsg('x', 'm-6'),
+        parts: [
+          { kind: 'text', text: '<b>x</b>' },
+          { kind: 'data', data: { a: 1 }, metadata: { m: 1 } },
+          { kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain', uri: 'https://f.example/a' } },
+        ],
+      },
+      artifact: { artifactId: 'a-2', index: 0, parts: [{ kind: 'text', text: '# r' }] },
+    },
+  },
+];
+
+for (const c of KEPT) {
+  t.test(`kept fields, ${c.name}: written by rev A and rev B, read back by rev B readers`, async (t) => {
+    const tk = task({ status: { state: 'completed', message: c.message, timestamp: TS1 }, history: [c.message], artifacts: [c.artifact] });
+    for (const [d, want] of [
+      ['A', c.A],
+      ['B', c.B],
+    ] as const) {
+      const out = JSON.parse(toSanitizedJson(encode(d, tk)));
+      t.strictSame(out.history, [want.message], `${d}: the history, past the exit sanitizer`);
+      t.strictSame(out.status.message, want.message, `${d}: the status message`);
+      t.strictSame(out.artifacts, [want.artifact], `${d}: the artifact`);
+    }
+    const wireB = encode('B', tk);
+    const remote = decodeRemoteTask(wireB, { receivedAt: TS0 });
+    t.strictSame(remote.history, [c.readB.message], "a rev B remote's task: its history read back");
+    t.strictSame(remote.status.message, c.readB.message, '... its status message');
+    t.strictSame(remote.artifacts, [c.readB.artifact], '... its artifacts');
+    const ev = decodeRemoteEvent(encodeEvent('B', where, { seq: 1, kind: 'artifact', artifact: c.artifact, append: false, lastChunk: true }), {
+      receivedAt: TS0,
+    });
+    t.strictSame(ev.kind === 'artifact' && ev.artifact, { ...c.readB.artifact, append: false, lastChunk: true }, "a rev B remote's artifact event");
+    // a caller's message/send of the same message (as a user's): what the gateway stores
+    const { taskId: _t, contextId: _c, ...sent }: Obj = { ...c.B.message, role: 'user' };
+    const { taskId: _t2, contextId: _c2, ...kept } = { ...c.readB.message, role: 'user' as const };
+    t.strictSame(parseParams(SendParams, { message: sent }).message, { kind: 'message', ...kept }, "a caller's message/send reads it whole");
+  });
+}
+
+t.test("kept fields: a rev B caller's text or data part saying a mediaType (not a 0.3 field) is read without it", async (t) => {
+  const p = parseParams(SendParams, {
+    message: {
+      role: 'user',
+      messageId: 'm',
+      parts: [
+        { kind: 'text', text: 'x', mediaType: 'text/html' },
+        { kind: 'data', data: {}, mediaType: 'a/b' },
+      ],
+    },
+  });
+  t.strictSame(p.message.parts, [
+    { kind: 'text', text: 'x' },
+    { kind: 'data', data: {} },
+  ]);
+});
+
+t.test('kept fields are bounded in rev B too: too many extensions or referenced tasks are refused naming the field', async (t) => {
+  const base = { role: 'user', messageId: 'm', parts: [text('x')] };
+  /** the path a refusal names (undefined: accepted) */
+  const refusedAt = (message: Obj): unknown => {
+    try {
+      parseParams(SendParams, { message });
+    } catch (e) {
+      return e instanceof RpcError ? e.data?.path : e;
+    }
+    return undefined;
+  };
+  const many = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i));
+  t.equal(refusedAt({ ...base, extensions: many(65, (i) => `https://e.example/${i}`) }), 'params.message.extensions');
+  t.equal(refusedAt({ ...base, referenceTaskIds: many(65, (i) => `t-${i}`) }), 'params.message.referenceTaskIds');
+  t.equal(refusedAt({ ...base, referenceTaskIds: ['x'.repeat(257)] }), 'params.message.referenceTaskIds.0');
+  t.equal(refusedAt({ ...base, extensions: many(64, (i) => `u:${i}`), referenceTaskIds: many(64, (i) => `t-${i}`) }), undefined, 'the limits themselves pass');
 });
 
 // ---------------------------------------------------------------------------------------------------------------

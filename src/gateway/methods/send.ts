@@ -20,6 +20,8 @@ function toMessage(m: MessageIn, task: { id: string; contextId: string }): Messa
     taskId: task.id,
     contextId: task.contextId,
     ...(m.metadata !== undefined && { metadata: m.metadata }),
+    ...(m.extensions !== undefined && { extensions: m.extensions }),
+    ...(m.referenceTaskIds !== undefined && { referenceTaskIds: m.referenceTaskIds }),
   };
 }
 

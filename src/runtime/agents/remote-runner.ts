@@ -35,10 +35,20 @@ function remoteRefOf(task: Task): RemoteRef | undefined {
 /** Our routing keys in a caller's metadata: they chose our agent, and mean nothing (or another agent) to the remote. */
 const ROUTING_KEYS = new Set(['agentId', 'skillId']);
 
-/** Our caller's message as it may leave: its parts and metadata, none of our own ids or routing keys. */
+/**
+ * Our caller's message as it may leave: its parts, metadata and extensions, none of our own ids or routing keys. Its
+ * `referenceTaskIds` name tasks of this gateway, which the remote does not know (and our task ids never go out, as
+ * the client codecs keep a message's own taskId and contextId in), so they stay here.
+ */
 function outgoing(m: Message): Message {
   const meta = m.metadata && Object.fromEntries(Object.entries(m.metadata).filter(([k]) => !ROUTING_KEYS.has(k)));
-  return { role: 'user', parts: m.parts, messageId: m.messageId, ...(meta && Object.keys(meta).length > 0 && { metadata: meta }) };
+  return {
+    role: 'user',
+    parts: m.parts,
+    messageId: m.messageId,
+    ...(meta && Object.keys(meta).length > 0 && { metadata: meta }),
+    ...(m.extensions !== undefined && { extensions: m.extensions }),
+  };
 }
 
 const chunkOf = (a: Artifact): Extract<AgentEvent, { type: 'artifact' }>['artifact'] => ({
@@ -48,13 +58,18 @@ const chunkOf = (a: Artifact): Extract<AgentEvent, { type: 'artifact' }>['artifa
   ...(a.description !== undefined && { description: a.description }),
   ...(a.append !== undefined && { append: a.append }),
   ...(a.lastChunk !== undefined && { lastChunk: a.lastChunk }),
+  ...(a.extensions !== undefined && { extensions: a.extensions }),
 });
 
+/**
+ * The remote's status message as our agent's: its parts, metadata and extensions. Its ids, `referenceTaskIds` too,
+ * name the remote's tasks, which no caller of ours ever sees.
+ */
 const statusMessage = (m: Message | undefined, extra?: Record<string, unknown>) => {
   if (!m && !extra) return undefined;
   const parts = m?.parts.length ? m.parts : [{ kind: 'text' as const, text: '' }];
   const metadata = extra ? { ...m?.metadata, ...extra } : m?.metadata;
-  return { parts, ...(metadata !== undefined && { metadata }) };
+  return { parts, ...(metadata !== undefined && { metadata }), ...(m?.extensions !== undefined && { extensions: m.extensions }) };
 };
 
 export function createRemoteRunner(o: { calls: ConnectionCalls }): AgentRunner {
