@@ -7,7 +7,7 @@ import type { AgentRunResult } from '../../protocol/agent-events.js';
 import type { Task } from '../../protocol/model.js';
 import type { KeyRecord } from '../../protocol/records.js';
 import type { RelayRecord } from '../../protocol/relays.js';
-import { MAX_FRAME_BYTES, TUNNEL_VERSION, type RelayAgentCard, type RelayAgentHealth, type RelayFrame } from '../../protocol/tunnel.js';
+import { TUNNEL_VERSION, type RelayAgentCard, type RelayAgentHealth } from '../../protocol/tunnel.js';
 import type { AgentRegistry, AgentTurn } from '../../runtime/agents/registry.js';
 import type { Clock, Timers } from '../../runtime/clock.js';
 import type { EventBus } from '../../runtime/events/bus.js';
@@ -15,15 +15,14 @@ import { type KeyHasher, verifyKey } from '../../runtime/keys.js';
 import { errorText } from '../../runtime/log.js';
 import { recordAnnouncement, relayOfKey } from '../../runtime/relay-admin.js';
 import type { Store } from '../../runtime/store/types.js';
-import type { TunnelApi, TunnelOpen, TunnelSession as TransportSession, TunnelSocket } from '../api.js';
+import type { TunnelApi, TunnelOpen, TunnelSocket } from '../api.js';
 import type { KeyWatch } from '../key-watch.js';
-import { decodeFrame, encodeFrame } from './frames.js';
+import { encodeFrame } from './frames.js';
+import { handshakeSession, type Hello } from './handshake.js';
 import { acceptableCards, type LinkDeps, linkKey, RelayLink, registerCards, type RemoteHold, settingsOf, storedCards } from './link.js';
 import { type Held, RelayMesh, type Released } from './mesh.js';
 import { CLOSE, type RelayTurn, TunnelSession } from './tunnel-session.js';
 
-/** A relay that has not said hello within this long after the upgrade is disconnected. */
-export const HELLO_WITHIN_MS = 10_000;
 /** A holder renews what it holds this often; another instance that heard nothing for HOLD_TTL_MS takes it as gone. */
 export const HOLD_RENEW_MS = 10_000;
 export const HOLD_TTL_MS = 30_000;
@@ -140,7 +139,15 @@ export class RelayHub implements TunnelApi {
       this.d.log('relay tunnel refused', { why: 'the key opens no relay', key: check.key.id, workspace: check.key.workspaceId });
       return { ok: false, status: 403, message: 'Forbidden: this key is not the key of a registered relay (a2a-gateway relays add)' };
     }
-    return { ok: true, session: this.pendingSession(rec, check.key) };
+    return {
+      ok: true,
+      session: handshakeSession({
+        who: { workspace: rec.workspace, relay: rec.name },
+        timers: this.d.timers,
+        log: this.d.log,
+        greet: (o) => this.greet(rec, check.key, o),
+      }),
+    };
   }
 
   close(): void {
@@ -300,132 +307,70 @@ export class RelayHub implements TunnelApi {
     this.mesh.holderGone(m.from, m.workspace, m.relay, 'the tunnel ended');
   }
 
-  /** The transport's session from the upgrade to hello; then it hands frames to the live TunnelSession. */
-  private pendingSession(rec: RelayRecord, key: KeyRecord): TransportSession {
+  /** Registers a relay's hello: its announced agents (those it may hold) and a live session on its socket. */
+  private async greet(rec: RelayRecord, key: KeyRecord, o: { hello: Hello; socket: TunnelSocket; gone: () => boolean }): Promise<TunnelSession | undefined> {
+    const { hello, socket } = o;
     const who = { workspace: rec.workspace, relay: rec.name };
-    let socket: TunnelSocket | undefined;
-    let live: TunnelSession | undefined;
-    let state: 'waiting' | 'greeting' | 'live' | 'gone' = 'waiting';
-    const early: RelayFrame[] = [];
-    let stopHelloTimer: (() => void) | undefined;
-
-    const refuse = (why: string, code: number = CLOSE.protocol) => {
-      this.d.log('relay disconnected: protocol broken', { ...who, why });
-      socket?.send(encodeFrame({ t: 'error', message: why.slice(0, 500) }));
-      if (live) return live.end(why, { code, reason: why });
-      state = 'gone';
-      stopHelloTimer?.();
-      socket?.close(code, why.slice(0, 120));
-    };
-
-    const greet = async (hello: Extract<RelayFrame, { t: 'hello' }>) => {
-      state = 'greeting';
-      stopHelloTimer?.();
-      if (hello.workspace !== rec.workspace) {
-        this.d.log('relay refused: hello names another workspace', { ...who, announced: hello.workspace });
-        state = 'gone';
-        socket?.send(encodeFrame({ t: 'error', message: `this key's relay serves workspace ${rec.workspace}, not ${hello.workspace}` }));
-        socket?.close(CLOSE.policy, 'workspace mismatch');
-        return;
-      }
-      const link = this.linkOf(rec);
-      link.session?.end('replaced by a new tunnel of the same relay', { code: CLOSE.replaced, reason: 'replaced by a new tunnel' });
-      let stored: RelayRecord;
-      try {
-        stored = await recordAnnouncement({ relays: this.d.store.relays, clock: this.d.clock }, rec, this.acceptable(link, rec, hello.agents));
-      } catch (e) {
-        this.d.log('relay announcement not stored', { ...who, error: errorText(e) });
-        state = 'gone';
-        socket?.close(CLOSE.goingAway, 'store unavailable; retry');
-        return;
-      }
-      if ((state as string) === 'gone' || !socket) return;
-      const accepted = this.register(link, stored, this.acceptable(link, stored, hello.agents));
-      const unwatch = this.d.keyWatch.watch(key.id, (why) => {
-        this.d.log('relay disconnected: its key lapsed', { ...who, why });
-        live?.end(`key ${why}`, { code: CLOSE.keyLapsed, reason: `key ${why}` });
-      });
-      const s = new TunnelSession({
-        socket,
-        clock: this.d.clock,
-        timers: this.d.timers,
-        who,
-        log: this.d.log,
-        onHealth: (agents) => {
-          if (link.session !== s) return;
-          const checkedAt = new Date(this.d.clock.now()).toISOString();
-          for (const a of agents) {
-            // a report on an agent this relay does not hold here (refused, never announced) is ignored
-            if (!link.cards.has(a.name)) continue;
-            link.health.set(a.name, { up: a.up, checkedAt, ...(a.error !== undefined && { error: a.error }) });
-          }
-          this.announce(link);
-        },
-        onEnd: (why) => {
-          unwatch();
-          if (link.session === s) {
-            link.session = undefined;
-            link.health.clear();
-            this.mesh.tellAll({ t: 'released', from: this.mesh.origin, workspace: link.workspace, relay: link.name, since: s.since });
-          }
-          this.d.log('relay tunnel ended; its agents are offline', { ...who, why });
-        },
-      });
-      live = s;
-      link.session = s;
-      link.remote = undefined;
-      // the previous session's reports say nothing of this one: its welcome-time snapshot follows
-      link.health.clear();
-      state = 'live';
-      s.send({
-        t: 'welcome',
-        v: TUNNEL_VERSION,
-        relay: rec.name,
-        agents: accepted.map((c) => ({ name: c.name, trust: stored.agents[c.name]?.trust ?? 'execute' })),
-      });
-      this.d.log('relay connected', { ...who, agents: accepted.map((c) => c.name).join(',') });
-      this.announce(link);
-      for (const f of early.splice(0)) {
-        const broke = s.handle(f);
-        if (broke) return refuse(broke);
-      }
-    };
-
-    return {
-      attach: (sock) => {
-        socket = sock;
-        stopHelloTimer = this.d.timers.after(HELLO_WITHIN_MS, () => {
-          if (state === 'waiting') refuse(`no hello within ${HELLO_WITHIN_MS} ms`);
-        });
-      },
-      message: (bytes, binary) => {
-        if (state === 'gone') return;
-        live?.seen();
-        if (!binary) return refuse('a text frame (frames are binary msgpack)');
-        if (bytes.byteLength > MAX_FRAME_BYTES) return refuse(`a frame of ${bytes.byteLength} bytes (the bound is ${MAX_FRAME_BYTES})`, CLOSE.tooBig);
-        const r = decodeFrame(bytes);
-        if (!r.ok) return refuse(r.why);
-        const f = r.frame;
-        if (state === 'waiting') {
-          if (f.t !== 'hello') return refuse(`a ${f.t} frame before hello`);
-          void greet(f).catch((e: unknown) => refuse(`hello failed: ${errorText(e)}`));
-          return;
+    if (hello.workspace !== rec.workspace) {
+      this.d.log('relay refused: hello names another workspace', { ...who, announced: hello.workspace });
+      socket.send(encodeFrame({ t: 'error', message: `this key's relay serves workspace ${rec.workspace}, not ${hello.workspace}` }));
+      socket.close(CLOSE.policy, 'workspace mismatch');
+      return undefined;
+    }
+    const link = this.linkOf(rec);
+    link.session?.end('replaced by a new tunnel of the same relay', { code: CLOSE.replaced, reason: 'replaced by a new tunnel' });
+    let stored: RelayRecord;
+    try {
+      stored = await recordAnnouncement({ relays: this.d.store.relays, clock: this.d.clock }, rec, this.acceptable(link, rec, hello.agents));
+    } catch (e) {
+      this.d.log('relay announcement not stored', { ...who, error: errorText(e) });
+      socket.close(CLOSE.goingAway, 'store unavailable; retry');
+      return undefined;
+    }
+    if (o.gone()) return undefined;
+    const accepted = this.register(link, stored, this.acceptable(link, stored, hello.agents));
+    const unwatch = this.d.keyWatch.watch(key.id, (why) => {
+      this.d.log('relay disconnected: its key lapsed', { ...who, why });
+      s.end(`key ${why}`, { code: CLOSE.keyLapsed, reason: `key ${why}` });
+    });
+    const s: TunnelSession = new TunnelSession({
+      socket,
+      clock: this.d.clock,
+      timers: this.d.timers,
+      who,
+      log: this.d.log,
+      onHealth: (agents) => {
+        if (link.session !== s) return;
+        const checkedAt = new Date(this.d.clock.now()).toISOString();
+        for (const a of agents) {
+          // a report on an agent this relay does not hold here (refused, never announced) is ignored
+          if (!link.cards.has(a.name)) continue;
+          link.health.set(a.name, { up: a.up, checkedAt, ...(a.error !== undefined && { error: a.error }) });
         }
-        if (state === 'greeting') {
-          if (f.t === 'hello') return refuse('a second hello');
-          early.push(f);
-          return;
+        this.announce(link);
+      },
+      onEnd: (why) => {
+        unwatch();
+        if (link.session === s) {
+          link.session = undefined;
+          link.health.clear();
+          this.mesh.tellAll({ t: 'released', from: this.mesh.origin, workspace: link.workspace, relay: link.name, since: s.since });
         }
-        const broke = live!.handle(f);
-        if (broke) refuse(broke);
+        this.d.log('relay tunnel ended; its agents are offline', { ...who, why });
       },
-      pong: () => live?.seen(),
-      closed: (code) => {
-        stopHelloTimer?.();
-        const why = `closed (code ${code})`;
-        state = 'gone';
-        live?.end(why);
-      },
-    };
+    });
+    link.session = s;
+    link.remote = undefined;
+    // the previous session's reports say nothing of this one: its welcome-time snapshot follows
+    link.health.clear();
+    s.send({
+      t: 'welcome',
+      v: TUNNEL_VERSION,
+      relay: rec.name,
+      agents: accepted.map((c) => ({ name: c.name, trust: stored.agents[c.name]?.trust ?? 'execute' })),
+    });
+    this.d.log('relay connected', { ...who, agents: accepted.map((c) => c.name).join(',') });
+    this.announce(link);
+    return s;
   }
 }
