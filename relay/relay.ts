@@ -65,14 +65,6 @@ export interface Relay {
 /** Local agents are on private networks by design, and their URLs are the operator's own: every address is admitted. */
 const LOCAL_NETWORKS = parseAllowlist(['0.0.0.0/0', '::/0']);
 
-/**
- * Idle kept-alive sockets per local agent. Every turn through the tunnel is one call to a local agent, so the turns in
- * flight are the calls in flight: a pool smaller than that (the client's default is 16) closes a socket after each
- * call past it and opens a new one for the next (measured: 64 callers through one tunnel spent their relay's CPU on
- * connect and close). The local agents are few, so keeping this many costs little.
- */
-const LOCAL_FREE_SOCKETS = 256;
-
 /** A card's name made into an agent name (letters, digits, dot, dash, underscore). */
 const agentName = (s: string): string =>
   s
@@ -118,7 +110,6 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     clock,
     timers,
     allowlist: LOCAL_NETWORKS,
-    maxFreeSockets: LOCAL_FREE_SOCKETS,
     ...(o.resolve && { resolve: o.resolve }),
   });
   const intervalMs = c.health_check_interval * 1000;

@@ -124,3 +124,22 @@ t.test('internal metadata never reaches the remote, at any depth', async (t) => 
   t.same(sent.parts[0].metadata, { fine: 'part' });
   t.same(sent.parts[1].data, { ok: 1, nested: { deeper: [{}] } });
 });
+
+t.test('many calls in flight to one remote reuse their sockets: a second wave opens none', async (t) => {
+  const r = await startSdkRemote({ streaming: false });
+  t.teardown(() => r.close());
+  const c = testClient();
+  t.teardown(() => c.close());
+  const wave = () => Promise.all(Array.from({ length: 40 }, (_, i) => c.send({ endpoint: open(r), message: userMessage(`w${i}`) })));
+  const first = await wave();
+  t.ok(
+    first.every((task) => task.status.state === 'completed'),
+    'the first wave completes',
+  );
+  const portsAfterFirst = new Set(r.calls('message/send').map((q) => q.port)).size;
+  await wave();
+  const ports = new Set(r.calls('message/send').map((q) => q.port)).size;
+  t.equal(r.calls('message/send').length, 80, 'both waves reached the remote');
+  // a pool smaller than the calls in flight would close the surplus after the first wave and connect anew
+  t.equal(ports, portsAfterFirst, `the second wave went out on the first wave's ${portsAfterFirst} sockets`);
+});

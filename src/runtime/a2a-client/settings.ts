@@ -20,8 +20,12 @@ export const A2AClientSettings = z.object({
   maxResponseBytes: Count.default(8 * 1024 * 1024),
   /** rev B sends ask the remote to answer once the task settles; false: answer at once, then poll */
   blocking: z.boolean().default(true),
-  /** idle kept-alive sockets per endpoint and host */
-  maxFreeSockets: Count.default(16),
+  /**
+   * idle kept-alive sockets per endpoint and host. At least the calls in flight to one endpoint: a smaller pool closes
+   * a socket after each call past it and opens a new one for the next (a relay's 64 turns through one tunnel spent its
+   * CPU on connect and close with 16). Node's own default; an idle socket goes after IDLE_SOCKET_MS anyway.
+   */
+  maxFreeSockets: Count.default(256),
 });
 export type A2AClientSettings = z.infer<typeof A2AClientSettings>;
 export type A2AClientSettingsInput = z.input<typeof A2AClientSettings>;
