@@ -1,9 +1,10 @@
 // The dashboard's state is the store's, not one process's: two gateway instances on one Redis prefix share sign-in
 // sessions (a cookie made on A works on B, sign-out on B ends it on A), keys' last use (after the flush interval) and
 // recent webhook deliveries; on LMDB a session outlives a restart, and an expired one is refused.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient, RESP_TYPES } from 'redis';
 import t, { type Test } from 'tap';
 import { KEY_USAGE_FLUSH_MS } from '../../src/main.js';
 import { ManualClock } from '../../src/runtime/clock.js';
@@ -43,6 +44,28 @@ async function signIn(g: TestGateway, key: string) {
   return { status: r.status, cookie: (r.headers.get('set-cookie') ?? '').split(';')[0]!, csrf: r.json?.csrf as string };
 }
 
+/** Every key name and value under a Redis prefix, as bytes, for a search. */
+async function redisDump(prefix: string): Promise<Buffer> {
+  const c = createClient({ url: REDIS_URL });
+  c.on('error', () => {});
+  await c.connect();
+  const parts: Buffer[] = [];
+  try {
+    for await (const batch of c.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
+      for (const key of batch) {
+        parts.push(Buffer.from(key));
+        if ((await c.type(key)) === 'string') {
+          const v = await c.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }).get(key);
+          if (v) parts.push(Buffer.from(v));
+        }
+      }
+    }
+  } finally {
+    await c.close();
+  }
+  return Buffer.concat(parts);
+}
+
 async function pair(t: Test) {
   const prefix = testPrefix('dash-shared');
   // one manual clock for both: flushes and expiries move only when the test says so
@@ -62,7 +85,7 @@ async function pair(t: Test) {
     await b.close();
     await cleanupPrefix(REDIS_URL, prefix);
   });
-  return { a, b, clock };
+  return { a, b, clock, prefix };
 }
 
 t.test('a session made on A works on B (read and mutation), and signing out on B ends it on A', async (t) => {
@@ -83,6 +106,18 @@ t.test('a session made on A works on B (read and mutation), and signing out on B
   t.equal((await call(b, 'DELETE', '/session', { cookie: s.cookie, csrf: s.csrf })).status, 200, 'signed out on B');
   t.equal((await call(a, 'GET', '/session', { cookie: s.cookie })).status, 401, 'A refuses the cookie too');
   t.equal((await call(a, 'GET', '/keys', { cookie: s.cookie })).status, 401);
+});
+
+t.test('the shared store holds no cookie a reader could sign in with: only a hash of it', async (t) => {
+  const { a, b, prefix } = await pair(t);
+  const admin = await a.key({ workspace: 'acme', trust: 'admin' });
+  const s = await signIn(a, admin.key);
+  const token = s.cookie.slice(s.cookie.indexOf('=') + 1);
+  t.match(token, /^[A-Za-z0-9_-]{43}$/, 'the cookie carries a token');
+  const dump = await redisDump(prefix);
+  t.ok(dump.length > 0, 'the store was read');
+  t.notOk(dump.includes(Buffer.from(token)), 'the token is in no key name and no value under the prefix');
+  t.equal((await call(b, 'GET', '/session', { cookie: s.cookie })).status, 200, 'yet the cookie works on the other instance');
 });
 
 t.test("a key used on A shows its last use on B's keys page once A flushes", async (t) => {
@@ -147,6 +182,8 @@ t.test('lmdb: a session outlives a restart on the same data dir; an expired one 
   const s = await signIn(first, admin.key);
   t.equal(s.status, 200);
   await first.close();
+  const file = await readFile(join(dataDir, 'store', 'data.mdb'));
+  t.notOk(file.includes(Buffer.from(s.cookie.slice(s.cookie.indexOf('=') + 1))), 'the LMDB file holds no cookie token, only its hash');
 
   again = await startTestGateway({ clock, timers: clock, dataDir, config: { dashboard: { enabled: true, sessionTtlMs: 60_000 } } });
   const back = await call(again, 'GET', '/session', { cookie: s.cookie });

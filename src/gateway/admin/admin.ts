@@ -57,7 +57,7 @@ export function createAdmin(d: AdminDeps): AdminApi {
     if (!s) return undefined;
     const key = await d.store.keys.get(s.keyId);
     if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= d.clock.now())) {
-      await sessions.end(s.id);
+      await sessions.end(s);
       return undefined;
     }
     return s;
@@ -78,12 +78,12 @@ export function createAdmin(d: AdminDeps): AdminApi {
       const p = SignIn.safeParse(parseBody(req));
       if (!p.success) throw new AdminError(400, 'invalid_input', 'key: an admin key is required', 'key');
       const key = await adminKey(p.data.key);
-      const s = await sessions.create({ workspace: key.workspaceId, keyId: key.id });
+      const { session: s, cookie } = await sessions.create({ workspace: key.workspaceId, keyId: key.id });
       d.log('dashboard sign-in', { workspace: key.workspaceId, key: key.id });
       return json(
         200,
         { workspace: s.workspace, csrf: s.csrf, expires_at: new Date(s.expiresAt).toISOString() },
-        { 'Set-Cookie': sessionCookie({ id: s.id, maxAgeSeconds: Math.floor(sessions.ttlMs / 1000), tls: req.tls }) },
+        { 'Set-Cookie': sessionCookie({ id: cookie, maxAgeSeconds: Math.floor(sessions.ttlMs / 1000), tls: req.tls }) },
       );
     }
     const s = await sessionOf(req);
@@ -93,7 +93,7 @@ export function createAdmin(d: AdminDeps): AdminApi {
     }
     if (req.method === 'DELETE') {
       if (s && !csrfMatches(s, req.csrf)) throw new AdminError(403, 'csrf', 'Missing or wrong X-CSRF-Token');
-      if (s) await sessions.end(s.id);
+      if (s) await sessions.end(s);
       return json(200, { signed_out: true }, { 'Set-Cookie': sessionCookie({ id: '', maxAgeSeconds: 0, tls: req.tls }) });
     }
     throw new AdminError(405, 'method_not_allowed', `${req.method} is not allowed here`);

@@ -1,7 +1,9 @@
-// Dashboard sessions: an opaque id in an HttpOnly cookie maps to (workspace, the admin key that signed in, a CSRF
+// Dashboard sessions: an opaque token in an HttpOnly cookie maps to (workspace, the admin key that signed in, a CSRF
 // token, an expiry). Kept in the store (store.dashboard), so every gateway instance on one store knows every session
-// and a restart signs no one out. Expiry is judged here on the injected clock; the store only collects abandoned ones.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+// and a restart signs no one out. The store holds only a hash of the token, as it holds API keys only hashed: whoever
+// reads the store (a Redis SCAN, a copy of the LMDB file, a backup) learns no cookie to sign in with. Expiry is judged
+// here on the injected clock; the store only collects abandoned sessions.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DashboardSession } from '../../protocol/dashboard.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { DashboardStore } from '../../runtime/store/types.js';
@@ -12,31 +14,36 @@ export const SESSION_COOKIE = 'a2a_session';
 
 const token = () => randomBytes(32).toString('base64url');
 
+/** The store's id of a session: a hash of its cookie token (256 random bits: no secret key is needed against guessing). */
+const storedId = (cookieToken: string) => createHash('sha256').update(cookieToken).digest('base64url');
+
 export class SessionStore {
   constructor(private readonly o: { store: Pick<DashboardStore, 'putSession' | 'getSession' | 'deleteSession'>; clock: Clock; ttlMs: number }) {}
 
-  async create(o: { workspace: string; keyId: string }): Promise<Session> {
+  /** A new session; `cookie` is the token for the Set-Cookie header, shown this once and never stored. */
+  async create(o: { workspace: string; keyId: string }): Promise<{ session: Session; cookie: string }> {
     const now = this.o.clock.now();
-    const s: Session = { id: token(), workspace: o.workspace, keyId: o.keyId, csrf: token(), expiresAt: now + this.o.ttlMs };
-    await this.o.store.putSession(s, { now });
-    return s;
+    const cookie = token();
+    const session: Session = { id: storedId(cookie), workspace: o.workspace, keyId: o.keyId, csrf: token(), expiresAt: now + this.o.ttlMs };
+    await this.o.store.putSession(session, { now });
+    return { session, cookie };
   }
 
-  /** The live session of this id; an expired one is dropped. */
-  async get(id: string | undefined): Promise<Session | undefined> {
-    // a cookie value is ours only if it looks like one of our tokens: nothing else reaches the store's key names
-    if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
-    const s = await this.o.store.getSession(id);
+  /** The live session of a cookie's token; an expired one is dropped. */
+  async get(cookie: string | undefined): Promise<Session | undefined> {
+    // a cookie value is ours only if it looks like one of our tokens
+    if (!cookie || !/^[A-Za-z0-9_-]{43}$/.test(cookie)) return undefined;
+    const s = await this.o.store.getSession(storedId(cookie));
     if (!s) return undefined;
     if (s.expiresAt <= this.o.clock.now()) {
-      await this.o.store.deleteSession(id);
+      await this.o.store.deleteSession(s.id);
       return undefined;
     }
     return s;
   }
 
-  async end(id: string): Promise<void> {
-    await this.o.store.deleteSession(id);
+  async end(s: Session): Promise<void> {
+    await this.o.store.deleteSession(s.id);
   }
 
   get ttlMs(): number {
