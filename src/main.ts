@@ -120,6 +120,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   });
   const push = createPushRuntime({
     store,
+    secret,
     clock,
     timers,
     log,

@@ -1,6 +1,6 @@
 // `a2a-gateway webhooks secret rotate --workspace W [--json]`: a new webhook signing secret for a workspace, shown once.
 import { parseArgs } from 'node:util';
-import { openStore } from '../open-store.js';
+import { openSecret, openStore } from '../open-store.js';
 import { WebhookSecretError, WebhookSecrets } from '../runtime/push/secrets.js';
 import { COMMON_OPTIONS, configFrom } from './common-flags.js';
 
@@ -18,9 +18,10 @@ export async function webhooksCommand(args: string[]): Promise<number> {
   });
   if (!values.workspace) throw new WebhookSecretError('workspace: --workspace is required');
   const config = await configFrom(values);
+  const serverSecret = await openSecret(config);
   const store = await openStore(config);
   try {
-    const secret = await new WebhookSecrets({ meta: store.meta }).rotate(values.workspace);
+    const secret = await new WebhookSecrets({ meta: store.meta, secret: serverSecret }).rotate(values.workspace);
     const out = (s: string) => process.stdout.write(`${s}\n`);
     if (values.json) {
       out(JSON.stringify({ workspace: values.workspace, secret }));

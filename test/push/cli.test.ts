@@ -3,6 +3,7 @@ import t from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadSecret } from '../../src/runtime/keys.js';
 import { WebhookSecrets } from '../../src/runtime/push/secrets.js';
 import { openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
 import { jsonOut, runCli } from '../support/cli.js';
@@ -35,7 +36,8 @@ t.test('webhooks secret rotate', async (t) => {
 
   const store = await openLmdbStore({ path: join(dataDir, 'store') });
   t.teardown(() => store.close());
-  const secrets = new WebhookSecrets({ meta: store.meta });
+  const secrets = new WebhookSecrets({ meta: store.meta, secret: await loadSecret({ dataDir }) });
   t.equal(await secrets.current('ws-text'), shown, 'the store holds what was shown');
+  t.notMatch(String(await store.meta.get('webhook-secret:ws-text')), shown!, 'sealed at rest: the stored value is not the secret');
   t.equal(await secrets.current('ws-json'), out.secret);
 });

@@ -11,7 +11,7 @@ import type { ConfigInput } from '../../src/config.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import type { Resolve } from '../../src/runtime/net/guard.js';
 import { jsonOut, runCli } from '../support/cli.js';
-import { msgA, msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { msgA, msgB, startTestGateway, TEST_SECRET, type TestGateway } from '../support/gateway.js';
 import { drive, keysDeep, runs, startReceiver, verifySignature, type Delivery } from '../support/webhooks.js';
 
 const PUSH = { allowlist: ['127.0.0.1'], timeoutMs: 5_000, maxAttempts: 6, backoffBaseMs: 1_000, backoffMaxMs: 4_000 };
@@ -55,7 +55,8 @@ t.test('every update of a task, signed, in order, through two failed attempts (r
   const { key } = await tg.key();
 
   // the operator's view: the secret comes from the real CLI, on the store the running server uses
-  const cli = await runCli(['webhooks', 'secret', 'rotate', '--workspace', 'ws1', '--data-dir', tg.dataDir, '--json']);
+  // (with the server's own server secret, as an operator's CLI has it: the stored secret is sealed under it)
+  const cli = await runCli(['webhooks', 'secret', 'rotate', '--workspace', 'ws1', '--data-dir', tg.dataDir, '--json'], { secret: Buffer.from(TEST_SECRET) });
   t.equal(cli.code, 0, cli.stderr);
   const { workspace, secret } = jsonOut(cli) as { workspace: string; secret: string };
   t.equal(workspace, 'ws1');

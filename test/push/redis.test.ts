@@ -5,7 +5,7 @@ import { silentLog } from '../../src/runtime/log.js';
 import { jobsFor } from '../../src/runtime/push/jobs.js';
 import { createPushRuntime } from '../../src/runtime/push/push.js';
 import { openRedisStore } from '../../src/runtime/store/redis/index.js';
-import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { msgB, startTestGateway, TEST_SECRET, type TestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { sampleTask } from '../support/store-records.js';
 import { runs, startReceiver, verifySignature, type Delivery } from '../support/webhooks.js';
@@ -70,7 +70,7 @@ t.test('a job claimed by an instance that died is delivered by another once the 
   const dead = await openRedisStore({ url: REDIS_URL, prefix });
   const live = await openRedisStore({ url: REDIS_URL, prefix });
   const rx = await startReceiver();
-  const runtime = createPushRuntime({ store: live, clock, timers: clock, log: silentLog, settings: PUSH });
+  const runtime = createPushRuntime({ store: live, secret: Buffer.from(TEST_SECRET), clock, timers: clock, log: silentLog, settings: PUSH });
   t.teardown(async () => {
     await runtime.stop();
     await rx.close();

@@ -8,6 +8,8 @@ import { WebhookSecrets } from '../../src/runtime/push/secrets.js';
 import { newSigningSecret, sign, signingKey, webhookHeaders } from '../../src/runtime/push/signing.js';
 import { openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
 
+const SERVER = Buffer.from('a server secret of at least 32 bytes...');
+
 t.test('the Standard Webhooks reference vector', async (t) => {
   // published with the Standard Webhooks reference libraries; a receiver's library must accept what we send
   const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -32,7 +34,7 @@ t.test('workspace secrets live in the store: made on first use, replaced by rota
   const path = await mkdtemp(join(tmpdir(), 'a2a-secrets-'));
   t.teardown(() => rm(path, { recursive: true, force: true }));
   const store = await openLmdbStore({ path });
-  const secrets = new WebhookSecrets({ meta: store.meta });
+  const secrets = new WebhookSecrets({ meta: store.meta, secret: SERVER });
   t.equal(await secrets.current('ws-a'), undefined);
   const made = await secrets.ensure('ws-a');
   t.equal(await secrets.ensure('ws-a'), made, 'ensure keeps an existing secret');
@@ -46,8 +48,39 @@ t.test('workspace secrets live in the store: made on first use, replaced by rota
   await t.rejects(secrets.current('ws-c'), { code: 'ERR_WEBHOOK_SECRET' }, 'a damaged secret is refused, not used');
   await store.close();
   const again = await openLmdbStore({ path });
-  t.equal(await new WebhookSecrets({ meta: again.meta }).current('ws-a'), rotated);
+  t.equal(await new WebhookSecrets({ meta: again.meta, secret: SERVER }).current('ws-a'), rotated);
   await again.close();
+});
+
+t.test('workspace secrets are sealed at rest under the server secret; one stored in the clear before is sealed on use', async (t) => {
+  const path = await mkdtemp(join(tmpdir(), 'a2a-secrets-'));
+  t.teardown(() => rm(path, { recursive: true, force: true }));
+  const store = await openLmdbStore({ path });
+  t.teardown(() => store.close());
+  const secrets = new WebhookSecrets({ meta: store.meta, secret: SERVER });
+  const rotated = await secrets.rotate('ws-a');
+  const raw = await store.meta.get('webhook-secret:ws-a');
+  t.type(raw, 'string');
+  t.notOk(String(raw).includes(rotated.slice('whsec_'.length)), 'the stored value does not hold the secret');
+  t.equal(await secrets.current('ws-a'), rotated, 'and opens to it');
+
+  const other = new WebhookSecrets({ meta: store.meta, secret: Buffer.from('another server secret, 32 bytes!') });
+  await t.rejects(
+    other.current('ws-a'),
+    { code: 'ERR_WEBHOOK_SECRET', message: /does not open with this server secret.*rotate/ },
+    'another server secret cannot open it',
+  );
+  // a sealed value moved to another workspace's entry does not open there either
+  await store.meta.put('webhook-secret:ws-b', raw);
+  await t.rejects(secrets.current('ws-b'), { code: 'ERR_WEBHOOK_SECRET' }, 'a value copied from another workspace is refused');
+
+  // a secret written in the clear by an earlier version
+  const legacy = newSigningSecret();
+  await store.meta.put('webhook-secret:ws-old', legacy);
+  t.equal(await secrets.current('ws-old'), legacy, 'an earlier clear secret is still read');
+  t.equal(await secrets.ensure('ws-old'), legacy, 'a delivery signs with the same secret');
+  t.not(await store.meta.get('webhook-secret:ws-old'), legacy, 'and it is sealed in place');
+  t.equal(await secrets.current('ws-old'), legacy, 'still the same secret');
 });
 
 t.test('backoff: exponential, capped, jittered within the upper half', async (t) => {

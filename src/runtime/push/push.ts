@@ -29,6 +29,8 @@ export interface PushRuntime {
 
 export function createPushRuntime(o: {
   store: Store;
+  /** the server secret: webhook signing secrets are sealed under it */
+  secret: Buffer;
   clock: Clock;
   timers: Timers;
   log: Log;
@@ -38,7 +40,7 @@ export function createPushRuntime(o: {
 }): PushRuntime {
   const allowlist = parseAllowlist(o.settings.allowlist, 'push.allowlist');
   const resolve = o.resolve ?? systemResolve;
-  const secrets = new WebhookSecrets({ meta: o.store.meta });
+  const secrets = new WebhookSecrets({ meta: o.store.meta, secret: o.secret });
   const worker = new PushWorker({
     jobs: o.store.pushJobs,
     configs: o.store.pushConfigs,

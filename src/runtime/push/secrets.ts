@@ -1,16 +1,20 @@
 // Per-workspace webhook signing secrets, kept in the store's meta area: created on first use, rotated from the CLI.
+// They are sealed at rest under the server secret (secret-box.ts, as connection credentials are): whoever reads the
+// store learns no secret to forge a delivery's signature with. One stored before sealing (a plain `whsec_` string) is
+// still read, and sealed in place the next time a delivery asks for it.
 //
 // A secret is shown once, when it is rotated (`a2a-gateway webhooks secret rotate --workspace W`). A
 // workspace that receives its first delivery before anyone rotated gets a secret made for it then,
 // which nobody has seen: the operator rotates to get one to show to the receiver. Secrets are never
 // logged. The server reads the secret on every delivery, so a rotation applies from the next attempt.
 import { z } from 'zod';
+import { SecretBoxError, secretBox, type SecretBox } from '../secret-box.js';
 import type { MetaStore } from '../store/types.js';
 import { newSigningSecret, SECRET_PATTERN } from './signing.js';
 
 const metaKey = (workspace: string): string => `webhook-secret:${workspace}`;
 
-const StoredSecret = z.string().regex(SECRET_PATTERN);
+const Secret = z.string().regex(SECRET_PATTERN);
 
 export const WorkspaceId = z
   .string()
@@ -26,15 +30,15 @@ export class WebhookSecretError extends Error {
 }
 
 export class WebhookSecrets {
-  constructor(private readonly o: { meta: MetaStore }) {}
+  private readonly box: SecretBox;
+
+  constructor(private readonly o: { meta: MetaStore; secret: Buffer }) {
+    this.box = secretBox({ secret: o.secret, purpose: 'webhook-signing-secret' });
+  }
 
   /** The workspace's current secret, if it has one. */
   async current(workspace: string): Promise<string | undefined> {
-    const v = await this.o.meta.get(metaKey(workspace));
-    if (v === undefined) return undefined;
-    const r = StoredSecret.safeParse(v);
-    if (!r.success) throw new WebhookSecretError(`the stored webhook secret of workspace '${workspace}' is damaged; rotate it`);
-    return r.data;
+    return (await this.read(workspace))?.secret;
   }
 
   /**
@@ -42,9 +46,10 @@ export class WebhookSecrets {
    * write, and both read back what is stored, so they sign with the same one from then on.
    */
   async ensure(workspace: string): Promise<string> {
-    const have = await this.current(workspace);
-    if (have !== undefined) return have;
-    await this.o.meta.put(metaKey(workspace), newSigningSecret());
+    const have = await this.read(workspace);
+    if (have?.sealed === false) await this.write(workspace, have.secret);
+    if (have !== undefined) return have.secret;
+    await this.write(workspace, newSigningSecret());
     const stored = await this.current(workspace);
     if (stored === undefined) throw new WebhookSecretError(`the webhook secret of workspace '${workspace}' could not be stored`);
     return stored;
@@ -55,7 +60,37 @@ export class WebhookSecrets {
     const ws = WorkspaceId.safeParse(workspace);
     if (!ws.success) throw new WebhookSecretError(ws.error.issues[0]?.message ?? 'workspace: invalid');
     const secret = newSigningSecret();
-    await this.o.meta.put(metaKey(ws.data), secret);
+    await this.write(ws.data, secret);
     return secret;
+  }
+
+  private async write(workspace: string, secret: string): Promise<void> {
+    await this.o.meta.put(metaKey(workspace), this.box.seal(secret, { context: workspace }));
+  }
+
+  private async read(workspace: string): Promise<{ secret: string; sealed: boolean } | undefined> {
+    const v = await this.o.meta.get(metaKey(workspace));
+    if (v === undefined) return undefined;
+    const damaged = () => new WebhookSecretError(`the stored webhook secret of workspace '${workspace}' is damaged; rotate it`);
+    if (typeof v !== 'string') throw damaged();
+    // stored before secrets were sealed
+    if (v.startsWith('whsec_')) {
+      const plain = Secret.safeParse(v);
+      if (!plain.success) throw damaged();
+      return { secret: plain.data, sealed: false };
+    }
+    let opened: unknown;
+    try {
+      opened = this.box.open(v, { context: workspace });
+    } catch (e) {
+      if (!(e instanceof SecretBoxError)) throw e;
+      if (e.code === 'ERR_SEALED_MALFORMED') throw damaged();
+      throw new WebhookSecretError(
+        `the stored webhook secret of workspace '${workspace}' does not open with this server secret (another server secret, or a changed value); rotate it`,
+      );
+    }
+    const r = Secret.safeParse(opened);
+    if (!r.success) throw damaged();
+    return { secret: r.data, sealed: true };
   }
 }
