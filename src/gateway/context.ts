@@ -28,7 +28,7 @@ export interface GatewayParts {
   /** ends a key's open streams once it is revoked or expires */
   keyWatch: KeyWatch;
   /** the webhook URL check (SSRF guard) every push config passes before it is stored */
-  push: Pick<PushRuntime, 'checkUrl'>;
+  push: Pick<PushRuntime, 'checkUrl' | 'configs'>;
 }
 
 export interface StreamingSettings {

@@ -67,6 +67,8 @@ export const StoredPushConfig = PushConfig.extend({
   keyId: z.string().optional(),
   createdAt: z.number(),
   disabled: z.boolean().default(false),
+  /** `token` and `authentication.credentials` hold sealed values (runtime/push/config-secrets.ts) */
+  sealed: z.literal(true).optional(),
 });
 export type StoredPushConfig = z.infer<typeof StoredPushConfig>;
 

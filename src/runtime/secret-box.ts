@@ -14,7 +14,7 @@ const HEADER_BYTES = 1 + IV_BYTES + TAG_BYTES;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** What a box's key is for; each purpose derives its own key. */
-export type SealPurpose = 'connection-credentials' | 'webhook-signing-secret';
+export type SealPurpose = 'connection-credentials' | 'webhook-signing-secret' | 'push-config-credentials';
 
 export type SecretBoxErrorCode =
   /** not a sealed value at all: not base64, too short, or an unknown version */

@@ -3,7 +3,8 @@
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { revokeKey } from '../../src/runtime/key-admin.js';
-import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { pushConfigSeal } from '../../src/runtime/push/config-secrets.js';
+import { msgB, startTestGateway, TEST_SECRET, type TestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { openSse, type SseClient, type SseFrame } from '../support/sse.js';
 import { drive, startReceiver } from '../support/webhooks.js';
@@ -97,7 +98,10 @@ t.test('item 6: push secrets are write-only: reads (any key) show that they are 
     t.match(text, /"credentials":"\*{8}"/, `${what}: the credentials read as set`);
   }
   const stored = await tg.gw.store.pushConfigs.get(`ws1/${taskId}`, 'cfg-1');
-  t.equal(stored?.token, 'tok-very-secret', 'the store keeps the value for deliveries');
+  t.equal(stored?.sealed, true, 'the store keeps the secrets sealed');
+  t.notMatch(JSON.stringify(stored), /very-secret/, 'no secret value in the stored record');
+  const opened = pushConfigSeal({ secret: Buffer.from(TEST_SECRET) }).open(stored!);
+  t.equal(opened.token, 'tok-very-secret', 'they open, under the server secret, to what deliveries present');
 });
 
 for (const engine of ['lmdb', 'redis'] as const) {

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { backoffDelay } from '../../src/runtime/push/backoff.js';
+import { pushConfigSeal } from '../../src/runtime/push/config-secrets.js';
 import { WebhookSecrets } from '../../src/runtime/push/secrets.js';
 import { newSigningSecret, sign, signingKey, webhookHeaders } from '../../src/runtime/push/signing.js';
 import { openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
@@ -97,4 +98,28 @@ t.test('backoff: exponential, capped, jittered within the upper half', async (t)
     const d = backoffDelay(p, n);
     t.ok(d >= Math.min(p.maxMs, p.baseMs * 2 ** (n - 1)) / 2 && d <= p.maxMs, `failure ${n}: ${d} ms`);
   }
+});
+
+t.test("a push config's token and credentials: sealed for the store, opened for delivery, bound to their config", async (t) => {
+  const seal = pushConfigSeal({ secret: SERVER });
+  const rec = {
+    id: 'cfg-1',
+    taskId: 'ws/t1',
+    url: 'https://hooks.example/x',
+    token: 'tok-1',
+    authentication: { schemes: ['Bearer'], credentials: 'cred-1' },
+    createdAt: 1,
+    disabled: false,
+  };
+  const stored = seal.seal(rec);
+  t.equal(stored.sealed, true);
+  t.notMatch(JSON.stringify(stored), /tok-1|cred-1/, 'neither value is in the stored form');
+  t.same(stored.authentication?.schemes, ['Bearer'], 'the schemes stay readable');
+  t.strictSame(seal.open(stored), rec, 'opens to the config as given');
+  t.equal(seal.seal(stored), stored, 'sealing twice changes nothing');
+  t.throws(() => seal.open({ ...stored, id: 'cfg-2' }), { code: 'ERR_SEALED_UNOPENABLE' }, 'copied to another config, it does not open');
+  t.throws(() => pushConfigSeal({ secret: Buffer.from('another server secret, 32 bytes!') }).open(stored), { code: 'ERR_SEALED_UNOPENABLE' });
+  t.strictSame(seal.open(rec), rec, 'a config stored in the clear by an earlier version is used as it is');
+  const bare = { id: 'c', taskId: 'ws/t', url: 'https://h.example', createdAt: 1, disabled: false };
+  t.strictSame(seal.open(seal.seal(bare)), bare, 'a config without secrets round-trips');
 });

@@ -25,7 +25,8 @@ export async function storePushConfig(parts: GatewayParts, o: { task: Task; conf
     createdAt: parts.clock.now(),
     disabled: false,
   };
-  await parts.store.pushConfigs.put(rec);
+  // the reply masks the credentials either way; the store gets them sealed
+  await parts.store.pushConfigs.put(parts.push.configs.seal(rec));
   return rec;
 }
 

@@ -4,6 +4,7 @@ import type { Clock, Timers } from '../clock.js';
 import type { Log } from '../log.js';
 import type { Store } from '../store/types.js';
 import { createPushNotifier, type SideWrite } from './notifier.js';
+import { pushConfigSeal, type PushConfigSeal } from './config-secrets.js';
 import { WebhookSecrets } from './secrets.js';
 import { checkUrl, parseAllowlist, systemResolve, type Resolve, type UrlVerdict } from '../net/guard.js';
 import { PUSH_URL } from './deliver.js';
@@ -20,6 +21,8 @@ export interface PushRuntime {
   /** the supervisor's side writes: jobs for every live config of the task, stored in the change's own commit */
   prepare(records: readonly Task[]): Promise<SideWrite | undefined>;
   readonly secrets: WebhookSecrets;
+  /** seals a config's credentials before it is stored */
+  readonly configs: Pick<PushConfigSeal, 'seal'>;
   start(): void;
   /** resolves when queued changes are stored and no attempt is under way (tests wait on this between clock moves) */
   idle(): Promise<void>;
@@ -41,11 +44,13 @@ export function createPushRuntime(o: {
   const allowlist = parseAllowlist(o.settings.allowlist, 'push.allowlist');
   const resolve = o.resolve ?? systemResolve;
   const secrets = new WebhookSecrets({ meta: o.store.meta, secret: o.secret });
+  const seal = pushConfigSeal({ secret: o.secret });
   const worker = new PushWorker({
     jobs: o.store.pushJobs,
     configs: o.store.pushConfigs,
     keys: o.store.keys,
     secrets,
+    seal,
     clock: o.clock,
     timers: o.timers,
     log: o.log,
@@ -66,6 +71,7 @@ export function createPushRuntime(o: {
     checkUrl: (url) => checkUrl(url, { allowlist, resolve, what: PUSH_URL }),
     prepare: (records) => notifier.prepare(records),
     secrets,
+    configs: seal,
     start: () => worker.start(),
     async idle() {
       await worker.idle();

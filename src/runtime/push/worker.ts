@@ -11,6 +11,8 @@ import { pushViewOf } from './key-view.js';
 import { backoffDelay } from './backoff.js';
 import { deliverOnce, type DeliveryOutcome } from './deliver.js';
 import type { WebhookSecrets } from './secrets.js';
+import type { PushConfigSeal } from './config-secrets.js';
+import { SecretBoxError } from '../secret-box.js';
 import { webhookHeaders } from './signing.js';
 import type { Allowlist, Resolve } from '../net/guard.js';
 
@@ -28,6 +30,8 @@ export interface PushWorkerOptions {
   configs: PushConfigStore;
   keys: KeyStore;
   secrets: WebhookSecrets;
+  /** opens a stored config's sealed credentials */
+  seal: Pick<PushConfigSeal, 'open'>;
   clock: Clock;
   timers: Timers;
   log: Log;
@@ -186,7 +190,14 @@ export class PushWorker {
     this.report(job, outcome, 'retry');
   }
 
-  private async send(job: PushJob, cfg: StoredPushConfig, signal: AbortSignal): Promise<DeliveryOutcome> {
+  private async send(job: PushJob, stored: StoredPushConfig, signal: AbortSignal): Promise<DeliveryOutcome> {
+    let cfg: StoredPushConfig;
+    try {
+      cfg = this.o.seal.open(stored);
+    } catch (e) {
+      if (!(e instanceof SecretBoxError)) throw e;
+      return { kind: 'failed', reason: "the config's credentials do not open with this server secret (register the config again)" };
+    }
     const secret = await this.o.secrets.ensure(job.workspaceId);
     const timestamp = Math.floor(this.o.clock.now() / 1000);
     const headers: Record<string, string> = webhookHeaders({ secret, id: job.id, timestamp, body: job.body });
