@@ -1,7 +1,7 @@
 // Pure updates of a task record: status changes and folding agent events (artifact chunks, messages) into it.
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent } from '../protocol/agent-events.js';
-import type { Artifact, Message, Task, TaskState } from '../protocol/model.js';
+import { extensionsOf, type Artifact, type Message, type Task, type TaskState } from '../protocol/model.js';
 
 /** The task machine's context: the task, and how the agent asked to end the turn under way. */
 export interface TaskContext {
@@ -18,7 +18,7 @@ const agentMessage = (task: Task, m: Pick<Message, 'parts' | 'metadata' | 'exten
   taskId: task.id,
   contextId: task.contextId,
   ...(m.metadata !== undefined && { metadata: m.metadata }),
-  ...(m.extensions !== undefined && { extensions: m.extensions }),
+  ...extensionsOf(m),
 });
 
 // tasks changing state in the same millisecond (most of them, under load) share one formatted timestamp

@@ -1,7 +1,7 @@
 // Revision B (A2A 0.2/0.3) wire shapes: every object has a `kind`; tasks have contextId, artifacts artifactId; stream
 // events are status-update and artifact-update.
 import type { TaskEvent } from './events.js';
-import type { Artifact, Message, Part, Task, TaskStatus } from './model.js';
+import { extensionsOf, referencesOf, type Artifact, type Message, type Part, type Task, type TaskStatus } from './model.js';
 import type { StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
 import { maskedPushSecrets, publicMetadata } from './internal-fields.js';
@@ -27,8 +27,8 @@ export function encodeMessageB(m: Message) {
     ...(m.taskId !== undefined && { taskId: m.taskId }),
     ...(m.contextId !== undefined && { contextId: m.contextId }),
     ...(m.metadata !== undefined && { metadata: m.metadata }),
-    ...(m.extensions !== undefined && { extensions: m.extensions }),
-    ...(m.referenceTaskIds !== undefined && { referenceTaskIds: m.referenceTaskIds }),
+    ...extensionsOf(m),
+    ...referencesOf(m),
   };
 }
 
@@ -39,7 +39,7 @@ export function encodeArtifactB(a: Artifact) {
     ...(a.description !== undefined && { description: a.description }),
     parts: a.parts.map(encodePartB),
     ...(a.metadata !== undefined && { metadata: a.metadata }),
-    ...(a.extensions !== undefined && { extensions: a.extensions }),
+    ...extensionsOf(a),
   };
 }
 

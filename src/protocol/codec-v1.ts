@@ -7,7 +7,9 @@ import { maskedPushSecrets, publicMetadata } from './internal-fields.js';
 import {
   Extensions,
   CallerId as Id,
-  MAX_MEDIA_TYPE_LENGTH,
+  checkKeptMediaType,
+  extensionsOf,
+  referencesOf,
   Metadata,
   ReferenceTaskIds,
   type Artifact,
@@ -79,8 +81,8 @@ export function encodeMessageV1(m: Message) {
     role: ROLE_V1[m.role],
     parts: m.parts.map(encodePartV1),
     ...(m.metadata !== undefined && { metadata: m.metadata }),
-    ...(m.extensions !== undefined && { extensions: m.extensions }),
-    ...(m.referenceTaskIds !== undefined && { referenceTaskIds: m.referenceTaskIds }),
+    ...extensionsOf(m),
+    ...referencesOf(m),
   };
 }
 
@@ -91,7 +93,7 @@ export function encodeArtifactV1(a: Artifact) {
     ...(a.description !== undefined && { description: a.description }),
     parts: a.parts.map(encodePartV1),
     ...(a.metadata !== undefined && { metadata: a.metadata }),
-    ...(a.extensions !== undefined && { extensions: a.extensions }),
+    ...extensionsOf(a),
   };
 }
 
@@ -181,10 +183,7 @@ export const PartV1 = z
         message: set.length === 0 ? 'a part needs one of text, raw, url or data' : `a part has one of text, raw, url or data, not ${set.join(' and ')}`,
       });
     }
-    // a text or data part's media type is kept as sent, so it is bounded (a file's is as before, unbounded)
-    if ((p.text !== undefined || p.data !== undefined) && p.mediaType !== undefined && p.mediaType.length > MAX_MEDIA_TYPE_LENGTH) {
-      ctx.addIssue({ code: 'custom', path: ['mediaType'], message: `at most ${MAX_MEDIA_TYPE_LENGTH} characters` });
-    }
+    checkKeptMediaType({ kept: p.text !== undefined || p.data !== undefined, mediaType: p.mediaType }, ctx);
   });
 export type PartV1 = z.infer<typeof PartV1>;
 
@@ -291,8 +290,8 @@ export function sendFromV1(params: unknown): SendParams {
       ...(m.taskId !== undefined && { taskId: m.taskId }),
       ...(m.contextId !== undefined && { contextId: m.contextId }),
       ...(m.metadata !== undefined && { metadata: m.metadata }),
-      ...(m.extensions !== undefined && { extensions: m.extensions }),
-      ...(m.referenceTaskIds !== undefined && { referenceTaskIds: m.referenceTaskIds }),
+      ...extensionsOf(m),
+      ...referencesOf(m),
     },
     ...(c !== undefined && {
       configuration: {

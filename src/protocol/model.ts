@@ -37,6 +37,21 @@ export const ReferenceTaskIds = z.array(CallerId).max(MAX_REFERENCE_TASK_IDS, `a
 export const MediaType = z.string().max(MAX_MEDIA_TYPE_LENGTH, `at most ${MAX_MEDIA_TYPE_LENGTH} characters`);
 
 /**
+ * A 1.0 part's `mediaType`, bounded where it is kept (on a text or data part; a file part's goes to `file.mimeType`,
+ * unbounded as before): the one check of the 1.0 readers, callers' and remotes' alike.
+ */
+export function checkKeptMediaType(o: { kept: boolean; mediaType: string | undefined }, ctx: z.RefinementCtx): void {
+  if (o.kept && o.mediaType !== undefined && o.mediaType.length > MAX_MEDIA_TYPE_LENGTH)
+    ctx.addIssue({ code: 'custom', path: ['mediaType'], message: `at most ${MAX_MEDIA_TYPE_LENGTH} characters` });
+}
+
+/** A message's or artifact's `extensions`, as an object to spread: absent stays absent. */
+export const extensionsOf = (x: { extensions?: string[] | undefined }) => (x.extensions !== undefined ? { extensions: x.extensions } : {});
+/** A message's `referenceTaskIds`, as an object to spread: absent stays absent. */
+export const referencesOf = (x: { referenceTaskIds?: string[] | undefined }) =>
+  x.referenceTaskIds !== undefined ? { referenceTaskIds: x.referenceTaskIds } : {};
+
+/**
  * `mediaType` on a text or data part is A2A 1.0's (every 1.0 part may carry one); 0.3's TextPart and DataPart have no
  * such field, so the 0.x codecs neither read nor write it. A file part's media type is its `file.mimeType`.
  */

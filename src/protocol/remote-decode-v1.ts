@@ -4,7 +4,9 @@ import { z } from 'zod';
 import type { RemoteEvent, RemoteTask } from './connections.js';
 import {
   Extensions,
-  MAX_MEDIA_TYPE_LENGTH,
+  checkKeptMediaType,
+  extensionsOf,
+  referencesOf,
   Metadata,
   ReferenceTaskIds,
   SETTLED_STATES,
@@ -57,12 +59,8 @@ const PartShape = lenient(
       filename: z.string().optional(),
       metadata: Metadata.optional(),
     })
-    // a text or data part's media type is kept, so it is bounded as a caller's is (a file's is as before)
-    .superRefine((p, ctx) => {
-      if ((p.text !== undefined || (p.raw === undefined && p.url === undefined)) && p.mediaType !== undefined && p.mediaType.length > MAX_MEDIA_TYPE_LENGTH) {
-        ctx.addIssue({ code: 'custom', path: ['mediaType'], message: `at most ${MAX_MEDIA_TYPE_LENGTH} characters` });
-      }
-    }),
+    // a remote's part with neither raw nor url is read as data (toPart): its media type is kept too
+    .superRefine((p, ctx) => checkKeptMediaType({ kept: p.text !== undefined || (p.raw === undefined && p.url === undefined), mediaType: p.mediaType }, ctx)),
 );
 
 function toPart(p: z.infer<typeof PartShape>): Part {
@@ -132,8 +130,8 @@ function toMessage(m: z.infer<typeof MessageShape> | undefined): Message | undef
     ...(m.taskId && { taskId: m.taskId }),
     ...(m.contextId && { contextId: m.contextId }),
     ...(m.metadata !== undefined && { metadata: m.metadata }),
-    ...(m.extensions !== undefined && { extensions: m.extensions }),
-    ...(m.referenceTaskIds !== undefined && { referenceTaskIds: m.referenceTaskIds }),
+    ...extensionsOf(m),
+    ...referencesOf(m),
   };
 }
 
@@ -151,7 +149,7 @@ const toArtifact = (a: z.infer<typeof ArtifactShape>, index: number, chunk: { ap
   ...(chunk.append !== undefined && { append: chunk.append }),
   ...(chunk.lastChunk !== undefined && { lastChunk: chunk.lastChunk }),
   ...(a.metadata !== undefined && { metadata: a.metadata }),
-  ...(a.extensions !== undefined && { extensions: a.extensions }),
+  ...extensionsOf(a),
 });
 
 function bareTask(v: unknown, ctx: DecodeContext, what: string): RemoteTask {

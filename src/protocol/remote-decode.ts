@@ -2,7 +2,19 @@
 // internal model: parts by `type` or `kind`, `sessionId` or `contextId`, artifacts by `index` or `artifactId`.
 import { z } from 'zod';
 import type { RemoteEvent, RemoteTask } from './connections.js';
-import { Extensions, Metadata, ReferenceTaskIds, Role, SETTLED_STATES, TaskState, type Artifact, type Message, type TaskStatus } from './model.js';
+import {
+  Extensions,
+  extensionsOf,
+  Metadata,
+  referencesOf,
+  ReferenceTaskIds,
+  Role,
+  SETTLED_STATES,
+  TaskState,
+  type Artifact,
+  type Message,
+  type TaskStatus,
+} from './model.js';
 import { PartIn } from './params.js';
 
 /** A remote answer that does not read as a task or event; its message names the failing field. */
@@ -109,8 +121,8 @@ function toMessage(m: RemoteMessage | undefined): Message | undefined {
     ...(m.taskId !== undefined && { taskId: m.taskId }),
     ...(m.contextId !== undefined && { contextId: m.contextId }),
     ...(m.metadata !== undefined && { metadata: m.metadata }),
-    ...(m.extensions !== undefined && { extensions: m.extensions }),
-    ...(m.referenceTaskIds !== undefined && { referenceTaskIds: m.referenceTaskIds }),
+    ...extensionsOf(m),
+    ...referencesOf(m),
   };
 }
 
@@ -131,7 +143,7 @@ function toArtifact(a: RemoteArtifact, position: number): Artifact {
     ...(a.append !== undefined && { append: a.append }),
     ...(a.lastChunk !== undefined && { lastChunk: a.lastChunk }),
     ...(a.metadata !== undefined && { metadata: a.metadata }),
-    ...(a.extensions !== undefined && { extensions: a.extensions }),
+    ...extensionsOf(a),
   };
 }
 

@@ -5,7 +5,7 @@ import type { TaskHandle } from '../../actors/task-handle.js';
 import { TaskIdTakenError } from '../../actors/task-writer.js';
 import { codecs } from '../../protocol/codec.js';
 import { RpcError } from '../../protocol/errors.js';
-import type { Message, Task, TaskDialect } from '../../protocol/model.js';
+import { extensionsOf, referencesOf, type Message, type Task, type TaskDialect } from '../../protocol/model.js';
 import type { MessageIn, SendParams } from '../../protocol/params.js';
 import { taskView } from '../../protocol/views.js';
 import type { CallContext, GatewayParts } from '../context.js';
@@ -20,8 +20,8 @@ function toMessage(m: MessageIn, task: { id: string; contextId: string }): Messa
     taskId: task.id,
     contextId: task.contextId,
     ...(m.metadata !== undefined && { metadata: m.metadata }),
-    ...(m.extensions !== undefined && { extensions: m.extensions }),
-    ...(m.referenceTaskIds !== undefined && { referenceTaskIds: m.referenceTaskIds }),
+    ...extensionsOf(m),
+    ...referencesOf(m),
   };
 }
 

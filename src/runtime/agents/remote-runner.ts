@@ -1,7 +1,7 @@
 // The remote runner: a `remote` agent's turns are forwarded over an outbound connection, and the remote's answers come back as agent events.
 import type { AgentEvent, AgentRunResult } from '../../protocol/agent-events.js';
 import type { RemoteTask } from '../../protocol/connections.js';
-import type { Artifact, Message, Task } from '../../protocol/model.js';
+import { extensionsOf, type Artifact, type Message, type Task } from '../../protocol/model.js';
 import { OutboundError, type RemoteEvent } from '../a2a-client/types.js';
 import type { ConnectionCalls } from './outbound-calls.js';
 import type { AgentRunner } from './registry.js';
@@ -47,7 +47,7 @@ function outgoing(m: Message): Message {
     parts: m.parts,
     messageId: m.messageId,
     ...(meta && Object.keys(meta).length > 0 && { metadata: meta }),
-    ...(m.extensions !== undefined && { extensions: m.extensions }),
+    ...extensionsOf(m),
   };
 }
 
@@ -58,7 +58,7 @@ const chunkOf = (a: Artifact): Extract<AgentEvent, { type: 'artifact' }>['artifa
   ...(a.description !== undefined && { description: a.description }),
   ...(a.append !== undefined && { append: a.append }),
   ...(a.lastChunk !== undefined && { lastChunk: a.lastChunk }),
-  ...(a.extensions !== undefined && { extensions: a.extensions }),
+  ...extensionsOf(a),
 });
 
 /**
@@ -69,7 +69,7 @@ const statusMessage = (m: Message | undefined, extra?: Record<string, unknown>) 
   if (!m && !extra) return undefined;
   const parts = m?.parts.length ? m.parts : [{ kind: 'text' as const, text: '' }];
   const metadata = extra ? { ...m?.metadata, ...extra } : m?.metadata;
-  return { parts, ...(metadata !== undefined && { metadata }), ...(m?.extensions !== undefined && { extensions: m.extensions }) };
+  return { parts, ...(metadata !== undefined && { metadata }), ...(m && extensionsOf(m)) };
 };
 
 export function createRemoteRunner(o: { calls: ConnectionCalls }): AgentRunner {

@@ -55,13 +55,8 @@ export class RecentDeliveries {
       error: failed?.reason ?? null,
       at: this.o.clock.now(),
     };
-    let p: Promise<void>;
-    try {
-      p = this.o.store.recordDelivery(ws, d, { keep: this.o.perWorkspace }).catch(this.o.onError);
-    } catch (e) {
-      this.o.onError(e);
-      return;
-    }
+    // the store's methods are async: a failure is a rejection, never a throw here
+    const p = this.o.store.recordDelivery(ws, d, { keep: this.o.perWorkspace }).catch(this.o.onError);
     this.writing.add(p);
     void p.finally(() => this.writing.delete(p));
   }
