@@ -67,7 +67,8 @@ export async function stop(child: ChildProcess): Promise<void> {
       return;
     }
   }
-  const timer = setTimeout(() => killGroup(child), 3000);
+  // a profiling child writes its profile on exit, which can take several seconds after a loaded run
+  const timer = setTimeout(() => killGroup(child), process.env.BENCH_NODE_ARGS ? 30_000 : 3000);
   await exited;
   clearTimeout(timer);
 }

@@ -5,10 +5,12 @@
 //   keys            key id -> KeyRecord
 //   key-hash        key hash -> key id                 (string values)
 //   tasks           task id -> Task
-//   task-state      task id -> its indexed state       (string values; lets a put find the old
-//                                                       index entry without decoding the old task)
-//   tasks-by-state  state -> task ids                  (dupSort index; listByState reads it, no scan)
-//   task-seq        task id -> its record's seq        (read uncached by every task write's check)
+//   task-state      task id -> "state seq"             (string values, read uncached by every task write's check;
+//                                                       lets a put find the old index entry without decoding the task)
+//   tasks-by-state  unfinished state -> task ids       (dupSort index; recovery's listByState reads it, no scan;
+//                                                       a terminal task has no entry, and is listed through tasks-ended)
+//   task-seq        task id -> its record's seq        (only in data dirs written before the seq moved into
+//                                                       task-state; read and dropped by the task's next write or sweep)
 //   tasks-ended     [endedAt, task id] -> true         (terminal tasks by when they ended: retention sweeps it)
 //   push-configs    [taskId, configId] -> StoredPushConfig
 //   meta            key -> any value

@@ -1,4 +1,4 @@
-// The LMDB tasks: `tasks` and their indexes (`task-state`, `tasks-by-state`, `task-seq`, `tasks-ended`); one write path, one sweep.
+// The LMDB tasks: `tasks` and their indexes (`task-state`, `tasks-by-state`, `tasks-ended`, and the legacy `task-seq`); one write path, one sweep.
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { Task, TERMINAL_STATES, type TaskState } from '../../../protocol/model.js';
 import type { TaskPutOptions, TaskStore } from '../types.js';
@@ -11,11 +11,11 @@ export interface LmdbTaskStoreOptions {
   root: RootDatabase;
   /** task key -> Task (lmdb-js's object cache on: only the server process writes tasks) */
   tasks: Database<unknown, Key>;
-  /** task key -> its indexed state */
+  /** task key -> its indexed state and record seq (`indexValue`) */
   taskState: Database<string, string>;
-  /** state -> task keys (dupSort) */
+  /** unfinished state -> task keys (dupSort); terminal tasks are listed through `ended` */
   byState: Database<unknown, string>;
-  /** task key -> its record's seq */
+  /** task key -> its record's seq, for records written before the seq moved into `taskState` (read, then dropped) */
   taskSeq: Database<number, string>;
   /** [endedAt, task key] -> true */
   ended: Database<true, Key>;
@@ -50,17 +50,19 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
     const state = task.status.state;
     const key = taskKey(task.workspaceId, task.id);
     return root.transaction(() => {
-      // the check reads the uncached index entries, never the task cache (another store instance may have written)
-      const prev = taskState.get(key);
-      if (!admits({ state: prev, seq: taskSeq.get(key), create: w.create, expectSeq: w.expectSeq })) return false;
-      if (prev !== undefined && prev !== state) byState.remove(prev, key);
+      // the check reads the uncached index entry, never the task cache (another store instance may have written)
+      const prev = readIndex(taskState.get(key));
+      const prevSeq = prev?.legacy ? taskSeq.get(key) : prev?.seq;
+      if (!admits({ state: prev?.state, seq: prevSeq, create: w.create, expectSeq: w.expectSeq })) return false;
+      // an admitted write never follows a terminal record, so a previous state is an unfinished, indexed one
+      if (prev !== undefined && prev.state !== state) byState.remove(prev.state, key);
       tasks.put(key, task);
-      taskSeq.put(key, task.seq ?? 0);
-      if (prev !== state) {
-        taskState.put(key, state);
-        byState.put(state, key);
-      }
-      if (TERMINAL_STATES.has(state)) ended.put([task.updatedAt, key], true);
+      taskState.put(key, indexValue(state, task.seq ?? 0));
+      if (prev?.legacy) taskSeq.remove(key);
+      const terminal = TERMINAL_STATES.has(state);
+      // only unfinished tasks are listed by state (recovery): a terminal one costs no entry there
+      if (!terminal && prev?.state !== state) byState.put(state, key);
+      if (terminal) ended.put([task.updatedAt, key], true);
       const list = w.events ?? [];
       // one value per write (a group commit's events): one B-tree write instead of one per event
       if (list.length > 0) putEvents(events, key, list, w.retainEvents);
@@ -82,10 +84,23 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
     async listByState(states) {
       fresh();
       const out: Task[] = [];
-      for (const state of new Set(states)) {
+      const wanted = new Set(states);
+      for (const state of wanted) {
+        if (TERMINAL_STATES.has(state)) continue;
         for (const id of byState.getValues(state)) {
           if (typeof id !== 'string') continue;
           const task = readTask(id);
+          if (task) out.push(task);
+        }
+      }
+      // terminal tasks have no by-state entry (recovery never asks for them): the ended index holds them all, each once
+      if ([...wanted].some((s) => TERMINAL_STATES.has(s))) {
+        for (const k of ended.getKeys()) {
+          const key = Array.isArray(k) ? k[1] : undefined;
+          if (typeof key !== 'string') continue;
+          // chosen by the index entry, as the by-state lists are (the task cache may hold another instance's older record)
+          const index = readIndex(taskState.get(key));
+          const task = index !== undefined && wanted.has(index.state) ? readTask(key) : undefined;
           if (task) out.push(task);
         }
       }
@@ -110,10 +125,11 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
           const key = Array.isArray(k) ? k[1] : undefined;
           ended.remove(k);
           if (typeof key !== 'string') continue;
-          const state = taskState.get(key);
-          if (state !== undefined) byState.remove(state, key);
+          const index = readIndex(taskState.get(key));
+          // a terminal task has a by-state entry only when written before terminal ones went unindexed
+          if (index !== undefined && (index.legacy || !TERMINAL_STATES.has(index.state))) byState.remove(index.state, key);
+          if (index?.legacy) taskSeq.remove(key);
           taskState.remove(key);
-          taskSeq.remove(key);
           tasks.remove(key);
           dropEvents(events, key);
           dropPushConfigs(o.pushConfigs, key);
@@ -123,6 +139,20 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
       });
     },
   };
+}
+
+/**
+ * A task's `task-state` value: its state and its record's seq, so that a write's check reads one entry. A value
+ * without a seq (no space) was written by an earlier build, which kept the seq in `task-seq` and indexed every
+ * state, terminal ones too.
+ */
+const indexValue = (state: TaskState, seq: number): string => `${state} ${seq}`;
+
+function readIndex(raw: string | undefined): { state: TaskState; seq: number; legacy: false } | { state: TaskState; legacy: true } | undefined {
+  if (raw === undefined) return undefined;
+  const space = raw.indexOf(' ');
+  if (space < 0) return { state: raw as TaskState, legacy: true };
+  return { state: raw.slice(0, space) as TaskState, seq: Number(raw.slice(space + 1)), legacy: false };
 }
 
 /**
