@@ -93,8 +93,17 @@ t.test("item 4: after a Redis stall longer than deadAfterMs, live instances do n
   const b = await startTestGateway({ config: config('gw-b'), clock: clockB, timers: clockB });
   t.teardown(() => b.close());
   const { key } = await a.key();
-  const onA = (await a.rpc({ key, method: 'message/send', params: slow(120_000, 1) })).json.result.id;
-  const onB = (await b.rpc({ key, method: 'message/send', params: slow(120_000, 1) })).json.result.id;
+  // before the stall Redis answers, but a loaded machine can outlast the 300 ms command timeout: a send refused for
+  // that (a store error, nothing started) is the setup's to retry, not what this test is about
+  const startSlow = async (gw: typeof a): Promise<string> => {
+    for (let attempt = 1; ; attempt++) {
+      const r = await gw.rpc({ key, method: 'message/send', params: slow(120_000, 1) });
+      if (r.json.result?.id) return r.json.result.id;
+      if (attempt === 10) throw new Error(`the slow task did not start: ${JSON.stringify(r.json)}`);
+    }
+  };
+  const onA = await startSlow(a);
+  const onB = await startSlow(b);
   const settle = () => new Promise((r) => setTimeout(r, 60));
   const step = async (clocks: ManualClock[], ms: number) => {
     for (const c of clocks) c.advance(ms);

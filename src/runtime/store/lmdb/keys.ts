@@ -3,6 +3,7 @@ import type { Database, Key, RootDatabase } from 'lmdb';
 import { KeyRecord } from '../../../protocol/records.js';
 import type { KeyStore } from '../types.js';
 import { checked } from '../validate.js';
+import { memoizedReader } from './read-memo.js';
 
 export interface LmdbKeyStoreOptions {
   root: RootDatabase;
@@ -17,24 +18,9 @@ export interface LmdbKeyStoreOptions {
 export function lmdbKeyStore(o: LmdbKeyStoreOptions): KeyStore {
   const { root, keys, keyHash, fresh } = o;
   // Key records are read on every request and may be changed by another process (a CLI revoke), so they are
-  // never cached as objects. The stored bytes are read every time instead (cheap, no decoding); when they equal
-  // the bytes last decoded for that key, the record decoded then is still exactly what is stored.
-  const keyMemo = new Map<string, { bytes: Buffer; rec: KeyRecord }>();
-  const readKey = (id: string): KeyRecord | undefined => {
-    const raw = keys.getBinary(id);
-    if (raw === undefined) {
-      keyMemo.delete(id);
-      return undefined;
-    }
-    const hit = keyMemo.get(id);
-    if (hit?.bytes.equals(raw)) return hit.rec;
-    const v = keys.get(id);
-    if (v === undefined) return undefined;
-    const rec = checked({ schema: KeyRecord, value: v, record: 'key', id });
-    if (keyMemo.size >= 10_000) keyMemo.delete(keyMemo.keys().next().value as string);
-    keyMemo.set(id, { bytes: raw, rec });
-    return rec;
-  };
+  // never cached as objects: the stored bytes are read every time, and decoded only when they changed.
+  const readRecord = memoizedReader({ db: keys, decode: (value, id) => checked({ schema: KeyRecord, value, record: 'key', id: String(id) }) });
+  const readKey = (id: string): KeyRecord | undefined => readRecord(id, id);
 
   return {
     async put(rec) {

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { RecordKind } from '../errors.js';
 import { checked } from '../validate.js';
 import { AFTER_ANY_STRING } from './ranges.js';
+import { memoizedReader } from './read-memo.js';
 
 export const idOf = (key: Key): string => (Array.isArray(key) ? key.join('/') : String(key));
 
@@ -28,15 +29,16 @@ export function lmdbNamedRecords<T>(o: {
 }): NamedRecords<T> {
   const { root, db, fresh } = o;
   const read = (value: unknown, key: Key) => checked({ schema: o.schema, value, record: o.record, id: idOf(key) });
+  // read on every outbound call (a connection) or relay turn, and changed by other processes (the CLI): decoded only
+  // when the stored bytes changed
+  const readOne = memoizedReader({ db, decode: read });
   return {
     async put(rec) {
       await db.put([rec.workspace, rec.name], rec);
     },
     async get(workspace, name) {
       fresh();
-      const key = [workspace, name];
-      const v = db.get(key);
-      return v === undefined ? undefined : read(v, key);
+      return readOne([workspace, name], `${workspace}\u0000${name}`);
     },
     async list(filter) {
       fresh();
