@@ -28,7 +28,7 @@ import type { Store } from './runtime/store/types.js';
 import { startHttpServer } from './transport/app.js';
 import { readiness } from './runtime/readiness.js';
 import { openSecret, openStore } from './open-store.js';
-import { createMetrics, noMetrics } from './runtime/metrics/metrics.js';
+import { createMetrics, noMetrics, type GatewayMetrics } from './runtime/metrics/metrics.js';
 import { meteredCalls } from './runtime/metrics/metered.js';
 import { meteredTunnel } from './gateway/metered-tunnel.js';
 import { createAdmin } from './gateway/admin/admin.js';
@@ -54,6 +54,8 @@ export interface GatewayInstance {
   readonly usage: KeyUsage;
   /** the dashboard's recent deliveries: `idle()` once their records are written */
   readonly deliveries: RecentDeliveries;
+  /** what GET /metrics serves (readable after close, with the process metrics stopped) */
+  readonly metrics: GatewayMetrics;
   /** drains: stops listening, stops live tasks (stored as last persisted), closes pool and store; idempotent */
   close(): Promise<void>;
 }
@@ -269,6 +271,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     retention,
     usage,
     deliveries,
+    metrics,
     close() {
       closing ??= (async () => {
         presence?.stop();
@@ -276,6 +279,8 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
         relays.close();
         await retention.stop();
         await http.close();
+        // no scrape can come now; the process metrics' monitor and GC observer would outlive the gateway
+        metrics.close();
         await supervisor.stop();
         await outbound.close();
         await push.stop();

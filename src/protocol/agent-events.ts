@@ -87,12 +87,20 @@ export type AgentRunResult = z.infer<typeof AgentRunResult>;
 /**
  * A module agent's `ctx.call` as the worker posts it to the main thread, where it is checked (the agent is untrusted).
  * A string message has already become one text part. `taskId`/`contextId` continue a remote task (a follow-up to
- * its `input-required`).
+ * its `input-required`); `extensions` are the URIs of the A2A extensions the message uses, sent to the remote.
  */
 export const AgentCall = z
   .object({
     connection: ConnectionName,
-    message: z.object({ parts: z.array(Part).min(1), metadata: Metadata.optional(), taskId: CallerId.optional(), contextId: CallerId.optional() }).strict(),
+    message: z
+      .object({
+        parts: z.array(Part).min(1),
+        metadata: Metadata.optional(),
+        extensions: Extensions.optional(),
+        taskId: CallerId.optional(),
+        contextId: CallerId.optional(),
+      })
+      .strict(),
     stream: z.boolean(),
   })
   .strict();

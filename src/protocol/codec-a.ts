@@ -5,11 +5,11 @@ import type { Artifact, Message, Part, Task, TaskStatus } from './model.js';
 import type { StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
 import { maskedPushSecrets, publicMetadata } from './internal-fields.js';
-import { withoutMediaType } from './codec-b.js';
+import { withoutV1PartFields } from './codec-b.js';
 
-/** 0.1 text and data parts have no `mediaType` (1.0's): it is left out, not written under an invented name. */
+/** 0.1 text and data parts have no `mediaType` or `filename` (1.0's): they are left out, not written under invented names. */
 export function encodePartA(p: Part) {
-  const { kind, ...rest } = withoutMediaType(p);
+  const { kind, ...rest } = withoutV1PartFields(p);
   return { type: kind, ...rest };
 }
 

@@ -7,16 +7,17 @@ import type { TaskView } from './views.js';
 import { maskedPushSecrets, publicMetadata } from './internal-fields.js';
 
 /**
- * A text or data part without its `mediaType`: 0.1-0.3's TextPart and DataPart have no such field (it is 1.0's), so the
- * revisions do not write it (a file part's type is its `file.mimeType`, which they do have).
+ * A text or data part without its `mediaType` and `filename`: 0.1-0.3's TextPart and DataPart have no such fields (they
+ * are 1.0's), so the revisions do not write them (a file part's are its `file.mimeType` and `file.name`, which they
+ * do have).
  */
-export function withoutMediaType(p: Part): Part {
-  if (p.kind === 'file' || p.mediaType === undefined) return p;
-  const { mediaType: _v1Only, ...rest } = p;
+export function withoutV1PartFields(p: Part): Part {
+  if (p.kind === 'file' || (p.mediaType === undefined && p.filename === undefined)) return p;
+  const { mediaType: _v1Type, filename: _v1Name, ...rest } = p;
   return rest;
 }
 
-export const encodePartB = withoutMediaType;
+export const encodePartB = withoutV1PartFields;
 
 export function encodeMessageB(m: Message) {
   return {

@@ -7,8 +7,9 @@ import { maskedPushSecrets, publicMetadata } from './internal-fields.js';
 import {
   Extensions,
   CallerId as Id,
-  checkKeptMediaType,
+  checkKeptPartFields,
   extensionsOf,
+  keptPartFieldsOf,
   referencesOf,
   Metadata,
   ReferenceTaskIds,
@@ -60,9 +61,9 @@ const ROLE_V1 = { user: 'ROLE_USER', agent: 'ROLE_AGENT' } as const;
 
 export function encodePartV1(p: Part) {
   const meta = p.metadata !== undefined ? { metadata: p.metadata } : {};
-  const media = p.kind !== 'file' && p.mediaType !== undefined ? { mediaType: p.mediaType } : {};
-  if (p.kind === 'text') return { text: p.text, ...media, ...meta };
-  if (p.kind === 'data') return { data: p.data, ...media, ...meta };
+  const kept = p.kind !== 'file' ? keptPartFieldsOf(p) : {};
+  if (p.kind === 'text') return { text: p.text, ...kept, ...meta };
+  if (p.kind === 'data') return { data: p.data, ...kept, ...meta };
   const f = p.file;
   // a file without results.files keeps its name and media type, and no content
   return {
@@ -183,7 +184,7 @@ export const PartV1 = z
         message: set.length === 0 ? 'a part needs one of text, raw, url or data' : `a part has one of text, raw, url or data, not ${set.join(' and ')}`,
       });
     }
-    checkKeptMediaType({ kept: p.text !== undefined || p.data !== undefined, mediaType: p.mediaType }, ctx);
+    checkKeptPartFields({ kept: p.text !== undefined || p.data !== undefined, mediaType: p.mediaType, filename: p.filename }, ctx);
   });
 export type PartV1 = z.infer<typeof PartV1>;
 
@@ -257,9 +258,9 @@ export function fileFromV1(p: { raw?: string | undefined; url?: string | undefin
 export function partFromV1(p: PartV1): Part {
   const meta = p.metadata !== undefined ? { metadata: p.metadata } : {};
   // proto-JSON writes an unset string as absent; a hand-written '' means the same
-  const media = p.mediaType ? { mediaType: p.mediaType } : {};
-  if (p.text !== undefined) return { kind: 'text', text: p.text, ...media, ...meta };
-  if (p.data !== undefined) return { kind: 'data', data: p.data, ...media, ...meta };
+  const kept = keptPartFieldsOf(p);
+  if (p.text !== undefined) return { kind: 'text', text: p.text, ...kept, ...meta };
+  if (p.data !== undefined) return { kind: 'data', data: p.data, ...kept, ...meta };
   return { kind: 'file', file: fileFromV1(p), ...meta };
 }
 

@@ -27,6 +27,8 @@ export const MAX_EXTENSION_URI_LENGTH = 2048;
 export const MAX_REFERENCE_TASK_IDS = 64;
 /** A media type is `type/subtype` plus parameters; RFC 6838 caps each name at 127 characters. */
 export const MAX_MEDIA_TYPE_LENGTH = 256;
+/** A file's name, not a path: file systems cap a name at 255 bytes; room is left for a name in a multi-byte script. */
+export const MAX_FILENAME_LENGTH = 1024;
 
 /** The URIs of the A2A extensions a message or artifact carries (0.3 and 1.0 both name the field `extensions`). */
 export const Extensions = z
@@ -35,15 +37,25 @@ export const Extensions = z
 /** The tasks a message refers to as its context (0.3 and 1.0 `referenceTaskIds`). */
 export const ReferenceTaskIds = z.array(CallerId).max(MAX_REFERENCE_TASK_IDS, `at most ${MAX_REFERENCE_TASK_IDS} task ids`);
 export const MediaType = z.string().max(MAX_MEDIA_TYPE_LENGTH, `at most ${MAX_MEDIA_TYPE_LENGTH} characters`);
+export const Filename = z.string().max(MAX_FILENAME_LENGTH, `at most ${MAX_FILENAME_LENGTH} characters`);
 
 /**
- * A 1.0 part's `mediaType`, bounded where it is kept (on a text or data part; a file part's goes to `file.mimeType`,
- * unbounded as before): the one check of the 1.0 readers, callers' and remotes' alike.
+ * A 1.0 part's `mediaType` and `filename`, bounded where they are kept (on a text or data part; a file part's go to
+ * `file.mimeType` and `file.name`, unbounded as before): the one check of the 1.0 readers, callers' and remotes' alike.
  */
-export function checkKeptMediaType(o: { kept: boolean; mediaType: string | undefined }, ctx: z.RefinementCtx): void {
-  if (o.kept && o.mediaType !== undefined && o.mediaType.length > MAX_MEDIA_TYPE_LENGTH)
+export function checkKeptPartFields(o: { kept: boolean; mediaType: string | undefined; filename: string | undefined }, ctx: z.RefinementCtx): void {
+  if (!o.kept) return;
+  if (o.mediaType !== undefined && o.mediaType.length > MAX_MEDIA_TYPE_LENGTH)
     ctx.addIssue({ code: 'custom', path: ['mediaType'], message: `at most ${MAX_MEDIA_TYPE_LENGTH} characters` });
+  if (o.filename !== undefined && o.filename.length > MAX_FILENAME_LENGTH)
+    ctx.addIssue({ code: 'custom', path: ['filename'], message: `at most ${MAX_FILENAME_LENGTH} characters` });
 }
+
+/** A text or data part's 1.0 `mediaType` and `filename`, as an object to spread (proto-JSON's unset '' is absent). */
+export const keptPartFieldsOf = (p: { mediaType?: string | undefined; filename?: string | undefined }) => ({
+  ...(p.mediaType ? { mediaType: p.mediaType } : {}),
+  ...(p.filename ? { filename: p.filename } : {}),
+});
 
 /** A message's or artifact's `extensions`, as an object to spread: absent stays absent. */
 export const extensionsOf = (x: { extensions?: string[] | undefined }) => (x.extensions !== undefined ? { extensions: x.extensions } : {});
@@ -52,10 +64,17 @@ export const referencesOf = (x: { referenceTaskIds?: string[] | undefined }) =>
   x.referenceTaskIds !== undefined ? { referenceTaskIds: x.referenceTaskIds } : {};
 
 /**
- * `mediaType` on a text or data part is A2A 1.0's (every 1.0 part may carry one); 0.3's TextPart and DataPart have no
- * such field, so the 0.x codecs neither read nor write it. A file part's media type is its `file.mimeType`.
+ * `mediaType` and `filename` on a text or data part are A2A 1.0's (every 1.0 part may carry them); 0.3's TextPart and
+ * DataPart have no such fields, so the 0.x codecs neither read nor write them. A file part's are its `file.mimeType`
+ * and `file.name`.
  */
-export const TextPart = z.object({ kind: z.literal('text'), text: z.string(), mediaType: MediaType.optional(), metadata: Metadata.optional() });
+export const TextPart = z.object({
+  kind: z.literal('text'),
+  text: z.string(),
+  mediaType: MediaType.optional(),
+  filename: Filename.optional(),
+  metadata: Metadata.optional(),
+});
 export const FileContent = z.object({
   name: z.string().optional(),
   mimeType: z.string().optional(),
@@ -63,7 +82,13 @@ export const FileContent = z.object({
   uri: z.string().optional(),
 });
 export const FilePart = z.object({ kind: z.literal('file'), file: FileContent, metadata: Metadata.optional() });
-export const DataPart = z.object({ kind: z.literal('data'), data: Metadata, mediaType: MediaType.optional(), metadata: Metadata.optional() });
+export const DataPart = z.object({
+  kind: z.literal('data'),
+  data: Metadata,
+  mediaType: MediaType.optional(),
+  filename: Filename.optional(),
+  metadata: Metadata.optional(),
+});
 export const Part = z.discriminatedUnion('kind', [TextPart, FilePart, DataPart]);
 export type Part = z.infer<typeof Part>;
 

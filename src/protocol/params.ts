@@ -20,8 +20,9 @@ function normalizePart(v: unknown): unknown {
   return v;
 }
 
-/** 0.1-0.3 parts: their text and data parts have no `mediaType` (1.0's), so one sent anyway is not read. */
-const PartRevs = z.discriminatedUnion('kind', [TextPart.omit({ mediaType: true }), FilePart, DataPart.omit({ mediaType: true })]);
+/** 0.1-0.3 parts: their text and data parts have no `mediaType` or `filename` (1.0's), so one sent anyway is not read. */
+const V1_ONLY = { mediaType: true, filename: true } as const;
+const PartRevs = z.discriminatedUnion('kind', [TextPart.omit(V1_ONLY), FilePart, DataPart.omit(V1_ONLY)]);
 
 export const PartIn = z.preprocess(normalizePart, PartRevs);
 

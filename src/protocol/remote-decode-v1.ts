@@ -4,8 +4,9 @@ import { z } from 'zod';
 import type { RemoteEvent, RemoteTask } from './connections.js';
 import {
   Extensions,
-  checkKeptMediaType,
+  checkKeptPartFields,
   extensionsOf,
+  keptPartFieldsOf,
   referencesOf,
   Metadata,
   ReferenceTaskIds,
@@ -59,21 +60,23 @@ const PartShape = lenient(
       filename: z.string().optional(),
       metadata: Metadata.optional(),
     })
-    // a remote's part with neither raw nor url is read as data (toPart): its media type is kept too
-    .superRefine((p, ctx) => checkKeptMediaType({ kept: p.text !== undefined || (p.raw === undefined && p.url === undefined), mediaType: p.mediaType }, ctx)),
+    // a remote's part with neither raw nor url is read as data (toPart): its media type and filename are kept too
+    .superRefine((p, ctx) =>
+      checkKeptPartFields({ kept: p.text !== undefined || (p.raw === undefined && p.url === undefined), mediaType: p.mediaType, filename: p.filename }, ctx),
+    ),
 );
 
 function toPart(p: z.infer<typeof PartShape>): Part {
   const meta = p.metadata !== undefined ? { metadata: p.metadata } : {};
-  const media = p.mediaType ? { mediaType: p.mediaType } : {};
-  if (p.text !== undefined) return { kind: 'text', text: p.text, ...media, ...meta };
+  const kept = keptPartFieldsOf(p);
+  if (p.text !== undefined) return { kind: 'text', text: p.text, ...kept, ...meta };
   if (p.raw !== undefined || p.url !== undefined) {
     return { kind: 'file', file: fileFromV1(p), ...meta };
   }
   // 1.0 data may be any JSON value; the internal model's is an object: anything else is kept under `value`
   const d = p.data;
   const data = typeof d === 'object' && d !== null && !Array.isArray(d) ? (d as Record<string, unknown>) : { value: d ?? null };
-  return { kind: 'data', data, ...media, ...meta };
+  return { kind: 'data', data, ...kept, ...meta };
 }
 
 const MessageShape = lenient(

@@ -21,6 +21,7 @@ let ours: TestGateway;
 let key: string;
 const logLines: string[] = [];
 
+const EXT = ['https://ext.example/a2a/trace/v1', 'https://ext.example/a2a/cost/v2'];
 const caller = (id: string, options: Record<string, unknown>) => ({ id, name: id, kind: 'module' as const, entry: CALLER, workspace: WS, options });
 
 t.before(async () => {
@@ -32,6 +33,7 @@ t.before(async () => {
       agents: [
         caller('asker', { connection: 'sdk' }),
         caller('streamer', { mode: 'args', args: ['sdk', 'streamed hello', { stream: true }] }),
+        caller('extender', { mode: 'args', args: ['sdk', { parts: [{ kind: 'text', text: 'with extensions' }], extensions: EXT }] }),
         caller('outsider', { connection: 'sdk' }),
         caller('wrong-key', { connection: 'sdk-bad-token' }),
       ],
@@ -45,7 +47,7 @@ t.before(async () => {
     url: sdk.url,
     credentials: { kind: 'bearer', token: BEARER },
     trust: 'admin',
-    agents: ['asker', 'streamer'],
+    agents: ['asker', 'streamer', 'extender'],
   });
   await addConnection(deps, { workspace: WS, name: 'sdk-bad-token', url: sdk.url, credentials: { kind: 'bearer', token: `${BEARER}-wrong` }, trust: 'admin' });
 });
@@ -83,6 +85,15 @@ t.test('a streamed ctx.call yields the remote events in order, the final task la
   t.equal(last.kind, 'task');
   t.equal(last.task.status.state, 'completed');
   t.ok(sdk.calls('message/stream').length >= 1, 'the remote streamed');
+});
+
+t.test("a module agent's ctx.call with extensions: the remote receives them in the message", async (t) => {
+  const r = await ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId: 'extender' } }) });
+  t.equal(r.json.result.status.state, 'completed', JSON.stringify(r.json));
+  t.equal(reportOf(r.json.result).task?.status.state, 'completed', 'the call succeeded');
+  const sent = sdk.calls().filter((c) => c.json.params?.message?.parts?.[0]?.text === 'with extensions');
+  t.equal(sent.length, 1, 'the remote got the message once');
+  t.strictSame(sent[0]!.json.params.message.extensions, EXT, 'with the extensions the agent gave');
 });
 
 t.test('an agent the connection does not name gets not_permitted, and nothing leaves', async (t) => {

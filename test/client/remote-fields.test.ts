@@ -1,5 +1,5 @@
 // A remote agent's message and answers keep the fields beside the parts: a caller's extensions reach the official SDK
-// servers (0.3 and 1.x, the latter with each part's mediaType), the remote's artifact and message extensions come
+// servers (0.3 and 1.x, the latter with each part's mediaType and filename), the remote's artifact and message extensions come
 // back to the caller, and task ids that mean something only on one side (referenceTaskIds) stay on it.
 import type { Message, Task } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
@@ -106,10 +106,10 @@ t.test("0.3 remote: the caller's extensions reach it, its own come back; referen
   t.strictSame(kept.json.result.history.at(-1).extensions, REMOTE_EXT, "and the remote's answer with its extensions");
 });
 
-t.test("1.0 remote (the SDK 1.x server): a caller's mediaType on a text part and extensions reach it", async (t) => {
+t.test("1.0 remote (the SDK 1.x server): a caller's mediaType and filename on text and data parts and extensions reach it", async (t) => {
   const parts = [
-    { text: '# hi', mediaType: 'text/markdown' },
-    { data: { n: 1 }, mediaType: 'application/json' },
+    { text: '# hi', mediaType: 'text/markdown', filename: 'hi.md' },
+    { data: { n: 1 }, mediaType: 'application/json', filename: 'n.json' },
   ];
   const r = await ours.rpc({
     method: 'SendMessage',
@@ -120,6 +120,28 @@ t.test("1.0 remote (the SDK 1.x server): a caller's mediaType on a text part and
   t.equal(r.json.result?.task?.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(r.json));
   const got = sdk1.calls().filter((c) => c.params?.message?.messageId === 'm-v1');
   t.equal(got.length, 1, 'the remote got the message once');
-  t.strictSame(got[0]!.params.message.parts, parts, 'each part with its media type');
+  t.strictSame(got[0]!.params.message.parts, parts, 'each part with its media type and file name');
   t.strictSame(got[0]!.params.message.extensions, EXT, 'and the extensions');
+});
+
+t.test("0.3 remote: a 1.0 caller's mediaType and filename on a text part are not sent (0.3's TextPart has no such fields)", async (t) => {
+  const r = await ours.rpc({
+    method: 'SendMessage',
+    key,
+    headers: { 'A2A-Version': '1.0' },
+    params: {
+      message: {
+        messageId: 'm-v1-to-03',
+        role: 'ROLE_USER',
+        parts: [{ text: '# hi', mediaType: 'text/markdown', filename: 'hi.md' }],
+        metadata: { agentId: 'sdk-ext' },
+      },
+    },
+  });
+  t.equal(r.json.result?.task?.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(r.json));
+  const got = sdk.calls().filter((c) => c.json.params?.message?.messageId === 'm-v1-to-03');
+  t.equal(got.length, 1, 'the remote got the message once');
+  t.strictSame(got[0]!.json.params.message.parts, [{ kind: 'text', text: '# hi' }], 'the part as 0.3 has it');
+  const kept = await ours.rpc({ method: 'GetTask', key, headers: { 'A2A-Version': '1.0' }, params: { id: r.json.result.task.id } });
+  t.strictSame(kept.json.result.history[0].parts, [{ text: '# hi', mediaType: 'text/markdown', filename: 'hi.md' }], 'our history keeps them');
 });

@@ -1,6 +1,6 @@
-// A message's extensions and referenceTaskIds, a part's 1.0 mediaType and an artifact's extensions over real HTTP (real
-// server, LMDB in a temp dir): kept in the stored history, shown in the caller's dialect (0.3 has no mediaType on text
-// or data parts), handed to the agent on the worker pool, and an agent's own extensions shown back.
+// A message's extensions and referenceTaskIds, a part's 1.0 mediaType and filename and an artifact's extensions over
+// real HTTP (real server, LMDB in a temp dir): kept in the stored history, shown in the caller's dialect (0.3 has no
+// mediaType or filename on text or data parts), handed to the agent on the worker pool, and an agent's own extensions shown back.
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { DEMO_AGENTS } from '../../src/demo-agents.js';
@@ -54,17 +54,17 @@ t.test('0.3: a message with too many extensions is refused naming the field, and
   t.equal(r.json.error?.data?.path, 'params.message.extensions');
 });
 
-t.test('1.0: SendMessage with a media type on text and data parts and extensions; GetTask shows them, 0.3 without mediaType', async (t) => {
+t.test('1.0: SendMessage with a media type and file name on text and data parts and extensions; GetTask shows them, 0.3 without them', async (t) => {
   const parts = [
-    { text: '# title', mediaType: 'text/markdown' },
-    { data: { n: 1 }, mediaType: 'application/vnd.example+json' },
+    { text: '# title', mediaType: 'text/markdown', filename: 'title.md' },
+    { data: { n: 1 }, mediaType: 'application/vnd.example+json', filename: 'n.json' },
   ];
   const sent = await rpc('SendMessage', { message: { messageId: id(), role: 'ROLE_USER', parts, extensions: EXT, metadata: { agentId: 'echo' } } }, V1);
   const task = sent.json.result.task;
   t.equal(task.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(sent.json));
-  t.strictSame(task.artifacts[0].parts, parts, "the echo agent got the media types and gave them back in its artifact's parts");
+  t.strictSame(task.artifacts[0].parts, parts, "the echo agent got the media types and file names and gave them back in its artifact's parts");
   const got = await rpc('GetTask', { id: task.id }, V1);
-  t.strictSame(got.json.result.history[0].parts, parts, 'the history keeps each part with its media type');
+  t.strictSame(got.json.result.history[0].parts, parts, 'the history keeps each part with its media type and file name');
   t.strictSame(got.json.result.history[0].extensions, EXT, '... and the extensions');
   const asB = await rpc('tasks/get', { id: task.id }, { 'A2A-Version': '0.3' });
   t.strictSame(
@@ -73,13 +73,17 @@ t.test('1.0: SendMessage with a media type on text and data parts and extensions
       { kind: 'text', text: '# title' },
       { kind: 'data', data: { n: 1 } },
     ],
-    '0.3 has no mediaType on text and data parts: none is written',
+    '0.3 has no mediaType or filename on text and data parts: none is written',
   );
   t.strictSame(asB.json.result.history[0].extensions, EXT, 'the extensions are 0.3 fields too');
 });
 
 t.test('a module agent on the worker pool receives them; its own extensions reach the caller', async (t) => {
-  const parts = [{ text: 'hi', mediaType: 'text/plain' }, { data: {} }, { url: 'https://f.example/a.png', mediaType: 'image/png' }];
+  const parts = [
+    { text: 'hi', mediaType: 'text/plain' },
+    { data: {}, filename: 'empty.json' },
+    { url: 'https://f.example/a.png', mediaType: 'image/png' },
+  ];
   const sent = await rpc(
     'SendMessage',
     { message: { messageId: id(), role: 'ROLE_USER', parts, extensions: [EXT[0]], referenceTaskIds: ['task-before'], metadata: { agentId: 'mirror' } } },
@@ -89,10 +93,11 @@ t.test('a module agent on the worker pool receives them; its own extensions reac
   t.equal(task.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(sent.json));
   t.strictSame(
     task.artifacts[0].parts[0].data,
-    { extensions: [EXT[0]], referenceTaskIds: ['task-before'], mediaTypes: ['text/plain', null, 'image/png'] },
+    { extensions: [EXT[0]], referenceTaskIds: ['task-before'], mediaTypes: ['text/plain', null, 'image/png'], filenames: [null, 'empty.json', null] },
     'what the agent was given',
   );
   t.equal(task.artifacts[0].parts[0].mediaType, 'application/json', "the agent's data part says its media type");
+  t.equal(task.artifacts[0].parts[0].filename, 'seen.json', '... and its file name');
   t.strictSame(task.artifacts[0].extensions, ['https://ext.example/mirror/v1'], "the agent's artifact extensions");
   t.strictSame(task.status.message.extensions, ['https://ext.example/mirror/v1'], "the agent's message extensions");
   const got = await rpc('GetTask', { id: task.id }, V1);

@@ -1,5 +1,8 @@
 // /metrics after real traffic: the counters say exactly what was sent (by method and outcome), rate-limit refusals,
 // open SSE streams, live tasks by state; the request id comes back on every call and reaches the debug log.
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import t, { type Test } from 'tap';
 import { startTestGateway, msgB } from '../support/gateway.js';
 import { openSse } from '../support/sse.js';
@@ -205,4 +208,48 @@ t.test('metrics off: no /metrics route', async (t) => {
   const tg = await startTestGateway({ config: { metrics: { enabled: false } } });
   t.teardown(() => tg.close());
   t.equal((await fetch(`${tg.url}/metrics`)).status, 404);
+});
+
+/** Every sample of `name` (any labels) added up: the GC histogram counts collections by kind. */
+const total = (text: string, name: string): number =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+
+/** Runs a full GC and resolves once GC observers have been told of it (they are all told in one dispatch). */
+async function collectGarbage(): Promise<void> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const seen = new Promise<void>((resolve) => {
+    const ob = new PerformanceObserver(() => {
+      ob.disconnect();
+      resolve();
+    });
+    ob.observe({ entryTypes: ['gc'] });
+  });
+  gc();
+  await seen;
+}
+
+t.test("a closed gateway's process metrics stop: its GC observer and event-loop monitor no longer run", async (t) => {
+  const tg = await startTestGateway();
+  const { metrics } = tg.gw;
+  const GC = 'a2a_nodejs_gc_duration_seconds_count';
+  const open = total(await metrics.text(), GC);
+  await collectGarbage();
+  t.ok(total(await metrics.text(), GC) > open, 'while open, a GC is counted');
+
+  await tg.close();
+  // a scrape resets the event-loop histogram: from here on it holds only what is sampled after the close
+  const closed = total(await metrics.text(), GC);
+  await collectGarbage();
+  // a monitor of our own at the gateway's resolution: once it has sampled, a running one would have too
+  const own = monitorEventLoopDelay({ resolution: 10 });
+  own.enable();
+  await until(() => own.count >= 3, 'the loop is sampled');
+  own.disable();
+  const after = await metrics.text();
+  t.equal(total(after, GC), closed, 'after close, a GC is not counted');
+  t.ok(Number.isNaN(sample(after, 'a2a_nodejs_eventloop_lag_mean_seconds')), 'after close, the event loop is not sampled (an empty histogram has no mean)');
 });

@@ -17,7 +17,16 @@ import { decodeRemoteEventV1, decodeRemoteTaskV1 } from '../../src/protocol/remo
 import { RpcError } from '../../src/protocol/errors.js';
 import type { TaskEvent } from '../../src/protocol/events.js';
 import { INTERNAL_FIELDS, WRITE_ONLY_MASK } from '../../src/protocol/internal-fields.js';
-import { MAX_EXTENSIONS, MAX_REFERENCE_TASK_IDS, TaskState, type Artifact, type Message, type Part, type Task } from '../../src/protocol/model.js';
+import {
+  MAX_EXTENSIONS,
+  MAX_FILENAME_LENGTH,
+  MAX_REFERENCE_TASK_IDS,
+  TaskState,
+  type Artifact,
+  type Message,
+  type Part,
+  type Task,
+} from '../../src/protocol/model.js';
 import type { StoredPushConfig } from '../../src/protocol/records.js';
 import { taskView } from '../../src/protocol/views.js';
 import { toSanitizedJson } from '../../src/runtime/sanitizer.js';
@@ -60,6 +69,13 @@ const PARTS: Array<[string, Part, Obj]> = [
     'data with media type and metadata',
     { kind: 'data', data: { n: 2 }, mediaType: 'application/vnd.example+json', metadata: { m: 1 } },
     { data: { n: 2 }, mediaType: 'application/vnd.example+json', metadata: { m: 1 } },
+  ],
+  // ... and its file name (a text part read from notes.md, a data part saved as a.json)
+  ['text with file name', { kind: 'text', text: '# notes', filename: 'notes.md' }, { text: '# notes', filename: 'notes.md' }],
+  [
+    'data with media type and file name',
+    { kind: 'data', data: { n: 3 }, mediaType: 'application/json', filename: 'a.json' },
+    { data: { n: 3 }, mediaType: 'application/json', filename: 'a.json' },
   ],
 ];
 
@@ -203,12 +219,29 @@ const KEPT_MESSAGES: Array<[string, Message, Obj]> = [
       extensions: [EXT[0]!],
     },
   ],
+  [
+    'file names on text and data parts',
+    msg([
+      { kind: 'text', text: '# notes', mediaType: 'text/markdown', filename: 'notes.md' },
+      { kind: 'data', data: { a: 1 }, filename: 'a.json' },
+    ]),
+    {
+      messageId: 'm-1',
+      contextId: 'ctx-1',
+      taskId: 'task-1',
+      role: 'ROLE_AGENT',
+      parts: [
+        { text: '# notes', mediaType: 'text/markdown', filename: 'notes.md' },
+        { data: { a: 1 }, filename: 'a.json' },
+      ],
+    },
+  ],
 ];
 const KEPT_ARTIFACT: Artifact = {
   artifactId: 'art-x',
   index: 0,
   name: 'report',
-  parts: [{ kind: 'text', text: '# r', mediaType: 'text/markdown' }],
+  parts: [{ kind: 'text', text: '# r', mediaType: 'text/markdown', filename: 'r.md' }],
   extensions: EXT,
 };
 
@@ -228,7 +261,7 @@ t.test('kept fields: 1.0 messages with extensions, referenceTaskIds and part med
 t.test('kept fields: 1.0 artifacts with extensions, in a task and a stream event, both ways', async (t) => {
   const tk = task({ artifacts: [KEPT_ARTIFACT], history: [KEPT_MESSAGES[0]![1]] });
   const wire = V1.task(taskView(tk, FULL)) as Obj;
-  const art = { artifactId: 'art-x', name: 'report', parts: [{ text: '# r', mediaType: 'text/markdown' }], extensions: EXT };
+  const art = { artifactId: 'art-x', name: 'report', parts: [{ text: '# r', mediaType: 'text/markdown', filename: 'r.md' }], extensions: EXT };
   t.strictSame(wire.artifacts, [art], 'the task writes the artifact whole');
   t.strictSame(wire.history, [KEPT_MESSAGES[0]![2]], 'and its history');
   t.strictSame(SdkTask.toJSON(SdkTask.fromJSON(wire)), dropEmpty(wire), 'the SDK reads the task whole');
@@ -261,6 +294,11 @@ t.test('kept fields are bounded: too many extensions or referenced tasks, an ove
     ],
     ['an empty referenced task id', { ...base, referenceTaskIds: [''] }, 'params.message.referenceTaskIds.0'],
     ['an overlong media type on a text part', { ...base, parts: [{ text: 'a', mediaType: `text/${'x'.repeat(300)}` }] }, 'params.message.parts.0.mediaType'],
+    [
+      'an overlong file name on a data part',
+      { ...base, parts: [{ text: 'a' }, { data: {}, filename: `${'x'.repeat(MAX_FILENAME_LENGTH)}.json` }] },
+      'params.message.parts.1.filename',
+    ],
   ];
   for (const [name, message, path] of cases) {
     const e = (() => {
@@ -276,6 +314,12 @@ t.test('kept fields are bounded: too many extensions or referenced tasks, an ove
   }
   const atLimit = V1.read.send({ message: { ...base, extensions: Array.from({ length: MAX_EXTENSIONS }, (_, i) => `https://e.example/${i}`) } });
   t.equal(atLimit.message.extensions?.length, MAX_EXTENSIONS, 'the limit itself is accepted');
+  const longName = 'x'.repeat(MAX_FILENAME_LENGTH);
+  const named = V1.read.send({ message: { ...base, parts: [{ text: 'a', filename: longName }] } });
+  t.strictSame(named.message.parts, [{ kind: 'text', text: 'a', filename: longName }], 'a file name at the limit is accepted');
+  // a remote's overlong file name on a text part is refused naming it, as a caller's is
+  const remote = { message: { messageId: 'r', role: 'ROLE_AGENT', parts: [{ text: 'a', filename: `${longName}.md` }] } };
+  t.throws(() => decodeRemoteTaskV1(remote, { receivedAt: TS0 }), /filename/, "a remote's overlong file name is refused naming the field");
 });
 
 t.test('push configs: 1.0 shape, secrets masked, one scheme; a list is {configs}', async (t) => {

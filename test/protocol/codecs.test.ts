@@ -453,7 +453,7 @@ t.test('internal names in caller data: the codec leaves them to the exit filter,
 
 // ---------------------------------------------------------------------------------------------------------------
 // Kept fields: what the revisions define beside parts (0.3's extensions and referenceTaskIds), and 1.0's mediaType
-// on text and data parts, which 0.1-0.3 have no field for
+// and filename on text and data parts, which 0.1-0.3 have no field for
 // ---------------------------------------------------------------------------------------------------------------
 
 const EXT = ['https://ext.example/a2a/trace/v1'];
@@ -483,16 +483,16 @@ const KEPT: KeptCase[] = [
     },
   },
   {
-    name: "a 1.0 media type on text and data parts: not written (0.x parts have no field for it), a file's mimeType is",
+    name: "a 1.0 media type and file name on text and data parts: not written (0.x parts have no field for them), a file's mimeType and name are",
     message: {
       ...agentMsg('x', 'm-6'),
       parts: [
-        { kind: 'text', text: '<b>x</b>', mediaType: 'text/html' },
-        { kind: 'data', data: { a: 1 }, mediaType: 'application/json', metadata: { m: 1 } },
+        { kind: 'text', text: '<b>x</b>', mediaType: 'text/html', filename: 'x.html' },
+        { kind: 'data', data: { a: 1 }, mediaType: 'application/json', filename: 'a.json', metadata: { m: 1 } },
         { kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain', uri: 'https://f.example/a' } },
       ],
     },
-    artifact: { artifactId: 'a-2', index: 0, parts: [{ kind: 'text', text: '# r', mediaType: 'text/markdown' }] },
+    artifact: { artifactId: 'a-2', index: 0, parts: [{ kind: 'text', text: '# r', mediaType: 'text/markdown', filename: 'r.md' }] },
     B: {
       message: {
         ...agentB('x', 'm-6'),
@@ -557,14 +557,14 @@ for (const c of KEPT) {
   });
 }
 
-t.test("kept fields: a rev B caller's text or data part saying a mediaType (not a 0.3 field) is read without it", async (t) => {
+t.test("kept fields: a rev B caller's text or data part saying a mediaType or filename (not 0.3 fields) is read without them", async (t) => {
   const p = parseParams(SendParams, {
     message: {
       role: 'user',
       messageId: 'm',
       parts: [
-        { kind: 'text', text: 'x', mediaType: 'text/html' },
-        { kind: 'data', data: {}, mediaType: 'a/b' },
+        { kind: 'text', text: 'x', mediaType: 'text/html', filename: 'x.html' },
+        { kind: 'data', data: {}, mediaType: 'a/b', filename: 'a.json' },
       ],
     },
   });

@@ -125,7 +125,7 @@ t.test('a call resolves with the remote final task, and the agent yields it', as
   t.same(pool.stats().calls.open, 0, 'nothing left open');
 });
 
-t.test('a message given as parts, with metadata and a remote task to continue, reaches the handler as given', async (t) => {
+t.test('a message given as parts, with metadata, extensions and a remote task to continue, reaches the handler as given', async (t) => {
   const s = standIn(async () => remoteTask('thanks', 'completed'));
   const message = {
     parts: [
@@ -133,6 +133,7 @@ t.test('a message given as parts, with metadata and a remote task to continue, r
       { kind: 'data', data: { n: 42 } },
     ],
     metadata: { note: 'follow-up' },
+    extensions: ['https://ext.example/a2a/trace/v1'],
     taskId: 'remote-1',
     contextId: 'remote-ctx',
   };
@@ -274,6 +275,11 @@ t.test('bad arguments are refused naming the field, and the handler never sees t
     { args: ['peer', { parts: [{ kind: 'image', url: 'x' }] }], field: /^ctx\.call refused: message\.parts\.0/ },
     { args: ['peer', { parts: [{ kind: 'text', text: 'hi' }], role: 'agent' }], field: /^ctx\.call refused: message: .*role/ },
     { args: ['peer', 7], field: /^ctx\.call refused: message: / },
+    { args: ['peer', { parts: [{ kind: 'text', text: 'hi' }], extensions: 'https://e.example/x' }], field: /^ctx\.call refused: message\.extensions: / },
+    {
+      args: ['peer', { parts: [{ kind: 'text', text: 'hi' }], extensions: Array.from({ length: 65 }, (_, i) => `https://e.example/${i}`) }],
+      field: /^ctx\.call refused: message\.extensions: at most 64 extensions/,
+    },
     { args: ['peer', 'hi', { stream: 'yes' }], field: /^opts\.stream: must be a boolean/ },
     { args: ['peer', 'hi', { signal: 'stop' }], field: /^opts\.signal: must be an AbortSignal/ },
     { args: ['peer', 'hi', 'fast'], field: /^opts: must be an object/ },

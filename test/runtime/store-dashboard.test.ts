@@ -5,11 +5,11 @@ import t, { type Test } from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { open } from 'lmdb';
+import { open, type Database, type Key } from 'lmdb';
 import { createClient } from 'redis';
 import type { DashboardSession, DeliveryRecord } from '../../src/protocol/dashboard.js';
 import { StoreCorruptError } from '../../src/runtime/store/errors.js';
-import { openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
+import { LMDB_DBS, openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
 import { openRedisStore } from '../../src/runtime/store/redis/index.js';
 import { redisKeys } from '../../src/runtime/redis/keys.js';
 import type { Store } from '../../src/runtime/store/types.js';
@@ -172,3 +172,83 @@ for (const [name, place] of [
     });
   });
 }
+
+/** A fresh LMDB directory for a test, removed after it with every store opened on it. */
+async function lmdbDir(t: Test): Promise<{ path: string; open(): Promise<Store> }> {
+  const path = await mkdtemp(join(tmpdir(), 'a2a-dash-'));
+  const opened: Store[] = [];
+  t.teardown(async () => {
+    await Promise.all(opened.map((s) => s.close()));
+    await rm(path, { recursive: true, force: true });
+  });
+  return {
+    path,
+    async open() {
+      const s = await openLmdbStore({ path });
+      opened.push(s);
+      return s;
+    },
+  };
+}
+
+/** Runs `f` on one of the store's sub-databases, opened raw as the store opens it (plain msgpack, no records). */
+async function rawLmdb<R>(path: string, name: string, f: (db: Database<unknown, Key>) => R | Promise<R>): Promise<R> {
+  const env = open({ path, noSubdir: false, maxDbs: 32 });
+  const plain: Record<string, unknown> = { useRecords: false };
+  try {
+    return await f(env.openDB<unknown, Key>({ name, cache: false, ...plain }));
+  } finally {
+    await env.close();
+  }
+}
+
+t.test('lmdb: each delivery attempt is one record of its own, appended and trimmed, the others neither read nor rewritten', async (t) => {
+  const dir = await lmdbDir(t);
+  const s = await dir.open();
+  for (let n = 1; n <= 7; n++) await s.dashboard.recordDelivery('ws-a', delivery(n), { keep: 5 });
+  await s.dashboard.recordDelivery('ws-b', delivery(100), { keep: 5 });
+  const stored = await rawLmdb(dir.path, LMDB_DBS.dashboardDeliveryLog, (db) => [...db.getRange()].map((e) => [e.key, e.value]));
+  t.strictSame(
+    stored,
+    [...[3, 4, 5, 6, 7].map((n) => [['ws-a', n], delivery(n)]), [['ws-b', 1], delivery(100)]],
+    'one record per attempt, the newest 5 of ws-a',
+  );
+
+  // a record damaged on disk: the next attempts are still recorded (none reads it), the listing says it is damaged
+  // until it falls out of the newest 5
+  await rawLmdb(dir.path, LMDB_DBS.dashboardDeliveryLog, (db) => db.put(['ws-a', 4], { id: 'job-4', at: 'yesterday' }));
+  await s.dashboard.recordDelivery('ws-a', delivery(8), { keep: 5 });
+  await t.rejects(s.dashboard.deliveries('ws-a'), StoreCorruptError);
+  await s.dashboard.recordDelivery('ws-a', delivery(9), { keep: 5 });
+  t.strictSame(
+    (await s.dashboard.deliveries('ws-a')).map((d) => d.id),
+    ['job-9', 'job-8', 'job-7', 'job-6', 'job-5'],
+    'the damaged record fell out with the others',
+  );
+});
+
+t.test("lmdb: an older version's delivery lists are moved to the log on open, shown the same, and go on from there", async (t) => {
+  const dir = await lmdbDir(t);
+  const older = [3, 2, 1].map(delivery);
+  await rawLmdb(dir.path, LMDB_DBS.dashboardDeliveries, async (lists) => {
+    await lists.put('ws-a', older);
+    await lists.put('ws-b', [{ id: 'not a delivery record' }]);
+  });
+  const s = await dir.open();
+  t.strictSame(await s.dashboard.deliveries('ws-a'), older, 'every record, newest first');
+  t.strictSame(await s.dashboard.deliveries('ws-b'), [], 'a damaged list is dropped, as the older version replaced it');
+  await s.dashboard.recordDelivery('ws-a', delivery(4), { keep: 3 });
+  t.strictSame(
+    (await s.dashboard.deliveries('ws-a')).map((d) => d.id),
+    ['job-4', 'job-3', 'job-2'],
+    'a new attempt goes on top; the oldest falls out',
+  );
+  const left = await rawLmdb(dir.path, LMDB_DBS.dashboardDeliveries, (lists) => lists.getKeysCount());
+  t.equal(left, 0, 'the older lists are gone, so a later open has nothing to move');
+  const again = await dir.open();
+  t.strictSame(
+    (await again.dashboard.deliveries('ws-a')).map((d) => d.id),
+    ['job-4', 'job-3', 'job-2'],
+    'reopened: the same',
+  );
+});

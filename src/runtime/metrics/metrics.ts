@@ -1,6 +1,7 @@
 // The gateway's Prometheus metrics (prom-client): the counters the hot path bumps, and the gauges read only on a scrape.
 // Cheap on the hot path: per-call counters and the latency histogram are tallies (plain numbers, see tally.ts).
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
+import { collectProcessMetrics } from './process-metrics.js';
 import { CounterTally, HistogramTally } from './tally.js';
 
 /** What a scrape reads from the live parts (never on the hot path): each returns label values -> count. */
@@ -31,6 +32,8 @@ export interface GatewayMetrics {
   /** the Prometheus text exposition */
   text(): Promise<string>;
   readonly contentType: string;
+  /** the gateway closed: the process metrics' event-loop monitor and GC observer stop (what was counted stays readable) */
+  close(): void;
 }
 
 /** For a gateway started with metrics off (and the bench's comparison): every call is a no-op. */
@@ -44,6 +47,7 @@ export const noMetrics: GatewayMetrics = {
   sources: () => undefined,
   text: async () => '',
   contentType: 'text/plain; version=0.0.4; charset=utf-8',
+  close: () => undefined,
 };
 
 /** Latency buckets for a gateway call, in seconds: a quick task is a few ms, a blocking one may take seconds. */
@@ -61,7 +65,7 @@ const CONNECTION_STATES = ['discovering', 'ready', 'backing-off', 'circuit-open'
 
 export function createMetrics(o: { defaultMetrics?: boolean } = {}): GatewayMetrics {
   const registry = new Registry();
-  if (o.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'a2a_' });
+  const processMetrics = o.defaultMetrics !== false ? collectProcessMetrics({ registry, prefix: 'a2a_' }) : undefined;
   let src: MetricSources = {};
 
   const requests = new CounterTally({
@@ -141,5 +145,6 @@ export function createMetrics(o: { defaultMetrics?: boolean } = {}): GatewayMetr
     },
     text: () => registry.metrics(),
     contentType: registry.contentType,
+    close: () => processMetrics?.stop(),
   };
 }

@@ -17,8 +17,9 @@ export interface AgentContext {
    * Calls a remote agent over one of the workspace's outbound connections (client mode), as this agent: the
    * connection must allow it (its agent list, trust level and data types).
    *
-   * `message` is a string (one text part) or `{ parts, metadata?, taskId?, contextId? }` (parts in the internal
-   * model; `taskId`/`contextId` answer a remote task that asked for input).
+   * `message` is a string (one text part) or `{ parts, metadata?, extensions?, taskId?, contextId? }` (parts in the
+   * internal model; `extensions` are the URIs of the A2A extensions the message uses, at most 64, sent to the remote;
+   * `taskId`/`contextId` answer a remote task that asked for input).
    *
    * - `await ctx.call(name, message, { signal })` resolves with the remote's final task
    *   (`{ id, contextId, status, artifacts, history? }`): completed, failed, canceled or input-required.

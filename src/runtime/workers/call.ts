@@ -19,8 +19,11 @@ export class CallError extends Error {
   }
 }
 
-/** A string is one text part; `taskId`/`contextId` continue a remote task that asked for input. */
-export type CallMessage = string | { parts: Part[]; metadata?: Metadata; taskId?: string; contextId?: string };
+/**
+ * A string is one text part; `extensions` name the A2A extensions the message uses (sent to the remote);
+ * `taskId`/`contextId` continue a remote task that asked for input.
+ */
+export type CallMessage = string | { parts: Part[]; metadata?: Metadata; extensions?: string[]; taskId?: string; contextId?: string };
 
 export interface CallOptions {
   /** aborting cancels the call: it rejects with code 'canceled' and the gateway stops it (and asks the remote to cancel) */

@@ -1,6 +1,8 @@
 // The LMDB dashboard state: `dashboard-sessions` (id -> DashboardSession) with `dashboard-session-expiry`
 // ([expiresAt, id] -> true) swept a bounded batch at a time on each new session; `dashboard-key-used` (key id -> ms);
-// `dashboard-deliveries` (workspace -> DeliveryRecord[], newest first, bounded).
+// `dashboard-delivery-log` ([workspace, seq] -> DeliveryRecord, one record per attempt, the last `keep` kept), which
+// replaced `dashboard-deliveries` (workspace -> DeliveryRecord[]): that list was read, decoded and written whole on
+// every attempt, where an append now writes one record and drops the one that fell out.
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { z } from 'zod';
 import { DashboardSession, DeliveryRecord, KeyLastUsed } from '../../../protocol/dashboard.js';
@@ -16,8 +18,8 @@ export interface LmdbDashboardStoreOptions {
   sessionExpiry: Database<true, Key>;
   /** key id -> last use (ms) */
   keyUsed: Database<unknown, Key>;
-  /** workspace -> DeliveryRecord[] */
-  deliveries: Database<unknown, Key>;
+  /** [workspace, seq] -> DeliveryRecord; seqs run on from 1 without gaps, the newest highest */
+  deliveryLog: Database<unknown, Key>;
   /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits */
   fresh: () => void;
 }
@@ -27,8 +29,45 @@ const SWEEP_BATCH = 20;
 
 const DeliveryList = z.array(DeliveryRecord);
 
+/** Inside a write transaction: the seq of a workspace's newest delivery record (0: none). */
+function lastDeliverySeq(log: Database<unknown, Key>, workspace: string): number {
+  for (const k of log.getKeys({ start: [workspace, Number.MAX_SAFE_INTEGER], end: [workspace, 0], reverse: true, limit: 1 })) {
+    const seq = Array.isArray(k) ? k[1] : undefined;
+    if (typeof seq === 'number') return seq;
+  }
+  return 0;
+}
+
+/** Inside a write transaction: appends one delivery record and drops those past the newest `keep`. */
+function appendDelivery(log: Database<unknown, Key>, workspace: string, d: DeliveryRecord, keep: number): void {
+  const seq = lastDeliverySeq(log, workspace) + 1;
+  log.put([workspace, seq], d);
+  // seqs have no gaps, so this is the one record that fell out (more only if `keep` was lowered)
+  for (const k of log.getKeys({ start: [workspace, 0], end: [workspace, seq - keep + 1] })) log.remove(k);
+}
+
+/**
+ * Moves what an older version kept in `dashboard-deliveries` (a list per workspace, newest first) into the log, once:
+ * the lists are emptied as they are moved, so a later open finds nothing to do. A damaged list is dropped, as the older
+ * version itself replaced one at its next delivery.
+ */
+export async function upgradeDeliveryLists(o: { root: RootDatabase; lists: Database<unknown, Key>; deliveryLog: Database<unknown, Key> }): Promise<void> {
+  const { root, lists, deliveryLog } = o;
+  if (lists.getKeysCount({ limit: 1 }) === 0) return;
+  await root.transaction(() => {
+    // read whole before any removal: no cursor runs over what the loop changes
+    for (const { key, value } of [...lists.getRange()]) {
+      lists.remove(key);
+      const list = DeliveryList.safeParse(value).data;
+      if (typeof key !== 'string' || !list) continue;
+      // oldest first, so each lands above the one before it
+      for (const d of [...list].reverse()) appendDelivery(deliveryLog, key, d, list.length);
+    }
+  });
+}
+
 export function lmdbDashboardStore(o: LmdbDashboardStoreOptions): DashboardStore {
-  const { root, sessions, sessionExpiry, keyUsed, deliveries, fresh } = o;
+  const { root, sessions, sessionExpiry, keyUsed, deliveryLog, fresh } = o;
   const readSession = (value: unknown, id: string) => checked({ schema: DashboardSession, value, record: 'session', id });
   /** the stored session's expiry, if a record (even a damaged one) is there: its index entry goes with it */
   const storedExpiry = (id: string): number | undefined => {
@@ -82,17 +121,17 @@ export function lmdbDashboardStore(o: LmdbDashboardStoreOptions): DashboardStore
       return out;
     },
     async recordDelivery(workspace, d, { keep }) {
-      await root.transaction(() => {
-        const prev = deliveries.get(workspace);
-        // a damaged list is replaced rather than kept failing every later delivery's record
-        const list = DeliveryList.safeParse(prev).data ?? [];
-        deliveries.put(workspace, [d, ...list].slice(0, keep));
-      });
+      // no earlier record is read or decoded: an attempt costs the same with 1 or `keep` recorded
+      await root.transaction(() => appendDelivery(deliveryLog, workspace, d, keep));
     },
     async deliveries(workspace) {
       fresh();
-      const v = deliveries.get(workspace);
-      return v === undefined ? [] : checked({ schema: DeliveryList, value: v, record: 'delivery', id: workspace });
+      const out: DeliveryRecord[] = [];
+      for (const { key, value } of deliveryLog.getRange({ start: [workspace, Number.MAX_SAFE_INTEGER], end: [workspace, 0], reverse: true })) {
+        const seq = Array.isArray(key) ? key[1] : key;
+        out.push(checked({ schema: DeliveryRecord, value, record: 'delivery', id: `${workspace}#${String(seq)}` }));
+      }
+      return out;
     },
   };
 }

@@ -25,7 +25,8 @@
 //   dashboard-sessions        id -> DashboardSession      (dashboard sign-ins; see dashboard.ts)
 //   dashboard-session-expiry  [expiresAt, id] -> true      (sessions by expiry: each new session sweeps a few)
 //   dashboard-key-used        key id -> ms                 (keys' last use, flushed by the server periodically)
-//   dashboard-deliveries      workspace -> DeliveryRecord[] (recent webhook deliveries, newest first, bounded)
+//   dashboard-delivery-log    [workspace, seq] -> DeliveryRecord (recent webhook deliveries, one per attempt, bounded)
+//   dashboard-deliveries      workspace -> DeliveryRecord[] (an older version's layout: moved to the log on open)
 // Every multi-entry write (a record plus its index) is one LMDB transaction.
 //
 // Freshness: the CLI revokes keys while the server runs, so no lmdb-js object cache (`cache: false`, but for tasks)
@@ -36,7 +37,7 @@ import { mkdir } from 'node:fs/promises';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import type { Store } from '../types.js';
 import { lmdbConnectionStore } from './connections.js';
-import { lmdbDashboardStore } from './dashboard.js';
+import { lmdbDashboardStore, upgradeDeliveryLists } from './dashboard.js';
 import { lmdbRelayStore } from './relays.js';
 import { lmdbEventStore } from './events.js';
 import { lmdbKeyStore } from './keys.js';
@@ -68,6 +69,7 @@ export const LMDB_DBS = {
   dashboardSessionExpiry: 'dashboard-session-expiry',
   dashboardKeyUsed: 'dashboard-key-used',
   dashboardDeliveries: 'dashboard-deliveries',
+  dashboardDeliveryLog: 'dashboard-delivery-log',
 } as const;
 
 export async function openLmdbStore(opts: { path: string }): Promise<Store> {
@@ -102,12 +104,14 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
   const results = db(LMDB_DBS.results);
   const resultsExpiry = root.openDB<true, Key>({ name: LMDB_DBS.resultsExpiry, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false });
   const fresh = () => root.resetReadTxn();
+  const deliveryLog = db(LMDB_DBS.dashboardDeliveryLog);
+  await upgradeDeliveryLists({ root, lists: db(LMDB_DBS.dashboardDeliveries), deliveryLog });
   const dashboard = lmdbDashboardStore({
     root,
     sessions: db(LMDB_DBS.dashboardSessions),
     sessionExpiry: root.openDB<true, Key>({ name: LMDB_DBS.dashboardSessionExpiry, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false }),
     keyUsed: db(LMDB_DBS.dashboardKeyUsed),
-    deliveries: db(LMDB_DBS.dashboardDeliveries),
+    deliveryLog,
     fresh,
   });
   let closing: Promise<void> | undefined;
