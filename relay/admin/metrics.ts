@@ -1,6 +1,7 @@
 // The relay's Prometheus metrics (a registry of its own, so nothing else in the process adds to it): the tunnel's state,
 // reconnects, turns by agent and outcome, the local agents' latency and health. Fed as a RelayObserver.
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectProcessMetrics } from '../../src/runtime/metrics/process-metrics.js';
 import type { RelayObserver, TunnelView, TurnStart } from '../observer.js';
 import type { TurnResult } from '../turn.js';
 
@@ -14,11 +15,13 @@ const stateLabel = (v: TunnelView): (typeof STATES)[number] => {
 
 export interface RelayMetrics extends RelayObserver {
   readonly registry: Registry;
+  /** stops the process metrics' event-loop monitor and GC observer (the admin UI closing) */
+  stop(): void;
 }
 
 export function createRelayMetrics(): RelayMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'a2a_relay_' });
+  const processMetrics = collectProcessMetrics({ registry, prefix: 'a2a_relay_' });
   const tunnelState = new Gauge({
     name: 'a2a_relay_tunnel_state',
     help: 'The tunnel state: 1 for the current one',
@@ -54,6 +57,7 @@ export function createRelayMetrics(): RelayMetrics {
   let last: string | undefined;
   return {
     registry,
+    stop: () => processMetrics.stop(),
     tunnel(v) {
       const now = stateLabel(v);
       if (now === last) return;

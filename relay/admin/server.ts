@@ -230,6 +230,7 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
       streams.clear();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      metrics.stop();
     },
   };
 }

@@ -1,12 +1,11 @@
 // /metrics after real traffic: the counters say exactly what was sent (by method and outcome), rate-limit refusals,
 // open SSE streams, live tasks by state; the request id comes back on every call and reaches the debug log.
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import t, { type Test } from 'tap';
 import { startTestGateway, msgB } from '../support/gateway.js';
 import { openSse } from '../support/sse.js';
 import { until } from '../support/a2a-client.js';
+import { collectGarbage, total } from '../support/gc.js';
 import { connectRelay } from '../support/tunnel-client.js';
 import { startReceiver } from '../support/webhooks.js';
 import { addRelay } from '../../src/runtime/relay-admin.js';
@@ -211,27 +210,6 @@ t.test('metrics off: no /metrics route', async (t) => {
 });
 
 /** Every sample of `name` (any labels) added up: the GC histogram counts collections by kind. */
-const total = (text: string, name: string): number =>
-  text
-    .split('\n')
-    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-
-/** Runs a full GC and resolves once GC observers have been told of it (they are all told in one dispatch). */
-async function collectGarbage(): Promise<void> {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  const seen = new Promise<void>((resolve) => {
-    const ob = new PerformanceObserver(() => {
-      ob.disconnect();
-      resolve();
-    });
-    ob.observe({ entryTypes: ['gc'] });
-  });
-  gc();
-  await seen;
-}
-
 t.test("a closed gateway's process metrics stop: its GC observer and event-loop monitor no longer run", async (t) => {
   const tg = await startTestGateway();
   const { metrics } = tg.gw;
