@@ -1,6 +1,7 @@
 // The relay tunnel, gateway side: a real gateway on port 0 and relays as real WebSocket clients sending msgpack frames.
 // Who may open a tunnel, what hello registers, turns carried both ways (both caller dialects, streaming, cancel),
 // a tunnel lost mid-turn, an absent relay, a revoked key, and hostile relays that must not disturb another relay.
+import { unpack } from 'msgpackr';
 import t, { type Test } from 'tap';
 import { parseConfig } from '../../src/config.js';
 import { MAX_FRAME_BYTES } from '../../src/protocol/tunnel.js';
@@ -249,6 +250,61 @@ t.test('agent-level permissions: only the listed keys reach the agent', async (t
   );
   const no = await s.g.rpc({ method: 'message/send', key: barred.key, params: msgB('hi'), path: '/api/a2a/agents/local-echo' });
   t.equal(no.json.error?.code, -32005, 'another key of the workspace does not reach it');
+  client.close();
+});
+
+t.test("agent-level permissions hold for the agent's tasks too: a barred key cannot read, list, continue, cancel or watch them", async (t) => {
+  const s = await setup(t);
+  const k = await s.relay('home');
+  const allowed = await s.g.key({ workspace: 'ws1' });
+  const barred = await s.g.key({ workspace: 'ws1' });
+  const deps = { relays: s.g.gw.store.relays, keys: s.g.gw.store.keys, clock: { now: () => Date.now() } };
+  // admin trust, so that only the permissions (not the agent's trust cap) can stop the barred key
+  await setRelayAgent(deps, { workspace: 'ws1', name: 'home', agent: 'local-ask', keys: [allowed.id], trust: 'admin' });
+  const { client } = await connectRelay({ url: s.g.url, key: k.key, workspace: 'ws1', agents: [card('local-ask')] });
+  // every turn asks a question that quotes what it was told
+  client.ws.on('message', (data: Buffer) => {
+    const f = unpack(data);
+    if (f.t !== 'run') return;
+    const text = f.message.parts.map((p: any) => p.text ?? '').join('');
+    client.send({ t: 'event', sid: f.sid, event: { type: 'status', state: 'input-required', message: { parts: [{ kind: 'text', text: `about ${text}?` }] } } });
+    client.send({ t: 'done', sid: f.sid });
+  });
+  const own = await s.g.rpc({ method: 'message/send', key: allowed.key, params: msgB('private plans'), path: '/api/a2a/agents/local-ask' });
+  const id: string = own.json.result.id;
+  t.equal(own.json.result.status.state, 'input-required');
+  const runsBefore = client.frames.filter((f) => f.t === 'run').length;
+
+  const calls: Array<[string, unknown]> = [
+    ['tasks/get', { id }],
+    ['GetTask', { id }],
+    ['message/send', msgB('barred words', { taskId: id })],
+    ['tasks/pushNotificationConfig/set', { taskId: id, pushNotificationConfig: { url: 'https://hooks.example.com/x' } }],
+    ['tasks/pushNotificationConfig/list', { taskId: id }],
+    ['tasks/cancel', { id }],
+    ['CancelTask', { id }],
+  ];
+  for (const [method, params] of calls) {
+    const r = await s.g.rpc({ method, key: barred.key, params });
+    t.equal(r.json.error?.code, -32001, `${method}: not found for the barred key`);
+    t.notMatch(JSON.stringify(r.json), 'private plans', `${method}: nothing of the task leaks`);
+  }
+  for (const method of ['tasks/resubscribe', 'SubscribeToTask']) {
+    const sse = await openSse({ url: s.g.url, key: barred.key, method, params: { id } });
+    const body = JSON.stringify(sse.json ?? (await sse.all()));
+    t.match(body, /-32001/, `${method}: not found for the barred key`);
+    t.notMatch(body, 'private plans', `${method}: nothing of the task leaks`);
+  }
+  for (const method of ['tasks/list', 'ListTasks']) {
+    const r = await s.g.rpc({ method, key: barred.key, params: {} });
+    t.same(r.json.result?.tasks, [], `${method}: the barred key lists none of the agent's tasks`);
+  }
+
+  const mine = await s.g.rpc({ method: 'tasks/get', key: allowed.key, params: { id } });
+  t.equal(mine.json.result.status.state, 'input-required', 'the task is still waiting: the barred cancel did nothing');
+  t.equal(mine.json.result.history.filter((m: any) => m.role === 'user').length, 1, 'and the barred follow-up did not reach it');
+  t.equal(client.frames.filter((f) => f.t === 'run').length, runsBefore, 'the relay agent ran no turn for the barred key');
+  t.equal((await s.g.rpc({ method: 'tasks/pushNotificationConfig/list', key: allowed.key, params: { taskId: id } })).json.result.length, 0, 'no push config');
   client.close();
 });
 
