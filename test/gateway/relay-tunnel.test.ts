@@ -6,7 +6,8 @@ import t, { type Test } from 'tap';
 import { parseConfig } from '../../src/config.js';
 import { MAX_FRAME_BYTES } from '../../src/protocol/tunnel.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { addRelay, setRelayAgent } from '../../src/runtime/relay-admin.js';
+import { RELAY_SYNC_MS } from '../../src/gateway/relay/hub.js';
+import { addRelay, removeRelay, setRelayAgent } from '../../src/runtime/relay-admin.js';
 import { msgA, msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { openSse } from '../support/sse.js';
 import { connectRelay, echoTurns, openTunnel } from '../support/tunnel-client.js';
@@ -318,6 +319,44 @@ t.test('revoking the relay key closes its live tunnel', async (t) => {
   t.equal(closed.code, 4001, 'closed by the gateway');
   t.match(closed.reason, /key revoked/);
   t.ok(s.logged(/its key lapsed/));
+});
+
+t.test('a relay registered again under another key: the tunnel of the old key closes at the next record sync', async (t) => {
+  const clock = new ManualClock(Date.now());
+  const g = await startTestGateway({ clock, timers: clock });
+  t.teardown(() => g.close());
+  const admin = { relays: g.gw.store.relays, keys: g.gw.store.keys, clock };
+  const oldKey = await g.key({ workspace: 'ws1', trust: 'execute' });
+  await addRelay(admin, { workspace: 'ws1', name: 'home', key: oldKey.id });
+  const old = await connectRelay({ url: g.url, key: oldKey.key, workspace: 'ws1', agents: [card('local-echo')] });
+  echoTurns(old.client);
+  const caller = await g.key({ workspace: 'ws1' });
+  t.equal(
+    (await g.rpc({ method: 'message/send', key: caller.key, params: msgB('hi'), path: '/api/a2a/agents/local-echo' })).json.result.status.state,
+    'completed',
+  );
+
+  // the operator moves the relay to a new key (remove, then add under the same name) without revoking the old key
+  await removeRelay(admin, { workspace: 'ws1', name: 'home' });
+  const newKey = await g.key({ workspace: 'ws1', trust: 'execute' });
+  await addRelay(admin, { workspace: 'ws1', name: 'home', key: newKey.id });
+  clock.advance(RELAY_SYNC_MS);
+  const closed = await Promise.race([old.client.closed, new Promise<'open'>((r) => setTimeout(() => r('open'), 3_000))]);
+  t.match(closed, { code: 1008, reason: /relay key changed/ }, "the old key's tunnel is closed");
+  const r = await g.rpc({ method: 'message/send', key: caller.key, params: msgB('for the old relay?'), path: '/api/a2a/agents/local-echo' });
+  // the new record has announced no agent yet: the agent is gone until the new key's relay announces it
+  t.equal(r.json.error?.code, -32005, 'the send finds no agent to run on');
+  t.equal(old.client.frames.filter((f) => f.t === 'run').length, 1, 'the old relay got only the turn from before');
+
+  const fresh = await connectRelay({ url: g.url, key: newKey.key, workspace: 'ws1', agents: [card('local-echo')] });
+  t.equal(fresh.answer.t, 'welcome', 'the relay of the new key connects');
+  echoTurns(fresh.client);
+  t.equal(
+    (await g.rpc({ method: 'message/send', key: caller.key, params: msgB('hi'), path: '/api/a2a/agents/local-echo' })).json.result.status.state,
+    'completed',
+  );
+  fresh.client.close();
+  old.client.close();
 });
 
 t.test('hostile relays are refused or disconnected with a logged reason; another relay keeps working', async (t) => {

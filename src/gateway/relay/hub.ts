@@ -113,6 +113,11 @@ export class RelayHub implements TunnelApi {
       const k = linkKey(rec.workspace, rec.name);
       seen.add(k);
       const link = this.links.get(k);
+      if (link?.session?.live && link.sessionKeyId !== rec.keyId) {
+        // removed and added again under another key within one sync: the old key opens this relay no more
+        this.d.log('relay disconnected: it was registered again with another key', { workspace: rec.workspace, relay: rec.name });
+        link.session.end('the relay was registered again with another key', { code: CLOSE.policy, reason: 'relay key changed' });
+      }
       if (!link) this.register(this.linkOf(rec), rec, storedCards(rec));
       else if (settingsOf(rec) !== link.settings) this.register(link, rec, this.isOnline(link) ? [...link.cards.values()] : storedCards(rec));
     }
@@ -360,6 +365,7 @@ export class RelayHub implements TunnelApi {
       },
     });
     link.session = s;
+    link.sessionKeyId = key.id;
     link.remote = undefined;
     // the previous session's reports say nothing of this one: its welcome-time snapshot follows
     link.health.clear();
