@@ -359,6 +359,24 @@ t.test('a relay registered again under another key: the tunnel of the old key cl
   old.client.close();
 });
 
+t.test('a relay removed between its upgrade and its hello is refused, and its record stays removed', async (t) => {
+  const s = await setup(t);
+  const k = await s.relay('home');
+  const up = await openTunnel({ url: s.g.url, key: k.key });
+  if (!up.ok) throw new Error('upgrade');
+  await removeRelay({ relays: s.g.gw.store.relays, keys: s.g.gw.store.keys, clock: { now: () => Date.now() } }, { workspace: 'ws1', name: 'home' });
+  up.client.send({ t: 'hello', v: 1, workspace: 'ws1', agents: [card('local-echo')] });
+  const answer = await up.client.next((f) => f.t === 'welcome' || f.t === 'error');
+  t.equal(answer?.t, 'error', 'no welcome');
+  const closed = await Promise.race([up.client.closed, new Promise<'open'>((r) => setTimeout(() => r('open'), 3_000))]);
+  t.match(closed, { code: 1008 }, 'the tunnel is closed');
+  up.client.close();
+  t.equal(await s.g.gw.store.relays.get('ws1', 'home'), undefined, 'the removed record is not written back');
+  const caller = await s.g.key({ workspace: 'ws1' });
+  const r = await s.g.rpc({ method: 'message/send', key: caller.key, params: msgB('hi'), path: '/api/a2a/agents/local-echo' });
+  t.equal(r.json.error?.code, -32005, 'its agent was not registered');
+});
+
 t.test('hostile relays are refused or disconnected with a logged reason; another relay keeps working', async (t) => {
   const s = await setup(t);
   const goodKey = await s.relay('good');

@@ -324,12 +324,19 @@ export class RelayHub implements TunnelApi {
     }
     const link = this.linkOf(rec);
     link.session?.end('replaced by a new tunnel of the same relay', { code: CLOSE.replaced, reason: 'replaced by a new tunnel' });
-    let stored: RelayRecord;
+    let stored: RelayRecord | undefined;
     try {
       stored = await recordAnnouncement({ relays: this.d.store.relays, clock: this.d.clock }, rec, this.acceptable(link, rec, hello.agents));
     } catch (e) {
       this.d.log('relay announcement not stored', { ...who, error: errorText(e) });
       socket.close(CLOSE.goingAway, 'store unavailable; retry');
+      return undefined;
+    }
+    if (!stored) {
+      // removed (or given another key) since the upgrade: writing its announcement would bring the record back
+      this.d.log('relay refused: removed since its tunnel opened', who);
+      socket.send(encodeFrame({ t: 'error', message: `relay ${rec.name} was removed from workspace ${rec.workspace}` }));
+      socket.close(CLOSE.policy, 'relay removed');
       return undefined;
     }
     if (o.gone()) return undefined;
