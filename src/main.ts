@@ -213,6 +213,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
         push,
         deliveries,
         usage,
+        keyWatch,
         connections: outbound.supervisor,
         relays,
         allowlist: parseAllowlist(config.push.allowlist, 'push.allowlist'),

@@ -72,9 +72,11 @@ export class TaskSupervisor {
 
   /** Latest view of a task: the live actor's if it runs here, else the store's. */
   async get(workspaceId: string, id: string): Promise<Task | undefined> {
+    // a task is the workspace's only if it says so: the store key joins workspace and id with '/', so a workspace id
+    // with a '/' (refused now, but a store may hold one) would otherwise meet another workspace's id ('a/b' + 'c' is 'a' + 'b/c')
     const l = this.live.get(keyOf(workspaceId, id));
-    if (l) return l.view;
-    return this.o.store.get(workspaceId, id);
+    const t = l ? l.view : await this.o.store.get(workspaceId, id);
+    return t?.workspaceId === workspaceId ? t : undefined;
   }
 
   /**

@@ -62,7 +62,7 @@ export type MethodHandler = (params: unknown, ctx: CallContext, parts: GatewayPa
 
 /** A task the caller may see: its workspace's, of an agent its key reaches. Anything else is "not found", never a leak. */
 export async function visibleTask(parts: GatewayParts, ctx: CallContext, id: string): Promise<Task> {
-  const t = ensureVisible(ctx, id, await parts.supervisor.get(ctx.key.workspaceId, id));
+  const t = ensureVisible(parts, ctx, id, await parts.supervisor.get(ctx.key.workspaceId, id));
   checkAgentTrust(parts, ctx, t.agentId);
   return t;
 }
@@ -78,17 +78,20 @@ export function checkAgentTrust(parts: GatewayParts, ctx: CallContext, agentId: 
 }
 
 /** The same check for a task already read (`undefined`: there is none). */
-export function ensureVisible(ctx: CallContext, id: string, t: Task | undefined): Task {
-  if (t === undefined || !canSee(ctx, t)) throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${id}`, data: { id } });
+export function ensureVisible(parts: GatewayParts, ctx: CallContext, id: string, t: Task | undefined): Task {
+  if (t === undefined || !canSee(parts, ctx, t)) throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${id}`, data: { id } });
   return t;
 }
 
 /**
- * Tasks are read per workspace, so what remains is the key's agent list and the URL's agent. The agent itself need
- * not exist any more: the tasks of a removed agent stay readable (and a turn for one fails with agent_not_found).
+ * Tasks are read per workspace, so what remains is the key's agent list, the agent's own permissions (a relay agent's
+ * permitted keys) and the URL's agent. The agent itself need not exist any more: the tasks of a removed agent stay
+ * readable (and a turn for one fails with agent_not_found).
  */
-export const canSee = (ctx: CallContext, t: Task): boolean =>
-  (ctx.key.agents.length === 0 || ctx.key.agents.includes(t.agentId)) && (ctx.urlAgentId === undefined || ctx.urlAgentId === t.agentId);
+export const canSee = (parts: GatewayParts, ctx: CallContext, t: Task): boolean =>
+  (ctx.key.agents.length === 0 || ctx.key.agents.includes(t.agentId)) &&
+  parts.agents.permits(ctx.key, t.agentId) &&
+  (ctx.urlAgentId === undefined || ctx.urlAgentId === t.agentId);
 
 /** A key with an agent list: its workspace may hold tasks of agents it cannot reach, whose ids it must not learn. */
 export const limitedToAgents = (ctx: CallContext): boolean => ctx.key.agents.length > 0;

@@ -11,6 +11,16 @@ export type RateLimits = z.infer<typeof RateLimits>;
 
 export const DEFAULT_RATE_LIMITS: RateLimits = { perMinute: 60, perHour: 1000 };
 
+/**
+ * A workspace id as an operator names one (keys, connections). Never a '/': store keys join workspace and task id with
+ * it, so 'ws1' would read the tasks of 'ws1/x'. Never '*': that is where agents shared by every workspace live.
+ */
+export const WorkspaceId = z
+  .string()
+  .min(1)
+  .refine((w) => !w.includes('/'), 'a workspace id has no "/"')
+  .refine((w) => w !== '*', 'a workspace id is not "*" (it names the agents shared by every workspace)');
+
 /** An API key as stored: only the HMAC of the key, never the key. */
 export const KeyRecord = z.object({
   id: z.string(),

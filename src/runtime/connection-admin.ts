@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { type ConnectionRecord, type ConnectionStatus, ConnectionSettings, Credentials, publicConnectionView } from '../protocol/connections.js';
+import { WorkspaceId } from '../protocol/records.js';
 import type { Clock } from './clock.js';
 import { type Allowlist, checkUrl, type Resolve, systemResolve } from './net/guard.js';
 import { type SecretBox, SecretBoxError, secretBox } from './secret-box.js';
@@ -42,14 +43,8 @@ export interface ConnectionAdminDeps {
   resolve?: Resolve;
 }
 
-/** Workspace ids never contain '/' (store keys join workspace and id with it). */
-const Workspace = z
-  .string()
-  .min(1)
-  .refine((w) => !w.includes('/'), 'a workspace id has no "/"');
-
 /** No credentials means auth `none` (as the CLI's default --auth). */
-export const AddConnectionInput = ConnectionSettings.extend({ workspace: Workspace, credentials: Credentials.default({ kind: 'none' }) }).strict();
+export const AddConnectionInput = ConnectionSettings.extend({ workspace: WorkspaceId, credentials: Credentials.default({ kind: 'none' }) }).strict();
 export type AddConnectionInput = z.input<typeof AddConnectionInput>;
 
 const S = ConnectionSettings.shape;
@@ -69,7 +64,7 @@ export const ConnectionPatch = z
 
 export const UpdateConnectionInput = z
   .object({
-    workspace: Workspace,
+    workspace: WorkspaceId,
     name: S.name,
     settings: ConnectionPatch.default({}),
     /**
@@ -81,7 +76,7 @@ export const UpdateConnectionInput = z
   .strict();
 export type UpdateConnectionInput = z.input<typeof UpdateConnectionInput>;
 
-const ConnectionRef = z.object({ workspace: Workspace, name: S.name }).strict();
+const ConnectionRef = z.object({ workspace: WorkspaceId, name: S.name }).strict();
 export type ConnectionRef = z.input<typeof ConnectionRef>;
 
 /** The names the views and the spec use for the settings (a field in an error reads like the output). */

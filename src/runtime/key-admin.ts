@@ -1,14 +1,14 @@
 // Key administration shared by the CLI and tests: create (shown once), list, revoke, rotate.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { KeyRecord, RateLimits, publicKeyView } from '../protocol/records.js';
+import { KeyRecord, RateLimits, WorkspaceId, publicKeyView } from '../protocol/records.js';
 import { Scope, TrustLevel, scopesBeyondTrust } from '../protocol/scopes.js';
 import type { Clock } from './clock.js';
 import { hashKey, mintKey } from './keys.js';
 import type { KeyStore } from './store/types.js';
 
 export const CreateKeyInput = z.object({
-  workspace: z.string().min(1),
+  workspace: WorkspaceId,
   trust: TrustLevel,
   scopes: z.array(Scope).default([]),
   agents: z.array(z.string().min(1)).default([]),

@@ -180,10 +180,16 @@ export async function relayOfKey(relays: RelayStore, keyId: string, workspace: s
 
 /**
  * Keeps the announced agents' cards; an agent new to the record gets the default trust. Trust and keys already set
- * stay (they are kept across reconnects). Returns the record as written.
+ * stay (they are kept across reconnects). Returns the record as written, or undefined when the relay is no longer the
+ * one the tunnel was opened for (removed, or added again under another key, since): nothing is written back then.
  */
-export async function recordAnnouncement(deps: { relays: RelayStore; clock: Clock }, rec: RelayRecord, cards: readonly RelayAgentCard[]): Promise<RelayRecord> {
-  const fresh = (await deps.relays.get(rec.workspace, rec.name)) ?? rec;
+export async function recordAnnouncement(
+  deps: { relays: RelayStore; clock: Clock },
+  rec: RelayRecord,
+  cards: readonly RelayAgentCard[],
+): Promise<RelayRecord | undefined> {
+  const fresh = await deps.relays.get(rec.workspace, rec.name);
+  if (!fresh || fresh.keyId !== rec.keyId) return undefined;
   const agents = { ...fresh.agents };
   for (const card of cards) agents[card.name] = { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [], ...agents[card.name], card };
   const next = { ...fresh, agents, updatedAt: deps.clock.now() };

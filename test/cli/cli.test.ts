@@ -211,6 +211,10 @@ t.test('keys create refuses bad input, naming the field, and creates nothing', a
     ['an unknown trust level', ['--workspace', 'ws1', '--trust', 'superuser'], /\btrust\b/],
     ['no trust level', ['--workspace', 'ws1'], /\btrust\b/],
     ['no workspace', ['--trust', 'admin'], /\bworkspace\b/],
+    // store keys join workspace and task id with '/': workspace 'ws1' would read the tasks of a workspace 'ws1/x'
+    ['a workspace with a slash', ['--workspace', 'ws1/x', '--trust', 'admin'], /\bworkspace\b.*"\/"/],
+    // '*' is where agents shared by every workspace live: a relay of that workspace would serve every workspace
+    ['the shared workspace', ['--workspace', '*', '--trust', 'admin'], /\bworkspace\b.*"\*"/],
     ['scopes beyond the trust level', ['--workspace', 'ws1', '--trust', 'read_only', '--scopes', 'tasks.read,tasks.create'], /scopes: tasks\.create/],
     ['streaming outside admin', ['--workspace', 'ws1', '--trust', 'autonomous', '--scopes', 'tasks.stream'], /scopes: tasks\.stream/],
     ['an unknown scope', ['--workspace', 'ws1', '--trust', 'admin', '--scopes', 'tasks.fly'], /\bscopes\b/],

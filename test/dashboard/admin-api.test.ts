@@ -2,6 +2,7 @@
 // an injected clock, revocation of the key that signed in), CSRF and content-type rules, errors that name the field.
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
+import { revokeKey } from '../../src/runtime/key-admin.js';
 import { startTestGateway } from '../support/gateway.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -193,4 +194,57 @@ t.test('dashboard off: no pages, no admin API', async (t) => {
   t.teardown(() => tg.close());
   t.equal((await fetch(`${tg.url}/dashboard`)).status, 404);
   t.equal((await fetch(`${tg.url}/api/admin/session`)).status, 404);
+});
+
+t.test("a task's live view ends once the key behind it is revoked (a session's or a Bearer's); another key's stays open", async (t) => {
+  const clock = new ManualClock(T0);
+  const tg = await startTestGateway({ clock, timers: clock, config: { dashboard: { enabled: true } } });
+  t.teardown(() => tg.close());
+  const doomed = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const other = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const sent = await tg.rpc({
+    method: 'message/send',
+    key: other.key,
+    params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }], metadata: { agentId: 'converse' } } },
+  });
+  t.equal(sent.json.result.status.state, 'input-required', 'a task that stays open');
+  const signIn = await fetch(`${tg.url}/api/admin/session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ key: doomed.key }),
+  });
+  const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+
+  /** the live view of the task, read as the dashboard's EventSource reads it */
+  const live = async (headers: Record<string, string>) => {
+    const res = await fetch(`${tg.url}/api/admin/tasks/${sent.json.result.id}/events`, { headers });
+    t.equal(res.status, 200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const read = async (): Promise<'ended' | 'event'> => {
+      const r = await reader.read();
+      if (r.done) return 'ended';
+      text += decoder.decode(r.value);
+      return /^data: /m.test(text) ? 'event' : read();
+    };
+    t.equal(await read(), 'event', 'the view shows the task');
+    text = '';
+    return {
+      /** 'ended' once the server ends the stream, 'open' when it is still open after `ms` of real time */
+      end: (ms: number) => Promise.race([read(), new Promise<'open'>((r) => setTimeout(() => r('open'), ms))]),
+      cancel: () => reader.cancel(),
+    };
+  };
+  const viaSession = await live({ Cookie: cookie });
+  const viaBearer = await live({ Authorization: `Bearer ${doomed.key}` });
+  const kept = await live({ Authorization: `Bearer ${other.key}` });
+
+  await revokeKey({ keys: tg.gw.store.keys, secret: tg.gw.secret, clock }, doomed.id);
+  clock.advance(1_000);
+  t.equal(await viaSession.end(5_000), 'ended', "the session's view ends");
+  t.equal(await viaBearer.end(5_000), 'ended', "the Bearer key's view ends");
+  clock.advance(1_000);
+  t.equal(await kept.end(200), 'open', "another key's view stays open");
+  await kept.cancel();
 });

@@ -186,6 +186,38 @@ t.test('two workspaces use the rev A client-chosen id "same-id" independently', 
   t.equal(stored2?.workspaceId, 'ws2');
 });
 
+t.test("a key stored with a '/' in its workspace (before such ids were refused) reads nothing of a workspace its id starts", async (t) => {
+  const tg = await startTestGateway();
+  t.teardown(() => tg.close());
+  const ws1 = await tg.key({ workspace: 'ws1', trust: 'admin' });
+  // written past the key admin, which refuses such a workspace now, as an older version stored it
+  const made = await tg.key({ workspace: 'tmp', trust: 'admin' });
+  await tg.gw.store.keys.put({ ...(await tg.gw.store.keys.get(made.id))!, workspaceId: 'ws1/x' });
+  const legacy = made.key;
+
+  // store keys join workspace and id with '/': ws1's id 'x/mine' and ws1/x's id 'mine' are one store key
+  const own = await tg.rpc({ method: 'tasks/send', key: ws1.key, params: msgA('ws1 private words', { id: 'x/mine', metadata: { agentId: 'converse' } }) });
+  t.equal(own.json.result?.status?.state, 'input-required');
+  const theirs = await tg.rpc({ method: 'tasks/send', key: legacy, params: msgA('legacy words', { id: 'theirs', metadata: { agentId: 'converse' } }) });
+  t.equal(theirs.json.result?.status?.state, 'input-required');
+
+  for (const [method, params] of [
+    ['tasks/get', { id: 'mine' }],
+    ['tasks/cancel', { id: 'mine' }],
+    ['tasks/send', msgA('legacy follow-up', { id: 'mine' })],
+  ] as const) {
+    const r = await tg.rpc({ method, key: legacy, params });
+    t.equal(r.json.error?.code, -32001, `the legacy key, ${method} of ws1's task: not found`);
+    t.notMatch(JSON.stringify(r.json), 'ws1 private words', `${method}: nothing of ws1's task leaks`);
+  }
+  const back = await tg.rpc({ method: 'tasks/get', key: ws1.key, params: { id: 'x/theirs' } });
+  t.equal(back.json.error?.code, -32001, "nor does ws1 read the legacy workspace's task");
+  t.notMatch(JSON.stringify(back.json), 'legacy words');
+  const mine = await tg.rpc({ method: 'tasks/get', key: ws1.key, params: { id: 'x/mine' } });
+  t.equal(mine.json.result.status.state, 'input-required', "ws1's task was not canceled");
+  t.equal(mine.json.result.history.filter((m: { role: string }) => m.role === 'user').length, 1, 'nor continued');
+});
+
 /** Every internal field with a recognizable value, `keep_me` beside it, nested `depth` levels further (objects and arrays). */
 function poison(depth: number): Record<string, unknown> {
   const here: Record<string, unknown> = { keep_me: depth };

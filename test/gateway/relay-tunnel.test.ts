@@ -1,11 +1,13 @@
 // The relay tunnel, gateway side: a real gateway on port 0 and relays as real WebSocket clients sending msgpack frames.
 // Who may open a tunnel, what hello registers, turns carried both ways (both caller dialects, streaming, cancel),
 // a tunnel lost mid-turn, an absent relay, a revoked key, and hostile relays that must not disturb another relay.
+import { unpack } from 'msgpackr';
 import t, { type Test } from 'tap';
 import { parseConfig } from '../../src/config.js';
 import { MAX_FRAME_BYTES } from '../../src/protocol/tunnel.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { addRelay, setRelayAgent } from '../../src/runtime/relay-admin.js';
+import { RELAY_SYNC_MS } from '../../src/gateway/relay/hub.js';
+import { addRelay, removeRelay, setRelayAgent } from '../../src/runtime/relay-admin.js';
 import { msgA, msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { openSse } from '../support/sse.js';
 import { connectRelay, echoTurns, openTunnel } from '../support/tunnel-client.js';
@@ -252,6 +254,61 @@ t.test('agent-level permissions: only the listed keys reach the agent', async (t
   client.close();
 });
 
+t.test("agent-level permissions hold for the agent's tasks too: a barred key cannot read, list, continue, cancel or watch them", async (t) => {
+  const s = await setup(t);
+  const k = await s.relay('home');
+  const allowed = await s.g.key({ workspace: 'ws1' });
+  const barred = await s.g.key({ workspace: 'ws1' });
+  const deps = { relays: s.g.gw.store.relays, keys: s.g.gw.store.keys, clock: { now: () => Date.now() } };
+  // admin trust, so that only the permissions (not the agent's trust cap) can stop the barred key
+  await setRelayAgent(deps, { workspace: 'ws1', name: 'home', agent: 'local-ask', keys: [allowed.id], trust: 'admin' });
+  const { client } = await connectRelay({ url: s.g.url, key: k.key, workspace: 'ws1', agents: [card('local-ask')] });
+  // every turn asks a question that quotes what it was told
+  client.ws.on('message', (data: Buffer) => {
+    const f = unpack(data);
+    if (f.t !== 'run') return;
+    const text = f.message.parts.map((p: any) => p.text ?? '').join('');
+    client.send({ t: 'event', sid: f.sid, event: { type: 'status', state: 'input-required', message: { parts: [{ kind: 'text', text: `about ${text}?` }] } } });
+    client.send({ t: 'done', sid: f.sid });
+  });
+  const own = await s.g.rpc({ method: 'message/send', key: allowed.key, params: msgB('private plans'), path: '/api/a2a/agents/local-ask' });
+  const id: string = own.json.result.id;
+  t.equal(own.json.result.status.state, 'input-required');
+  const runsBefore = client.frames.filter((f) => f.t === 'run').length;
+
+  const calls: Array<[string, unknown]> = [
+    ['tasks/get', { id }],
+    ['GetTask', { id }],
+    ['message/send', msgB('barred words', { taskId: id })],
+    ['tasks/pushNotificationConfig/set', { taskId: id, pushNotificationConfig: { url: 'https://hooks.example.com/x' } }],
+    ['tasks/pushNotificationConfig/list', { taskId: id }],
+    ['tasks/cancel', { id }],
+    ['CancelTask', { id }],
+  ];
+  for (const [method, params] of calls) {
+    const r = await s.g.rpc({ method, key: barred.key, params });
+    t.equal(r.json.error?.code, -32001, `${method}: not found for the barred key`);
+    t.notMatch(JSON.stringify(r.json), 'private plans', `${method}: nothing of the task leaks`);
+  }
+  for (const method of ['tasks/resubscribe', 'SubscribeToTask']) {
+    const sse = await openSse({ url: s.g.url, key: barred.key, method, params: { id } });
+    const body = JSON.stringify(sse.json ?? (await sse.all()));
+    t.match(body, /-32001/, `${method}: not found for the barred key`);
+    t.notMatch(body, 'private plans', `${method}: nothing of the task leaks`);
+  }
+  for (const method of ['tasks/list', 'ListTasks']) {
+    const r = await s.g.rpc({ method, key: barred.key, params: {} });
+    t.same(r.json.result?.tasks, [], `${method}: the barred key lists none of the agent's tasks`);
+  }
+
+  const mine = await s.g.rpc({ method: 'tasks/get', key: allowed.key, params: { id } });
+  t.equal(mine.json.result.status.state, 'input-required', 'the task is still waiting: the barred cancel did nothing');
+  t.equal(mine.json.result.history.filter((m: any) => m.role === 'user').length, 1, 'and the barred follow-up did not reach it');
+  t.equal(client.frames.filter((f) => f.t === 'run').length, runsBefore, 'the relay agent ran no turn for the barred key');
+  t.equal((await s.g.rpc({ method: 'tasks/pushNotificationConfig/list', key: allowed.key, params: { taskId: id } })).json.result.length, 0, 'no push config');
+  client.close();
+});
+
 t.test('revoking the relay key closes its live tunnel', async (t) => {
   const s = await setup(t);
   const k = await s.relay('home');
@@ -262,6 +319,62 @@ t.test('revoking the relay key closes its live tunnel', async (t) => {
   t.equal(closed.code, 4001, 'closed by the gateway');
   t.match(closed.reason, /key revoked/);
   t.ok(s.logged(/its key lapsed/));
+});
+
+t.test('a relay registered again under another key: the tunnel of the old key closes at the next record sync', async (t) => {
+  const clock = new ManualClock(Date.now());
+  const g = await startTestGateway({ clock, timers: clock });
+  t.teardown(() => g.close());
+  const admin = { relays: g.gw.store.relays, keys: g.gw.store.keys, clock };
+  const oldKey = await g.key({ workspace: 'ws1', trust: 'execute' });
+  await addRelay(admin, { workspace: 'ws1', name: 'home', key: oldKey.id });
+  const old = await connectRelay({ url: g.url, key: oldKey.key, workspace: 'ws1', agents: [card('local-echo')] });
+  echoTurns(old.client);
+  const caller = await g.key({ workspace: 'ws1' });
+  t.equal(
+    (await g.rpc({ method: 'message/send', key: caller.key, params: msgB('hi'), path: '/api/a2a/agents/local-echo' })).json.result.status.state,
+    'completed',
+  );
+
+  // the operator moves the relay to a new key (remove, then add under the same name) without revoking the old key
+  await removeRelay(admin, { workspace: 'ws1', name: 'home' });
+  const newKey = await g.key({ workspace: 'ws1', trust: 'execute' });
+  await addRelay(admin, { workspace: 'ws1', name: 'home', key: newKey.id });
+  clock.advance(RELAY_SYNC_MS);
+  const closed = await Promise.race([old.client.closed, new Promise<'open'>((r) => setTimeout(() => r('open'), 3_000))]);
+  t.match(closed, { code: 1008, reason: /relay key changed/ }, "the old key's tunnel is closed");
+  const r = await g.rpc({ method: 'message/send', key: caller.key, params: msgB('for the old relay?'), path: '/api/a2a/agents/local-echo' });
+  // the new record has announced no agent yet: the agent is gone until the new key's relay announces it
+  t.equal(r.json.error?.code, -32005, 'the send finds no agent to run on');
+  t.equal(old.client.frames.filter((f) => f.t === 'run').length, 1, 'the old relay got only the turn from before');
+
+  const fresh = await connectRelay({ url: g.url, key: newKey.key, workspace: 'ws1', agents: [card('local-echo')] });
+  t.equal(fresh.answer.t, 'welcome', 'the relay of the new key connects');
+  echoTurns(fresh.client);
+  t.equal(
+    (await g.rpc({ method: 'message/send', key: caller.key, params: msgB('hi'), path: '/api/a2a/agents/local-echo' })).json.result.status.state,
+    'completed',
+  );
+  fresh.client.close();
+  old.client.close();
+});
+
+t.test('a relay removed between its upgrade and its hello is refused, and its record stays removed', async (t) => {
+  const s = await setup(t);
+  const k = await s.relay('home');
+  const up = await openTunnel({ url: s.g.url, key: k.key });
+  if (!up.ok) throw new Error('upgrade');
+  await removeRelay({ relays: s.g.gw.store.relays, keys: s.g.gw.store.keys, clock: { now: () => Date.now() } }, { workspace: 'ws1', name: 'home' });
+  up.client.send({ t: 'hello', v: 1, workspace: 'ws1', agents: [card('local-echo')] });
+  const answer = await up.client.next((f) => f.t === 'welcome' || f.t === 'error');
+  t.equal(answer?.t, 'error', 'no welcome');
+  const closed = await Promise.race([up.client.closed, new Promise<'open'>((r) => setTimeout(() => r('open'), 3_000))]);
+  t.match(closed, { code: 1008 }, 'the tunnel is closed');
+  up.client.close();
+  t.equal(await s.g.gw.store.relays.get('ws1', 'home'), undefined, 'the removed record is not written back');
+  const caller = await s.g.key({ workspace: 'ws1' });
+  const r = await s.g.rpc({ method: 'message/send', key: caller.key, params: msgB('hi'), path: '/api/a2a/agents/local-echo' });
+  t.equal(r.json.error?.code, -32005, 'its agent was not registered');
 });
 
 t.test('hostile relays are refused or disconnected with a logged reason; another relay keeps working', async (t) => {

@@ -100,12 +100,15 @@ export function createAdmin(d: AdminDeps): AdminApi {
   }
 
   /** Who calls: an admin key as Bearer (no CSRF: a browser never sends it by itself), or a session cookie. */
-  async function caller(req: AdminHttpRequest): Promise<string> {
-    if (req.authorization) return (await adminKey(bearer(req.authorization))).workspaceId;
+  async function caller(req: AdminHttpRequest): Promise<{ workspace: string; keyId: string }> {
+    if (req.authorization) {
+      const key = await adminKey(bearer(req.authorization));
+      return { workspace: key.workspaceId, keyId: key.id };
+    }
     const s = await sessionOf(req);
     if (!s) throw new AdminError(401, 'unauthorized', 'Not signed in');
     if (req.method !== 'GET' && !csrfMatches(s, req.csrf)) throw new AdminError(403, 'csrf', 'Missing or wrong X-CSRF-Token');
-    return s.workspace;
+    return { workspace: s.workspace, keyId: s.keyId };
   }
 
   async function api(req: AdminHttpRequest): Promise<HttpReply> {
@@ -117,7 +120,7 @@ export function createAdmin(d: AdminDeps): AdminApi {
       if (!m) continue;
       pathMatched = true;
       if (r.method !== req.method) continue;
-      const workspace = await caller(req);
+      const { workspace, keyId } = await caller(req);
       const params = m.slice(1).map((p) => {
         try {
           return decodeURIComponent(p);
@@ -125,7 +128,7 @@ export function createAdmin(d: AdminDeps): AdminApi {
           throw new AdminError(400, 'invalid_path', 'A malformed escape in the path');
         }
       });
-      const out = await r.handler({ workspace, params, body: parseBody(req), query: new URLSearchParams(req.query), req });
+      const out = await r.handler({ workspace, keyId, params, body: parseBody(req), query: new URLSearchParams(req.query), req });
       return out instanceof Reply ? out.reply : json(200, out);
     }
     if (pathMatched) throw new AdminError(405, 'method_not_allowed', `${req.method} is not allowed on ${req.path}`);

@@ -93,7 +93,8 @@ export function workRoutes(d: AdminDeps): AdminRoute[] {
       },
     },
     {
-      // live: the task's summary now, then again after each of its events, until it settles
+      // live: the task's summary now, then again after each of its events, until it settles or the key behind the
+      // view lapses (a revoked key's session is over: its open view ends too, within one key check)
       method: 'GET',
       path: /^\/tasks\/([^/]+)\/events$/,
       handler: async (c) => {
@@ -105,26 +106,32 @@ export function workRoutes(d: AdminDeps): AdminRoute[] {
           start(sink) {
             let done = false;
             let seq = 0;
+            const stop = () => {
+              done = true;
+              sub.unsubscribe();
+              unwatch();
+            };
             const push = (t: Task) => {
               if (done) return;
               seq++;
               const data = JSON.stringify(summary(t));
               if (TERMINAL_STATES.has(t.status.state)) {
-                done = true;
-                sub.unsubscribe();
+                stop();
                 sink.end({ id: String(seq), data });
               } else sink.event({ id: String(seq), data });
             };
+            const unwatch = d.keyWatch.watch(c.keyId, () => {
+              if (done) return;
+              stop();
+              sink.end();
+            });
             // each event says something changed; the summary is read again (one read per event, a dashboard's pace)
             const sub = d.bus.subscribe(key, () => {
               void d.supervisor.get(c.workspace, first.id).then((t) => t && push(t));
             });
             // read after the subscription is live: a change between the first read and now is not missed
             void sub.ready.then(() => d.supervisor.get(c.workspace, first.id)).then((t) => t && push(t));
-            return () => {
-              done = true;
-              sub.unsubscribe();
-            };
+            return stop;
           },
         });
       },

@@ -13,6 +13,7 @@ import type { Store } from '../../runtime/store/types.js';
 import type { AdminHttpRequest, HttpReply } from '../api.js';
 import type { CardSettings } from '../card.js';
 import type { KeyUsage } from '../key-usage.js';
+import type { KeyWatch } from '../key-watch.js';
 
 /** The live side of outbound connections (the server's supervisor): their actors' state, a card fetch, a rescan. */
 export interface LiveConnections {
@@ -38,6 +39,8 @@ export interface AdminDeps {
   push: Pick<PushRuntime, 'secrets'>;
   deliveries: RecentDeliveries;
   usage: KeyUsage;
+  /** ends a live view once the key behind it is revoked or expires, as it ends the key's A2A streams */
+  keyWatch: Pick<KeyWatch, 'watch'>;
   connections: LiveConnections;
   relays: LiveRelays;
   /** internal addresses a connection URL may reach (config push.allowlist) and the DNS for the check */
@@ -54,6 +57,8 @@ export interface AdminDeps {
 /** One authenticated admin call: the workspace it manages, its path parameters, its parsed JSON body and query. */
 export interface AdminCall {
   workspace: string;
+  /** the key behind the call: the Bearer admin key, or the one that signed the session in */
+  keyId: string;
   params: string[];
   body: unknown;
   query: URLSearchParams;

@@ -15,7 +15,7 @@ export async function listTasks(params: unknown, ctx: CallContext, parts: Gatewa
   const matching = (await parts.store.tasks.listByWorkspace(ws))
     .filter(
       (t) =>
-        canSee(ctx, t) &&
+        canSee(parts, ctx, t) &&
         parts.agents.allowsScope(ws, t.agentId, ctx.scope) &&
         (q.contextId === undefined || t.contextId === q.contextId) &&
         (q.states === undefined || q.states.includes(t.status.state)) &&

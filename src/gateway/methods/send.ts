@@ -66,7 +66,7 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
     await assertPushUrl(parts, { url: inlinePush.url, path });
   }
 
-  if (existingId !== undefined && limitedToAgents(ctx) && (!existing || !canSee(ctx, existing))) {
+  if (existingId !== undefined && limitedToAgents(ctx) && (!existing || !canSee(parts, ctx, existing))) {
     // such a key must not learn whether an id is taken by a task it cannot see: it continues only tasks it can
     // see, and an id that names none (taken or free) gets one answer, with nothing created
     throw new RpcError('TASK_NOT_FOUND', {
@@ -75,7 +75,7 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
     });
   }
   if (existing) {
-    const task = ensureVisible(ctx, existing.id, existing);
+    const task = ensureVisible(parts, ctx, existing.id, existing);
     checkAgentTrust(parts, ctx, task.agentId);
     const message = toMessage(p.message, task);
     return {
@@ -130,7 +130,7 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
         // another send made a task with this id first (a batch, a concurrent call, another instance): this message
         // is then a follow-up to that task, judged as any follow-up is (and refused unless it waits for input)
         if (cfg) await parts.store.pushConfigs.delete(cfg.taskId, cfg.id);
-        const winner = ensureVisible(ctx, id, await parts.supervisor.get(ctx.key.workspaceId, id));
+        const winner = ensureVisible(parts, ctx, id, await parts.supervisor.get(ctx.key.workspaceId, id));
         return parts.supervisor.followUp(winner, toMessage(p.message, winner), { requestId: ctx.requestId });
       }
     },

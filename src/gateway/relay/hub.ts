@@ -113,6 +113,11 @@ export class RelayHub implements TunnelApi {
       const k = linkKey(rec.workspace, rec.name);
       seen.add(k);
       const link = this.links.get(k);
+      if (link?.session?.live && link.sessionKeyId !== rec.keyId) {
+        // removed and added again under another key within one sync: the old key opens this relay no more
+        this.d.log('relay disconnected: it was registered again with another key', { workspace: rec.workspace, relay: rec.name });
+        link.session.end('the relay was registered again with another key', { code: CLOSE.policy, reason: 'relay key changed' });
+      }
       if (!link) this.register(this.linkOf(rec), rec, storedCards(rec));
       else if (settingsOf(rec) !== link.settings) this.register(link, rec, this.isOnline(link) ? [...link.cards.values()] : storedCards(rec));
     }
@@ -319,12 +324,19 @@ export class RelayHub implements TunnelApi {
     }
     const link = this.linkOf(rec);
     link.session?.end('replaced by a new tunnel of the same relay', { code: CLOSE.replaced, reason: 'replaced by a new tunnel' });
-    let stored: RelayRecord;
+    let stored: RelayRecord | undefined;
     try {
       stored = await recordAnnouncement({ relays: this.d.store.relays, clock: this.d.clock }, rec, this.acceptable(link, rec, hello.agents));
     } catch (e) {
       this.d.log('relay announcement not stored', { ...who, error: errorText(e) });
       socket.close(CLOSE.goingAway, 'store unavailable; retry');
+      return undefined;
+    }
+    if (!stored) {
+      // removed (or given another key) since the upgrade: writing its announcement would bring the record back
+      this.d.log('relay refused: removed since its tunnel opened', who);
+      socket.send(encodeFrame({ t: 'error', message: `relay ${rec.name} was removed from workspace ${rec.workspace}` }));
+      socket.close(CLOSE.policy, 'relay removed');
       return undefined;
     }
     if (o.gone()) return undefined;
@@ -360,6 +372,7 @@ export class RelayHub implements TunnelApi {
       },
     });
     link.session = s;
+    link.sessionKeyId = key.id;
     link.remote = undefined;
     // the previous session's reports say nothing of this one: its welcome-time snapshot follows
     link.health.clear();

@@ -29,6 +29,8 @@ export interface RemoteHold {
 /** One registered relay across its connections: the agents it holds in the registry and its live session, if any. */
 export class RelayLink {
   session: TunnelSession | undefined;
+  /** the key that opened the live session: a record that names another key no longer lets it serve */
+  sessionKeyId: string | undefined;
   /** the tunnel another instance holds, when this one holds none */
   remote: RemoteHold | undefined;
   /** the relay record's agent settings (settingsOf) when its agents were last registered here */

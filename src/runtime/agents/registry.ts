@@ -129,6 +129,14 @@ export class AgentRegistry {
     return e !== undefined && this.allows(key, e);
   }
 
+  /**
+   * Whether the agent's own check (a relay agent's permitted keys) lets the key at the agent's tasks: a key that may
+   * not reach an agent may not read, continue or cancel what it did for another key either. An agent gone has none.
+   */
+  permits(key: KeyRecord, agentId: string): boolean {
+    return this.find(key.workspaceId, agentId)?.reach?.(key) ?? true;
+  }
+
   /** whether callers may use `scope` on the agent's tasks (its trust level allows it); an agent gone has no cap */
   allowsScope(workspace: string, id: string, scope: Scope): boolean {
     const caps = this.find(workspace, id)?.scopes;
