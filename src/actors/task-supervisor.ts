@@ -46,11 +46,22 @@ const writeFailed = (task: Pick<Task, 'id'>) =>
 
 const keyOf = taskKey;
 
+/** A task left running by a change the store refused is failed from what the store holds, retried while it is unreachable. */
+const ORPHAN_FAILURE = {
+  reason: 'store_write_failed',
+  message: "The gateway could not store this task's progress (its store was unavailable or refused the change); the task did not finish.",
+};
+const ORPHAN_RETRY_FIRST_MS = 1_000;
+const ORPHAN_RETRY_MAX_MS = 30_000;
+
 export class TaskSupervisor {
   private readonly live = new Map<string, Live>();
   private readonly machine;
   private readonly writer: TaskWriter;
   private readonly turns: RunDriver;
+  /** retries of failing orphaned tasks (see failOrphan), cancelled by stop() */
+  private readonly orphanRetries = new Set<() => void>();
+  private stopped = false;
 
   constructor(private readonly o: TaskSupervisorOptions) {
     this.turns = new RunDriver(o.agents);
@@ -244,6 +255,9 @@ export class TaskSupervisor {
 
   /** Stops every live actor (their runs are aborted); stored state stays as last persisted. */
   async stop(): Promise<void> {
+    this.stopped = true;
+    for (const cancel of this.orphanRetries) cancel();
+    this.orphanRetries.clear();
     const all = [...this.live.values()];
     this.live.clear();
     for (const l of all) {
@@ -332,12 +346,46 @@ export class TaskSupervisor {
    * task is restored from there if it moves again), and whoever waits on it is told at once.
    */
   private dropFailed(k: string, l: Live, e: unknown): void {
-    if (!(e instanceof TaskIdTakenError || e instanceof TaskSettledElsewhereError)) this.o.onWriteFailure?.(e, l.view);
+    const refused = !(e instanceof TaskIdTakenError || e instanceof TaskSettledElsewhereError);
+    if (refused) this.o.onWriteFailure?.(e, l.view);
     if (this.live.get(k) === l) this.live.delete(k);
     this.stopActor(l.actor);
     const settled = l.onSettled;
     l.onSettled = undefined;
     settled?.();
+    if (refused) void this.failOrphan(l.view.workspaceId, l.view.id, ORPHAN_RETRY_FIRST_MS);
+  }
+
+  /**
+   * The store kept this task as its last accepted change, often `working`, and its run is gone: nothing would ever
+   * move it again (its owner is alive, so neither start-up recovery nor another instance fails it). It is failed
+   * from what the store holds, only over that very record (a late write that lands after an outage is judged
+   * afresh), and tried again, on a growing delay, while the store cannot be reached.
+   */
+  private async failOrphan(workspaceId: string, id: string, retryMs: number): Promise<void> {
+    if (this.stopped) return;
+    try {
+      for (let round = 0; round < 5; round++) {
+        const stored = await this.o.store.get(workspaceId, id);
+        if (!stored || SETTLED_STATES.has(stored.status.state) || this.live.has(keyOf(workspaceId, id))) return;
+        if (stored.owner !== undefined && stored.owner !== this.o.instanceId) return;
+        const failed = withStatus(stored, { state: 'failed', now: this.o.clock.now(), failure: ORPHAN_FAILURE });
+        try {
+          await this.writer.record(stored, failed, { expectSeq: stored.seq ?? 0 });
+          return;
+        } catch (e) {
+          if (!(e instanceof TaskSettledElsewhereError)) throw e;
+        }
+      }
+    } catch (e) {
+      this.o.onWriteFailure?.(e, { workspaceId, id });
+      if (this.stopped || !isStoreUnavailable(e)) return;
+      const cancel = this.o.timers.after(retryMs, () => {
+        this.orphanRetries.delete(cancel);
+        void this.failOrphan(workspaceId, id, Math.min(retryMs * 2, ORPHAN_RETRY_MAX_MS));
+      });
+      this.orphanRetries.add(cancel);
+    }
   }
 
   /**
