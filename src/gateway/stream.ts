@@ -44,6 +44,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   const codec = codecs[spec.dialect];
   const viewKey = `${spec.dialect}:${spec.view.results ? 1 : 0}${spec.view.files ? 1 : 0}`;
   let last = Number.POSITIVE_INFINITY; // nothing live goes out before the starting point is known
+  let newestSent = 0; // the seq of the newest event sent (a replay's starting point is not one)
   let buffered: TaskEvent[] | undefined = [];
   let closed = false;
   let cancelPing: () => void = () => {};
@@ -104,6 +105,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   const deliver = (ev: TaskEvent) => {
     if (ev.seq <= last) return;
     last = ev.seq;
+    newestSent = ev.seq;
     send(
       ev.seq,
       encodedOnce(ev, viewKey, () => toSanitizedJson(codec.event(task, gate(ev)))),
@@ -154,6 +156,12 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     const pending = buffered ?? [];
     buffered = undefined;
     for (const ev of pending) deliver(ev);
+    // a replay that reached a settled task's end (Last-Event-ID at or past its final event) has nothing more to wait
+    // for: the stream ends, as one without Last-Event-ID does, instead of staying open for good
+    if (replayed && SETTLED_STATES.has(current.status.state) && newestSent <= (current.seq ?? 0)) {
+      if (!closed) sink.end();
+      close();
+    }
   })().catch((e: unknown) => fail(e instanceof RpcError ? e : new RpcError('INTERNAL_ERROR', { message: 'Stream failed' })));
 
   return close;
