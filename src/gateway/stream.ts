@@ -38,6 +38,12 @@ function encodedOnce(ev: TaskEvent, view: string, encode: () => string): string 
   return json;
 }
 
+const eventsMissed = (lastEventId: number) =>
+  new RpcError('INTERNAL_ERROR', {
+    message: 'Stream closed: events after the last one sent are no longer kept; resubscribe with Last-Event-ID',
+    data: { detail: 'events_missed', lastEventId },
+  });
+
 export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   const { parts, ctx } = spec;
   const key = taskKey(spec.workspaceId, spec.taskId);
@@ -70,6 +76,9 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
       sink.comment('ping');
       lastSentAt = parts.clock.now();
       armPing(every);
+      // a quiet stream looks in the store for what the bus may have dropped (another instance's events, sent while
+      // this one was cut off from Redis: pub/sub keeps nothing for a subscriber that is away)
+      catchUp();
     });
   };
   const fail = (e: RpcError) => {
@@ -120,10 +129,38 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   const unwatch = parts.keyWatch.watch(ctx.key.id, (why) =>
     fail(new RpcError('UNAUTHORIZED', { message: why === 'revoked' ? 'Unauthorized: API key revoked' : 'Unauthorized: API key expired' })),
   );
-  const sub = parts.bus.subscribe(key, (ev) => {
+  // after the opening, live events are held while the store is read for missing ones
+  let live = false;
+  let catching = false;
+  const catchUp = () => {
+    if (!live || catching || closed) return;
+    catching = true;
+    buffered ??= [];
+    void (async () => {
+      try {
+        const missed = await parts.store.events.after(key, last);
+        // the oldest missed ones were trimmed: the client must resubscribe (it then gets the current task)
+        if (missed.length > 0 && missed[0]!.seq !== last + 1) return fail(eventsMissed(last));
+        for (const ev of missed) deliver(ev);
+      } catch {
+        // the store does not answer either: the next quiet interval (or the next gap) tries again
+      } finally {
+        catching = false;
+        const pending = buffered ?? [];
+        buffered = undefined;
+        for (const ev of pending) deliverLive(ev);
+      }
+    })();
+  };
+  // a live event past the next seq means the bus dropped some: take them from the store first
+  const deliverLive = (ev: TaskEvent) => {
     if (buffered) buffered.push(ev);
-    else deliver(ev);
-  });
+    else if (ev.seq > last + 1) {
+      buffered = [ev];
+      catchUp();
+    } else deliver(ev);
+  };
+  const sub = parts.bus.subscribe(key, deliverLive);
 
   void (async () => {
     await sub.ready;
@@ -155,10 +192,11 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     }
     const pending = buffered ?? [];
     buffered = undefined;
-    for (const ev of pending) deliver(ev);
+    live = true;
+    for (const ev of pending) deliverLive(ev);
     // a replay that reached a settled task's end (Last-Event-ID at or past its final event) has nothing more to wait
     // for: the stream ends, as one without Last-Event-ID does, instead of staying open for good
-    if (replayed && SETTLED_STATES.has(current.status.state) && newestSent <= (current.seq ?? 0)) {
+    if (replayed && !catching && SETTLED_STATES.has(current.status.state) && newestSent <= (current.seq ?? 0)) {
       if (!closed) sink.end();
       close();
     }
