@@ -46,7 +46,7 @@ const writeFailed = (task: Pick<Task, 'id'>) =>
 
 const keyOf = taskKey;
 
-/** A task left running by a change the store refused is failed from what the store holds, retried while it is unreachable. */
+/** A task left running by a change the store refused: its end is stored, or it is failed (see settleOrphan). */
 const ORPHAN_FAILURE = {
   reason: 'store_write_failed',
   message: "The gateway could not store this task's progress (its store was unavailable or refused the change); the task did not finish.",
@@ -59,7 +59,7 @@ export class TaskSupervisor {
   private readonly machine;
   private readonly writer: TaskWriter;
   private readonly turns: RunDriver;
-  /** retries of failing orphaned tasks (see failOrphan), cancelled by stop() */
+  /** retries of settling orphaned tasks (see settleOrphan), cancelled by stop() */
   private readonly orphanRetries = new Set<() => void>();
   private stopped = false;
 
@@ -353,36 +353,47 @@ export class TaskSupervisor {
     const settled = l.onSettled;
     l.onSettled = undefined;
     settled?.();
-    if (refused) void this.failOrphan(l.view.workspaceId, l.view.id, ORPHAN_RETRY_FIRST_MS);
+    if (!refused) return;
+    const intent = SETTLED_STATES.has(l.view.status.state) ? l.view : undefined;
+    void this.settleOrphan({ workspaceId: l.view.workspaceId, id: l.view.id, intent, retryMs: ORPHAN_RETRY_FIRST_MS });
   }
 
   /**
    * The store kept this task as its last accepted change, often `working`, and its run is gone: nothing would ever
-   * move it again (its owner is alive, so neither start-up recovery nor another instance fails it). It is failed
-   * from what the store holds, only over that very record (a late write that lands after an outage is judged
-   * afresh), and tried again, on a growing delay, while the store cannot be reached.
+   * move it again (its owner is alive, so neither start-up recovery nor another instance fails it). When the run had
+   * already settled (`intent`: the end it reached, which only the store's refusal kept from being stored), that end is
+   * stored; else, or when the store refuses that end for good, the task is failed. Either is written only over the
+   * record the store holds (a late write landing after an outage is judged afresh), and tried again, on a growing
+   * delay, while the store cannot be reached.
    */
-  private async failOrphan(workspaceId: string, id: string, retryMs: number): Promise<void> {
+  private async settleOrphan(o: { workspaceId: string; id: string; intent: Task | undefined; retryMs: number }): Promise<void> {
     if (this.stopped) return;
+    let intent = o.intent;
     try {
       for (let round = 0; round < 5; round++) {
-        const stored = await this.o.store.get(workspaceId, id);
-        if (!stored || SETTLED_STATES.has(stored.status.state) || this.live.has(keyOf(workspaceId, id))) return;
+        const stored = await this.o.store.get(o.workspaceId, o.id);
+        if (!stored || SETTLED_STATES.has(stored.status.state) || this.live.has(keyOf(o.workspaceId, o.id))) return;
         if (stored.owner !== undefined && stored.owner !== this.o.instanceId) return;
-        const failed = withStatus(stored, { state: 'failed', now: this.o.clock.now(), failure: ORPHAN_FAILURE });
+        const next = intent ?? withStatus(stored, { state: 'failed', now: this.o.clock.now(), failure: ORPHAN_FAILURE });
         try {
-          await this.writer.record(stored, failed, { expectSeq: stored.seq ?? 0 });
+          await this.writer.record(stored, next, { expectSeq: stored.seq ?? 0 });
           return;
         } catch (e) {
-          if (!(e instanceof TaskSettledElsewhereError)) throw e;
+          if (e instanceof TaskSettledElsewhereError) continue;
+          // the end itself is what the store refuses (a value it cannot encode): the task fails instead
+          if (intent && !isStoreUnavailable(e)) {
+            intent = undefined;
+            continue;
+          }
+          throw e;
         }
       }
     } catch (e) {
-      this.o.onWriteFailure?.(e, { workspaceId, id });
+      this.o.onWriteFailure?.(e, o);
       if (this.stopped || !isStoreUnavailable(e)) return;
-      const cancel = this.o.timers.after(retryMs, () => {
+      const cancel = this.o.timers.after(o.retryMs, () => {
         this.orphanRetries.delete(cancel);
-        void this.failOrphan(workspaceId, id, Math.min(retryMs * 2, ORPHAN_RETRY_MAX_MS));
+        void this.settleOrphan({ ...o, intent, retryMs: Math.min(o.retryMs * 2, ORPHAN_RETRY_MAX_MS) });
       });
       this.orphanRetries.add(cancel);
     }

@@ -1,5 +1,6 @@
-// A task whose run ends while Redis is unreachable: its last change cannot be stored, and once Redis answers again the
-// task must not stay `working` for good (its owner is alive and beating, so no other instance will ever fail it).
+// Tasks whose changes meet a Redis stall: once Redis answers again none may stay `working` for good (its owner is
+// alive and beating, so no other instance would ever fail it). One that finished during the stall keeps its end; one
+// whose run was cut off by the refused write is failed with a reason.
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { until } from '../support/a2a-client.js';
@@ -13,43 +14,50 @@ const slow = (ms: number, steps: number) => ({
   configuration: { blocking: false },
 });
 
-t.test('a task that ends during a Redis stall is failed with a reason once Redis is back, not left working', async (t) => {
+t.test('after a Redis stall a task that ended during it is stored as it ended, one cut off is failed; none stays working', async (t) => {
   const redis = await startPrivateRedis();
   t.teardown(() => redis.stop());
   const clock = new ManualClock(Date.now());
   const lines: Array<{ msg: string; fields: Record<string, unknown> | undefined }> = [];
   const gw = await startTestGateway({
-    config: { store: 'redis', redisUrl: redis.url, redisPrefix: 'stuck:', instanceId: 'gw-a', redis: { commandTimeoutMs: 300 } },
+    config: { store: 'redis', redisUrl: redis.url, redisPrefix: 'stuck:', instanceId: 'gw-a', redis: { commandTimeoutMs: 1_000 } },
     clock,
     timers: clock,
     log: (msg, fields) => void lines.push({ msg, fields }),
   });
   t.teardown(() => gw.close());
   const { key } = await gw.key();
-  const sent = await gw.rpc({ key, method: 'message/send', params: slow(400, 2) });
-  t.equal(sent.json.result?.status?.state, 'working', 'the send is acknowledged: the task runs');
-  const id: string = sent.json.result.id;
+  const get = async (id: string) => (await gw.rpc({ key, method: 'tasks/get', params: { id } })).json.result;
+  const ends = await gw.rpc({ key, method: 'message/send', params: slow(400, 2) });
+  const long = await gw.rpc({ key, method: 'message/send', params: slow(60_000, 600) });
+  t.equal(ends.json.result?.status?.state, 'working', 'both sends are acknowledged: the tasks run');
+  t.equal(long.json.result?.status?.state, 'working', 'the long one too');
+  const endsId: string = ends.json.result.id;
+  const longId: string = long.json.result.id;
 
   redis.stall();
-  // the run goes on in its worker; its next change meets the stall and is not stored
-  await until(() => lines.some((l) => l.msg === 'task change not stored' && l.fields?.task === id), 'a change of the task to be refused by the store');
+  // the runs go on in their workers; their next changes meet the stall and are not stored
+  const refused = (id: string) => lines.some((l) => l.msg === 'task change not stored' && l.fields?.task === id);
+  await until(() => refused(endsId) && refused(longId), 'a change of each task to be refused by the store');
   redis.resume();
-  await until(async () => (await gw.rpc({ key, method: 'tasks/get', params: { id } })).status === 200, 'Redis to answer again');
+  await until(async () => (await gw.rpc({ key, method: 'tasks/get', params: { id: endsId } })).status === 200, 'Redis to answer again');
 
   // whatever retry timer the gateway keeps runs on the injected clock
-  let state: string | undefined;
+  const running = (task: { status: { state: string } } | undefined) => ['submitted', 'working'].includes(task?.status.state ?? 'working');
   await until(
     async () => {
       clock.advance(5_000);
-      state = (await gw.rpc({ key, method: 'tasks/get', params: { id } })).json.result?.status?.state;
-      return state !== 'working' && state !== 'submitted';
+      return !running(await get(endsId)) && !running(await get(longId));
     },
-    'the task to leave working',
+    'both tasks to leave working',
     10_000,
   ).catch(() => undefined);
-  t.equal(state, 'failed', 'the task is failed, not left working for good');
-  const task = (await gw.rpc({ key, method: 'tasks/get', params: { id } })).json.result;
-  t.equal(task.status.message?.metadata?.reason, 'store_write_failed', 'its status says why');
+  const ended = await get(endsId);
+  t.equal(ended.status.state, 'completed', 'the task that finished during the stall is stored completed');
+  t.match(ended.artifacts?.[0]?.parts?.map((p: { text: string }) => p.text).join(''), /chunk 1\/2\n.*chunk 2\/2/s, 'with all its output');
+  const cut = await get(longId);
+  t.equal(cut.status.state, 'failed', 'the task whose run was cut off is failed, not left working for good');
+  t.equal(cut.status.message?.metadata?.reason, 'store_write_failed', 'its status says why');
   const next = await gw.rpc({ key, method: 'message/send', params: slow(10, 1) });
   t.ok(['submitted', 'working'].includes(next.json.result?.status?.state), 'and the gateway takes new work');
 });
