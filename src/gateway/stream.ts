@@ -137,19 +137,22 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     catching = true;
     buffered ??= [];
     void (async () => {
+      let missed: TaskEvent[];
       try {
-        const missed = await parts.store.events.after(key, last);
-        // the oldest missed ones were trimmed: the client must resubscribe (it then gets the current task)
-        if (missed.length > 0 && missed[0]!.seq !== last + 1) return fail(eventsMissed(last));
-        for (const ev of missed) deliver(ev);
+        missed = await parts.store.events.after(key, last);
       } catch {
-        // the store does not answer either: the next quiet interval (or the next gap) tries again
-      } finally {
+        // the store does not answer either: live events stay held, and the next quiet interval tries again
         catching = false;
-        const pending = buffered ?? [];
-        buffered = undefined;
-        for (const ev of pending) deliverLive(ev);
+        return;
       }
+      catching = false;
+      // the oldest missed ones were trimmed: the client must resubscribe (it then gets the current task)
+      if (missed.length > 0 && missed[0]!.seq !== last + 1) return fail(eventsMissed(last));
+      for (const ev of missed) deliver(ev);
+      const pending = buffered ?? [];
+      buffered = undefined;
+      // the store had every event published before the read: what is held is in order after them
+      for (const ev of pending) deliver(ev);
     })();
   };
   // a live event past the next seq means the bus dropped some: take them from the store first
@@ -196,7 +199,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     for (const ev of pending) deliverLive(ev);
     // a replay that reached a settled task's end (Last-Event-ID at or past its final event) has nothing more to wait
     // for: the stream ends, as one without Last-Event-ID does, instead of staying open for good
-    if (replayed && !catching && SETTLED_STATES.has(current.status.state) && newestSent <= (current.seq ?? 0)) {
+    if (replayed && !catching && !buffered && SETTLED_STATES.has(current.status.state) && newestSent <= (current.seq ?? 0)) {
       if (!closed) sink.end();
       close();
     }
