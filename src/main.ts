@@ -28,6 +28,7 @@ import type { Store } from './runtime/store/types.js';
 import { startHttpServer } from './transport/app.js';
 import { readiness } from './runtime/readiness.js';
 import { openSecret, openStore } from './open-store.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { createMetrics, noMetrics, type GatewayMetrics } from './runtime/metrics/metrics.js';
 import { meteredCalls } from './runtime/metrics/metered.js';
 import { meteredTunnel } from './gateway/metered-tunnel.js';
@@ -95,6 +96,14 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     lastRedisError = text;
   };
   const store = await openStore(config, { onError: onRedisError });
+  // instances share a Redis store by design; an LMDB dir has one server, whose recovery assumes no other runs
+  const dirLock =
+    config.store === 'lmdb'
+      ? await lockDataDir(config.dataDir).catch(async (e: unknown) => {
+          await store.close();
+          throw e;
+        })
+      : undefined;
   const commandTimeoutMs = config.redis.commandTimeoutMs;
   const limiter: Limiter =
     config.store === 'redis'
@@ -291,6 +300,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
         await bus.close();
         await limiter.close();
         await store.close();
+        await dirLock?.release();
       })();
       return closing;
     },

@@ -148,10 +148,13 @@ export class TaskWriter {
     return { record: { ...next, seq }, events };
   }
 
-  /** Stores one change made outside an actor (recovery, a cancel of a run that died); returns the record. */
-  async record(prev: Task, next: Task): Promise<Task> {
+  /**
+   * Stores one change made outside an actor (recovery, a cancel of a run that died); returns the record.
+   * `expectSeq`: only over the stored task at that seq (TaskSettledElsewhereError when it moved meanwhile).
+   */
+  async record(prev: Task, next: Task, o: { expectSeq?: number } = {}): Promise<Task> {
     const change = this.sequence(prev, next);
-    await this.storeGroup([change], { create: false });
+    await this.storeGroup([change], { create: false, ...o });
     return change.record;
   }
 
@@ -161,7 +164,7 @@ export class TaskWriter {
    * subscribers, in order. A group is one task's and one commit, so only its newest record is written: the earlier
    * ones would be overwritten inside the same commit, where no reader could ever see them.
    */
-  async storeGroup(group: readonly Change[], o: { create: boolean }): Promise<void> {
+  async storeGroup(group: readonly Change[], o: { create: boolean; expectSeq?: number }): Promise<void> {
     const records = group.map((g) => g.record);
     const newest = records[records.length - 1]!;
     const key = taskKey(newest.workspaceId, newest.id);
@@ -169,7 +172,9 @@ export class TaskWriter {
     // the record and its events are one atomic write, and the write is the check (a new id still free, a stored
     // task not yet finished elsewhere): notifications and live events go out only for a change the store took
     const write = { events, retainEvents: this.o.retainEvents };
-    const written = o.create ? await this.o.store.create(newest, write) : await this.o.store.put(newest, write);
+    const written = o.create
+      ? await this.o.store.create(newest, write)
+      : await this.o.store.put(newest, o.expectSeq === undefined ? write : { ...write, expectSeq: o.expectSeq });
     if (!written) throw o.create ? new TaskIdTakenError(newest.id) : new TaskSettledElsewhereError(newest.id);
     const side = this.o.sideWrites ? await this.o.sideWrites(records) : undefined;
     if (side) await side();

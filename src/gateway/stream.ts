@@ -38,12 +38,19 @@ function encodedOnce(ev: TaskEvent, view: string, encode: () => string): string 
   return json;
 }
 
+const eventsMissed = (lastEventId: number) =>
+  new RpcError('INTERNAL_ERROR', {
+    message: 'Stream closed: events after the last one sent are no longer kept; resubscribe with Last-Event-ID',
+    data: { detail: 'events_missed', lastEventId },
+  });
+
 export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   const { parts, ctx } = spec;
   const key = taskKey(spec.workspaceId, spec.taskId);
   const codec = codecs[spec.dialect];
   const viewKey = `${spec.dialect}:${spec.view.results ? 1 : 0}${spec.view.files ? 1 : 0}`;
   let last = Number.POSITIVE_INFINITY; // nothing live goes out before the starting point is known
+  let newestSent = 0; // the seq of the newest event sent (a replay's starting point is not one)
   let buffered: TaskEvent[] | undefined = [];
   let closed = false;
   let cancelPing: () => void = () => {};
@@ -69,6 +76,9 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
       sink.comment('ping');
       lastSentAt = parts.clock.now();
       armPing(every);
+      // a quiet stream looks in the store for what the bus may have dropped (another instance's events, sent while
+      // this one was cut off from Redis: pub/sub keeps nothing for a subscriber that is away)
+      catchUp();
     });
   };
   const fail = (e: RpcError) => {
@@ -104,6 +114,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   const deliver = (ev: TaskEvent) => {
     if (ev.seq <= last) return;
     last = ev.seq;
+    newestSent = ev.seq;
     send(
       ev.seq,
       encodedOnce(ev, viewKey, () => toSanitizedJson(codec.event(task, gate(ev)))),
@@ -118,10 +129,41 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   const unwatch = parts.keyWatch.watch(ctx.key.id, (why) =>
     fail(new RpcError('UNAUTHORIZED', { message: why === 'revoked' ? 'Unauthorized: API key revoked' : 'Unauthorized: API key expired' })),
   );
-  const sub = parts.bus.subscribe(key, (ev) => {
+  // after the opening, live events are held while the store is read for missing ones
+  let live = false;
+  let catching = false;
+  const catchUp = () => {
+    if (!live || catching || closed) return;
+    catching = true;
+    buffered ??= [];
+    void (async () => {
+      let missed: TaskEvent[];
+      try {
+        missed = await parts.store.events.after(key, last);
+      } catch {
+        // the store does not answer either: live events stay held, and the next quiet interval tries again
+        catching = false;
+        return;
+      }
+      catching = false;
+      // the oldest missed ones were trimmed: the client must resubscribe (it then gets the current task)
+      if (missed.length > 0 && missed[0]!.seq !== last + 1) return fail(eventsMissed(last));
+      for (const ev of missed) deliver(ev);
+      const pending = buffered ?? [];
+      buffered = undefined;
+      // the store had every event published before the read: what is held is in order after them
+      for (const ev of pending) deliver(ev);
+    })();
+  };
+  // a live event past the next seq means the bus dropped some: take them from the store first
+  const deliverLive = (ev: TaskEvent) => {
     if (buffered) buffered.push(ev);
-    else deliver(ev);
-  });
+    else if (ev.seq > last + 1) {
+      buffered = [ev];
+      catchUp();
+    } else deliver(ev);
+  };
+  const sub = parts.bus.subscribe(key, deliverLive);
 
   void (async () => {
     await sub.ready;
@@ -153,7 +195,14 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     }
     const pending = buffered ?? [];
     buffered = undefined;
-    for (const ev of pending) deliver(ev);
+    live = true;
+    for (const ev of pending) deliverLive(ev);
+    // a replay that reached a settled task's end (Last-Event-ID at or past its final event) has nothing more to wait
+    // for: the stream ends, as one without Last-Event-ID does, instead of staying open for good
+    if (replayed && !catching && !buffered && SETTLED_STATES.has(current.status.state) && newestSent <= (current.seq ?? 0)) {
+      if (!closed) sink.end();
+      close();
+    }
   })().catch((e: unknown) => fail(e instanceof RpcError ? e : new RpcError('INTERNAL_ERROR', { message: 'Stream failed' })));
 
   return close;

@@ -149,3 +149,34 @@ t.test('a canceled task stays canceled across a restart', async (t) => {
   const second = await serve(t, dataDir);
   t.equal((await getTask(second, key, id)).status.state, 'canceled', 'recovery fails only what was running');
 });
+
+t.test("a second serve on a data dir in use is refused, and the first one's running task goes on to complete", async (t) => {
+  const dataDir = await dataDirFor(t);
+  const first = await serve(t, dataDir);
+  const { key } = await createKeyCli(dataDir, { extra: ['--per-minute', '100000', '--per-hour', '1000000'] });
+  const slow = await rpcAt(first.url, { key, method: 'message/send', params: slowMessage(25_000, 25) });
+  const id: string = slow.json.result.id;
+  await waitFor('the slow task to be working', async () => ((await getTask(first, key, id)).status.state === 'working' ? true : undefined));
+
+  const second = await startChildServer({ dataDir }).then(
+    (s) => s,
+    (e: Error) => e,
+  );
+  if (!(second instanceof Error)) t.teardown(() => second.kill('SIGKILL'));
+  t.ok(second instanceof Error, 'the second serve does not start');
+  t.match(String(second), /code 2/, 'it exits 2, as for a bad setting');
+  t.match(String(second), /another gateway is serving from it/, 'saying why');
+  const done = await waitFor(
+    'the task to end',
+    async () => {
+      const task = await getTask(first, key, id);
+      return ['submitted', 'working'].includes(task.status.state) ? undefined : task;
+    },
+    { everyMs: 250 },
+  );
+  t.equal(done.status.state, 'completed', 'no recovery by the second start failed the running task');
+
+  await first.kill('SIGKILL');
+  const third = await serve(t, dataDir);
+  t.equal((await getTask(third, key, id)).status.state, 'completed', 'after kill -9 the dir is free at once; the task is kept');
+});

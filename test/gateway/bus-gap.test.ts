@@ -1,0 +1,82 @@
+// Live events of a task on another instance travel over Redis pub/sub, which keeps nothing for a subscriber that is
+// cut off: a stream must catch up from the store, not miss the final event and stay open for good.
+import t from 'tap';
+import { ManualClock } from '../../src/runtime/clock.js';
+import { until } from '../support/a2a-client.js';
+import { startTestGateway } from '../support/gateway.js';
+import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { openSse, type SseFrame } from '../support/sse.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+
+t.setTimeout(120_000);
+
+const slow = (ms: number, steps: number) => ({
+  message: {
+    kind: 'message',
+    role: 'user',
+    messageId: `m-${Math.random()}`,
+    parts: [{ kind: 'data', data: { ms, steps, mode: 'sleep' } }],
+    metadata: { agentId: 'slow' },
+  },
+  configuration: { blocking: false },
+});
+
+t.test('a stream on B of a task on A gets the events it missed while B was cut off from Redis, to the final one', async (t) => {
+  const prefix = testPrefix('bus-gap');
+  t.teardown(() => cleanupPrefix(REDIS_URL, prefix));
+  // B reaches Redis through a forwarder the test can cut; A reaches it directly
+  const proxy = await startTcpProxy(Number(new URL(REDIS_URL).port || 6379));
+  t.teardown(() => proxy.close());
+  const config = (id: string, url: string) => ({
+    store: 'redis' as const,
+    redisUrl: url,
+    redisPrefix: prefix,
+    instanceId: id,
+    redis: { commandTimeoutMs: 300 },
+  });
+  const a = await startTestGateway({ config: config('gw-a', REDIS_URL) });
+  t.teardown(() => a.close());
+  const clockB = new ManualClock(Date.now());
+  const b = await startTestGateway({ config: config('gw-b', `redis://127.0.0.1:${proxy.port}`), clock: clockB, timers: clockB });
+  t.teardown(() => b.close());
+  const { key } = await a.key();
+
+  const running = await a.rpc({ key, method: 'message/send', params: slow(600, 3) });
+  const id: string = running.json.result.id;
+  const s = await openSse({ url: b.url, key, method: 'tasks/resubscribe', params: { id } });
+  let head = await s.next();
+  while (head && !head.data) head = await s.next(); // the opening comment
+  t.equal(head?.data?.result?.kind, 'task', 'B opens the stream with the task as it stands');
+
+  proxy.target(undefined);
+  proxy.cut();
+  await until(async () => (await a.rpc({ key, method: 'tasks/get', params: { id } })).json.result?.status?.state === 'completed', 'the task to complete on A');
+  proxy.target(Number(new URL(REDIS_URL).port || 6379));
+  await until(async () => (await fetch(`${b.url}/readyz`)).status === 200, "B's Redis connections to be back");
+
+  // B's stream timers run on its clock: a quiet stream's ping interval passes
+  const rest: SseFrame[] = [];
+  let ended = false;
+  void (async () => {
+    for (let f = await s.next(); f; f = await s.next()) if (f.data) rest.push(f);
+    ended = true;
+  })();
+  await until(
+    () => {
+      clockB.advance(15_000);
+      return ended;
+    },
+    'the stream on B to end',
+    8_000,
+  ).catch(() => undefined);
+  s.close();
+  t.ok(ended, 'the stream ends');
+  const last = rest[rest.length - 1]?.data?.result;
+  t.equal(last?.status?.state, 'completed', 'with the final event it missed');
+  const ids = [Number(head!.id), ...rest.map((f) => Number(f.id))];
+  t.strictSame(
+    ids,
+    ids.map((_, i) => ids[0]! + i),
+    `every event once, in order: ${ids.join(',')}`,
+  );
+});
