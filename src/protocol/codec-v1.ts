@@ -10,6 +10,8 @@ import {
   checkKeptMediaType,
   extensionsOf,
   referencesOf,
+  FileBytesIn,
+  FileUriIn,
   Metadata,
   ReferenceTaskIds,
   type Artifact,
@@ -168,8 +170,8 @@ export const PartV1 = z
   .object({
     text: z.string().optional(),
     /** base64 bytes */
-    raw: z.string().optional(),
-    url: z.string().min(1).optional(),
+    raw: FileBytesIn.optional(),
+    url: FileUriIn.optional(),
     data: Metadata.optional(),
     mediaType: z.string().optional(),
     filename: z.string().optional(),

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { RpcError } from './errors.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from './json-depth.js';
-import { DataPart, Extensions, FilePart, CallerId as Id, Metadata, ReferenceTaskIds, Role, TaskState, TextPart } from './model.js';
+import { DataPart, Extensions, FileContentIn, FilePart, CallerId as Id, Metadata, ReferenceTaskIds, Role, TaskState, TextPart } from './model.js';
 import { PushConfig } from './records.js';
 
 /** Rev A parts say `type`, rev B parts say `kind`: accept either, keep `kind` inside. */
@@ -23,12 +23,19 @@ function normalizePart(v: unknown): unknown {
 /** 0.1-0.3 parts: their text and data parts have no `mediaType` (1.0's), so one sent anyway is not read. */
 const PartRevs = z.discriminatedUnion('kind', [TextPart.omit({ mediaType: true }), FilePart, DataPart.omit({ mediaType: true })]);
 
+/** A 0.x part as a remote agent answers it: read as it comes. */
 export const PartIn = z.preprocess(normalizePart, PartRevs);
+
+/** A 0.x part as a caller sends it: a file part holds base64 bytes or an absolute URI, exactly one. */
+const CallerPartIn = z.preprocess(
+  normalizePart,
+  z.discriminatedUnion('kind', [TextPart.omit({ mediaType: true }), FilePart.extend({ file: FileContentIn }), DataPart.omit({ mediaType: true })]),
+);
 
 export const MessageIn = z.object({
   kind: z.literal('message').optional(),
   role: Role,
-  parts: z.array(PartIn).min(1, 'must be a non-empty list'),
+  parts: z.array(CallerPartIn).min(1, 'must be a non-empty list'),
   messageId: Id.optional(),
   taskId: Id.optional(),
   contextId: Id.optional(),
