@@ -173,6 +173,14 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     task = current;
     let replayed = false;
     if (spec.afterSeq !== undefined) {
+      // an id past the task's last event was never sent: waiting for the task to reach it would drop every event up
+      // to it, or hang for good on a finished task
+      if (spec.afterSeq > (current.seq ?? 0)) {
+        throw new RpcError('INVALID_PARAMS', {
+          message: `Invalid Last-Event-ID header: ${spec.afterSeq} is past the last event of task ${spec.taskId} (${current.seq ?? 0})`,
+          data: { path: 'Last-Event-ID' },
+        });
+      }
       const events = await parts.store.events.after(key, spec.afterSeq);
       // replay is exact only when nothing between Last-Event-ID and the first retained event was trimmed
       if (events.length === 0 ? (current.seq ?? 0) <= spec.afterSeq : events[0]!.seq === spec.afterSeq + 1) {

@@ -11,6 +11,8 @@ import {
   extensionsOf,
   keptPartFieldsOf,
   referencesOf,
+  FileBytesIn,
+  FileUriIn,
   Metadata,
   ReferenceTaskIds,
   type Artifact,
@@ -169,8 +171,8 @@ export const PartV1 = z
   .object({
     text: z.string().optional(),
     /** base64 bytes */
-    raw: z.string().optional(),
-    url: z.string().min(1).optional(),
+    raw: FileBytesIn.optional(),
+    url: FileUriIn.optional(),
     data: Metadata.optional(),
     mediaType: z.string().optional(),
     filename: z.string().optional(),

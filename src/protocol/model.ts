@@ -82,6 +82,20 @@ export const FileContent = z.object({
   uri: z.string().optional(),
 });
 export const FilePart = z.object({ kind: z.literal('file'), file: FileContent, metadata: Metadata.optional() });
+
+/**
+ * A caller's file content: base64 (either alphabet, padding optional, as clients write it) and an absolute URI. Read
+ * only from callers: what is stored and what agents and remotes send is read as it is.
+ */
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+export const FileBytesIn = z.string().refine((s) => BASE64.test(s) && s.replace(/=+$/, '').length % 4 !== 1, 'must be base64');
+export const FileUriIn = z.string().refine((s) => URL.canParse(s), 'must be an absolute URI');
+
+/** 0.x's FileWithBytes or FileWithUri: exactly one of the two. */
+export const FileContentIn = FileContent.extend({ bytes: FileBytesIn.optional(), uri: FileUriIn.optional() }).refine(
+  (f) => (f.bytes === undefined) !== (f.uri === undefined),
+  'a file has one of bytes or uri',
+);
 export const DataPart = z.object({
   kind: z.literal('data'),
   data: Metadata,

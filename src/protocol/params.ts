@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { RpcError } from './errors.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from './json-depth.js';
-import { DataPart, Extensions, FilePart, CallerId as Id, Metadata, ReferenceTaskIds, Role, TaskState, TextPart } from './model.js';
+import { DataPart, Extensions, FileContentIn, FilePart, CallerId as Id, Metadata, ReferenceTaskIds, Role, TaskState, TextPart } from './model.js';
 import { PushConfig } from './records.js';
 
 /** Rev A parts say `type`, rev B parts say `kind`: accept either, keep `kind` inside. */
@@ -24,12 +24,19 @@ function normalizePart(v: unknown): unknown {
 const V1_ONLY = { mediaType: true, filename: true } as const;
 const PartRevs = z.discriminatedUnion('kind', [TextPart.omit(V1_ONLY), FilePart, DataPart.omit(V1_ONLY)]);
 
+/** A 0.x part as a remote agent answers it: read as it comes. */
 export const PartIn = z.preprocess(normalizePart, PartRevs);
+
+/** A 0.x part as a caller sends it: a file part holds base64 bytes or an absolute URI, exactly one. */
+const CallerPartIn = z.preprocess(
+  normalizePart,
+  z.discriminatedUnion('kind', [TextPart.omit(V1_ONLY), FilePart.extend({ file: FileContentIn }), DataPart.omit(V1_ONLY)]),
+);
 
 export const MessageIn = z.object({
   kind: z.literal('message').optional(),
   role: Role,
-  parts: z.array(PartIn).min(1, 'must be a non-empty list'),
+  parts: z.array(CallerPartIn).min(1, 'must be a non-empty list'),
   messageId: Id.optional(),
   taskId: Id.optional(),
   contextId: Id.optional(),

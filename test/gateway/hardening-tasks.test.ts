@@ -66,13 +66,19 @@ t.test('server as a child process, with module agents', async (t) => {
     t.equal(r.json.result?.status?.state, 'completed');
   });
 
-  t.test('item 1: a task change the store cannot write fails that call with a clear error, never the process', async (t) => {
+  t.test('item 1: output the store cannot write (a BigInt past 64 bits) never reaches it: the turn fails, never the process', async (t) => {
+    // it used to reach the store and fail the call with -32603 store_write_failed; an agent's output is now refused
+    // as not JSON data before anything stores it (agent-output-values.test.ts)
     const r = await call('message/send', msgB('go', { metadata: { agentId: 'unstorable' } }));
-    t.equal(r.json.error?.code, -32603);
-    t.equal(r.json.error?.data?.detail, 'store_write_failed');
-    t.match(r.json.error?.message, /could not be stored/);
-    await stillServes(t, 'after a failed store write');
-    t.match(server.output().stderr, /task change not stored/, 'the log says what happened');
+    t.equal(r.json.result?.status?.state, 'failed');
+    t.match(JSON.stringify(r.json.result?.status?.message), /a bigint at event\.artifact\.parts\.0\.data\.big, which is not JSON data/);
+    await stillServes(t, 'after unstorable output');
+    await waitFor(
+      'the log line',
+      async () => (/"agent":"unstorable".*"reason":"agent_protocol".*"msg":"agent run failed"/.test(server.output().stderr) ? true : undefined),
+      { timeoutMs: 5000 },
+    );
+    t.pass('the log says what happened');
   });
 
   t.test('an agent whose output nests 2,000 levels deep fails its task at once (agent_protocol), long before its deadline', async (t) => {

@@ -41,7 +41,10 @@ t.test('other contract breaches give agent_protocol too', async (t) => {
   const uncloneable = await pool.run(runInput({ agent: { id: 'bad', kind: 'module', entry, options: { breakage: 'uncloneable' } } }), {
     onEvent: rec.onEvent,
   });
-  t.match(uncloneable, { ok: false, error: { reason: 'agent_protocol', message: /cannot cross threads/ } });
+  t.match(uncloneable, {
+    ok: false,
+    error: { reason: 'agent_protocol', message: /a function at event\.artifact\.parts\.0\.data\.fn, which is not JSON data/ },
+  });
   t.same(rec.events, [{ type: 'status', state: 'working' }]);
   t.same(await pool.run(runInput({ agent: { id: 'echo' } })), { ok: true, events: 2 }, 'the worker survived');
 });

@@ -33,14 +33,15 @@ export async function sendStream(params: unknown, ctx: CallContext, parts: Gatew
 
 function parseLastEventId(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
-  const n = Number(v.trim());
-  if (!Number.isInteger(n) || n < 0) {
+  // the ids this gateway writes are plain decimals: `0x1`, `1e3` or `-0` name none of them
+  const digits = v.trim();
+  if (!/^\d{1,15}$/.test(digits)) {
     throw new RpcError('INVALID_PARAMS', {
       message: `Invalid Last-Event-ID header: '${v}' is not an event id of this stream`,
       data: { path: 'Last-Event-ID' },
     });
   }
-  return n;
+  return Number(digits);
 }
 
 export async function resubscribe(params: unknown, ctx: CallContext, parts: GatewayParts) {

@@ -1,9 +1,11 @@
 // The tunnel's wire form: msgpack maps (no msgpackr records, so any msgpack reader on the relay side can read them).
 import { Packr, Unpackr } from 'msgpackr';
+import { notJsonAt } from '../../protocol/json-depth.js';
 import { type GatewayFrame, RelayFrame } from '../../protocol/tunnel.js';
 
 const packr = new Packr({ useRecords: false });
-const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
+// a 64-bit integer (another msgpack writer's big int) is read as a number, as JSON.parse reads one, never a BigInt
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
 
 export const encodeFrame = (f: GatewayFrame): Uint8Array => packr.pack(f);
 
@@ -15,6 +17,10 @@ export function decodeFrame(bytes: Uint8Array): { ok: true; frame: RelayFrame } 
   } catch (e) {
     return { ok: false, why: `undecodable frame (${e instanceof Error ? e.message.slice(0, 120) : 'not msgpack'})` };
   }
+  // msgpack's extensions carry more than JSON (Sets, Dates, typed arrays): a frame's content is stored and answered as
+  // JSON, so anything else is refused here, as the schema refuses a wrong shape
+  const odd = notJsonAt(value, 'frame');
+  if (odd) return { ok: false, why: `invalid frame: ${odd.path}: a ${odd.what}, which is not JSON data` };
   const r = RelayFrame.safeParse(value);
   if (r.success) return { ok: true, frame: r.data };
   const issue = r.error.issues[0]!;

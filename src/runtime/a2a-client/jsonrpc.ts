@@ -1,6 +1,7 @@
 // JSON-RPC 2.0 over the client's HTTP: one call answered with one result, or a streaming call answered with SSE events
 // (each a JSON-RPC response). Every request body leaves through the sanitizer: no internal field, at any depth.
 import { z } from 'zod';
+import { MAX_JSON_DEPTH, tooDeepAt } from '../../protocol/json-depth.js';
 import { toSanitizedJson } from '../sanitizer.js';
 import { authorizedExchange, authorizedOpen, unauthorized, type EndpointState, type EndpointStates } from './endpoint.js';
 import type { HttpResponse } from './http.js';
@@ -34,8 +35,18 @@ function body(method: string, params: Record<string, unknown>): string {
 const statusError = (method: string, status: number) =>
   new OutboundError('bad_response', `the remote answered ${method} with HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`);
 
+/**
+ * How deep an answer may nest: the data of a part nests as accepted params may (MAX_JSON_DEPTH), inside the envelope
+ * around it (answer, result, 1.0's task or statusUpdate, status, message or artifacts, artifact, parts, part). Deeper
+ * data, stored, overflowed the store's encoder: the caller's send got -32603 `store_write_failed` and lost its task.
+ */
+const MAX_ANSWER_DEPTH = MAX_JSON_DEPTH + 8;
+
 /** The result of one JSON-RPC response (already parsed JSON); a JSON-RPC error is a `remote_error` with its code. */
 function resultOf(json: unknown, method: string, status: number): unknown {
+  const deep = tooDeepAt(json, { limit: MAX_ANSWER_DEPTH, root: 'answer' });
+  if (deep !== undefined)
+    throw new OutboundError('bad_response', `the remote's answer to ${method} nests deeper than ${MAX_ANSWER_DEPTH} levels (at ${deep.slice(0, 200)})`);
   const r = RpcAnswer.safeParse(json);
   if (r.success && r.data.error) {
     const e = r.data.error;

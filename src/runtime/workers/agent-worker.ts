@@ -1,6 +1,6 @@
 // The Piscina worker: runs one agent turn, checks every event it yields, and answers with plain data.
 import { AgentEvent } from '../../protocol/agent-events.js';
-import { MAX_JSON_DEPTH, tooDeepAt } from '../../protocol/json-depth.js';
+import { MAX_JSON_DEPTH, notJsonAt, tooDeepAt } from '../../protocol/json-depth.js';
 import type { AgentContext } from './agent-contract.js';
 import { callFor } from './call.js';
 import { EventOutbox } from './event-outbox.js';
@@ -69,6 +69,10 @@ function checkedPush(outbox: EventOutbox, value: unknown): string | null {
   if (tooDeepAt(value, { limit: MAX_EVENT_DEPTH, root: 'event' }) !== undefined) {
     return `agent yielded an event nested deeper than ${MAX_EVENT_DEPTH} levels (data may nest ${MAX_JSON_DEPTH})`;
   }
+  // data values are `unknown` to the schema, and structured clone carries a BigInt, a Date or a Set to the main
+  // thread: stored, a BigInt made every later read of the task (and its workspace's listings) fail
+  const odd = notJsonAt(value, 'event');
+  if (odd) return `agent yielded an event with a ${odd.what} at ${odd.path}, which is not JSON data`;
   const parsed = AgentEvent.safeParse(value);
   return parsed.success ? outbox.push(parsed.data) : `agent yielded an invalid event: ${issuesText(parsed.error.issues)}`;
 }
