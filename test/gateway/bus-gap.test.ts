@@ -32,7 +32,8 @@ t.test('a stream on B of a task on A gets the events it missed while B was cut o
     redisUrl: url,
     redisPrefix: prefix,
     instanceId: id,
-    redis: { commandTimeoutMs: 300 },
+    // long enough for a loaded machine's start-up reads; B's calls while cut off still give up well within the test
+    redis: { commandTimeoutMs: 2_000 },
   });
   const a = await startTestGateway({ config: config('gw-a', REDIS_URL) });
   t.teardown(() => a.close());
