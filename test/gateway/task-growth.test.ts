@@ -4,6 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { unpack } from 'msgpackr';
+import { ConfigError, parseConfig } from '../../src/config.js';
 import { DEMO_AGENTS } from '../../src/demo-agents.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
 import { registerRelay } from '../support/relay-world.js';
@@ -88,4 +89,11 @@ t.test('a relay agent streaming past the limit: the task fails the same way, the
     'the relay was told to cancel the turn',
   );
   client.close();
+});
+
+t.test('tasks.maxTaskBytes: 8 MiB by default; a bad value is refused naming the field', async (t) => {
+  t.equal(parseConfig({}).tasks.maxTaskBytes, 8 * 1024 * 1024);
+  for (const bad of [0, -1, 1.5, '1MB']) {
+    t.throws(() => parseConfig({ tasks: { maxTaskBytes: bad } }), { constructor: ConfigError, message: /tasks\.maxTaskBytes: / }, String(bad));
+  }
 });
