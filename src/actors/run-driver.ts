@@ -16,7 +16,7 @@ export interface RunDriverOptions {
 }
 
 /** The reason a turn stopped for outgrowing its task carries, beside `timeout`, `worker_crash`, `agent_protocol`. */
-export const OUTPUT_TOO_LARGE = 'output_too_large';
+const OUTPUT_TOO_LARGE = 'output_too_large';
 
 const lastUserMessage = (t: Task): Message => {
   for (let i = t.history.length - 1; i >= 0; i--) if (t.history[i]!.role === 'user') return t.history[i]!;
