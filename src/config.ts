@@ -100,9 +100,18 @@ export const Config = z
          * quick task costs one write instead of two (nothing of it is acknowledged before its write is stored)
          */
         firstWriteHoldMs: z.number().int().nonnegative().default(100),
+        /**
+         * the agent output (artifacts, messages) one task may hold, summed over its turns: a turn that would pass it is
+         * stopped and the task fails (`output_too_large`), so no agent can make a task, and each write of it, huge
+         */
+        maxTaskBytes: z
+          .number({ error: 'must be a number of bytes' })
+          .int()
+          .positive()
+          .default(8 * 1024 * 1024),
       })
       .strict()
-      .default({ firstWriteHoldMs: 100 }),
+      .default({ firstWriteHoldMs: 100, maxTaskBytes: 8 * 1024 * 1024 }),
     /** client mode: outbound connections to external A2A agents (created with `a2a-gateway connections add`) */
     connections: z
       .object({

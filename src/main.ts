@@ -154,6 +154,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     cancelTimeoutMs: 10_000,
     agents,
     firstWriteHoldMs: config.tasks.firstWriteHoldMs,
+    maxTaskBytes: config.tasks.maxTaskBytes,
     instanceId,
     sideWrites: (records) => push.prepare(records),
     onWriteFailure: (e, t) => log('task change not stored', { task: t.id, workspace: t.workspaceId, error: errorText(e) }),

@@ -2,12 +2,21 @@
 import type { AgentEvent, AgentRunResult } from '../protocol/agent-events.js';
 import type { Message, Task } from '../protocol/model.js';
 import { TurnCancel, type TurnSignal } from '../runtime/agents/turn-signal.js';
+import { eventBytes, taskOutputBytes } from './output-size.js';
 import type { TaskActorRef, TaskMachineEvent, TurnEffects, TurnEnd } from './task-machine.js';
 
 /** Runs one agent turn (the agent registry does): reports progress with `onEvent`, honours the signal, never rejects. */
 export interface AgentPort {
   runTurn(o: { task: Task; message: Message; signal: TurnSignal; onEvent: (ev: AgentEvent) => void }): Promise<AgentRunResult>;
 }
+
+export interface RunDriverOptions {
+  /** the agent output (artifacts, messages) one task may hold; a turn that would pass it is stopped and fails */
+  maxTaskBytes?: number;
+}
+
+/** The reason a turn stopped for outgrowing its task carries, beside `timeout`, `worker_crash`, `agent_protocol`. */
+const OUTPUT_TOO_LARGE = 'output_too_large';
 
 const lastUserMessage = (t: Task): Message => {
   for (let i = t.history.length - 1; i >= 0; i--) if (t.history[i]!.role === 'user') return t.history[i]!;
@@ -22,7 +31,10 @@ const lastUserMessage = (t: Task): Message => {
 export class RunDriver implements TurnEffects {
   private readonly runs = new Map<TaskActorRef, () => void>();
 
-  constructor(private readonly agents: AgentPort) {}
+  constructor(
+    private readonly agents: AgentPort,
+    private readonly o: RunDriverOptions = {},
+  ) {}
 
   start(actor: TaskActorRef, task: Task): void {
     this.runs.set(
@@ -46,6 +58,11 @@ export class RunDriver implements TurnEffects {
   private begin(task: Task, send: (e: TaskMachineEvent) => void): () => void {
     const ac = new TurnCancel();
     const started = performance.now();
+    const workerMs = () => Math.round((performance.now() - started) * 1000) / 1000;
+    // every runner's events pass here: the one place a task's growth is bounded, counted as each event arrives
+    const maxBytes = this.o.maxTaskBytes ?? Infinity;
+    let bytes = maxBytes === Infinity ? 0 : taskOutputBytes(task);
+    let overgrown = false;
     let finished = false;
     let ended = false;
     let batch: AgentEvent[] = [];
@@ -66,6 +83,17 @@ export class RunDriver implements TurnEffects {
       }
     };
     const onEvent = (event: AgentEvent) => {
+      if (overgrown || ended) return;
+      if (maxBytes !== Infinity) {
+        bytes += eventBytes(event);
+        if (bytes > maxBytes) {
+          // what came before this event is kept; the end leaves `working`, whose exit aborts the run as a cancel does
+          overgrown = true;
+          const message = `The agent's output passed this task's limit of ${maxBytes} bytes (tasks.maxTaskBytes); the turn was stopped and its output up to the limit kept`;
+          flush({ ok: false, error: { reason: OUTPUT_TOO_LARGE, message }, workerMs: workerMs() });
+          return;
+        }
+      }
       batch.push(event);
       if (!flushing) {
         flushing = true;
@@ -74,8 +102,9 @@ export class RunDriver implements TurnEffects {
     };
     void this.agents.runTurn({ task, message: lastUserMessage(task), signal: ac, onEvent }).then((r) => {
       finished = true;
-      const workerMs = Math.round((performance.now() - started) * 1000) / 1000;
-      flush(r.ok ? { ok: true, workerMs } : { ok: false, error: r.error, workerMs });
+      if (overgrown) return;
+      const ms = workerMs();
+      flush(r.ok ? { ok: true, workerMs: ms } : { ok: false, error: r.error, workerMs: ms });
     });
     // after a normal end there is nothing to abort (and abort() would build a DOMException per task for nothing)
     return () => {

@@ -31,6 +31,8 @@ export interface TaskSupervisorOptions extends TaskWriterOptions {
    * (`start(task, { holdFirstWrite: true })`): a task that settles within it is stored once, not twice.
    */
   firstWriteHoldMs?: number;
+  /** the agent output one task may hold (`tasks.maxTaskBytes`); none when absent */
+  maxTaskBytes?: number;
   /** this process's name; start-up recovery fails only the running tasks this instance owned */
   instanceId: string;
   timers: Timers;
@@ -64,7 +66,7 @@ export class TaskSupervisor {
   private stopped = false;
 
   constructor(private readonly o: TaskSupervisorOptions) {
-    this.turns = new RunDriver(o.agents);
+    this.turns = new RunDriver(o.agents, { maxTaskBytes: o.maxTaskBytes });
     this.machine = createTaskMachine({ clock: o.clock, turns: this.turns });
     this.writer = new TaskWriter(o);
     // another instance asks for a cancel of a task that may run here

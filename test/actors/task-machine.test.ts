@@ -389,3 +389,31 @@ t.test('a full turn: submitted, working, input-required, working, completed', as
   t.same(m.task().metadata.cost_breakdown, { worker_ms: 8, turns: 2 }, 'both turns counted');
   t.equal(m.runs.started, 2, 'one run per turn');
 });
+
+t.test('output past maxTaskBytes: the turn is aborted and fails with output_too_large, keeping what came before', async (t) => {
+  const clock = new ManualClock();
+  let aborted = 0;
+  // an agent that emits 100-byte chunks for as long as it is let; the task already holds its earlier reply
+  const turns = new RunDriver(
+    {
+      runTurn: ({ signal, onEvent }) => {
+        signal.addEventListener('abort', () => aborted++, { once: true });
+        for (let i = 0; i < 1000 && !signal.aborted; i++) {
+          onEvent({ type: 'artifact', artifact: { artifactId: 'a', parts: [{ kind: 'text', text: 'z'.repeat(100) }], append: i > 0 } });
+        }
+        return new Promise(() => undefined);
+      },
+    },
+    { maxTaskBytes: 1000 },
+  );
+  const task = taskIn('submitted', clock.now());
+  const actor = createActor(createTaskMachine({ clock, turns }), { input: { task } });
+  actor.start();
+  actor.send({ type: 'START' });
+  t.equal(actor.getSnapshot().value, 'failed', 'the task fails at once, not at the turn deadline');
+  t.equal(aborted, 1, 'the run is aborted as a cancel aborts it');
+  const status = actor.getSnapshot().context.task.status;
+  t.equal((status.message?.metadata as { reason?: string } | undefined)?.reason, 'output_too_large');
+  const parts = actor.getSnapshot().context.task.artifacts[0]?.parts ?? [];
+  t.ok(parts.length > 0 && parts.length < 10, `the chunks before the limit are kept (${parts.length}), counting the reply already held`);
+});
