@@ -50,8 +50,11 @@ export function decodeEntry(raw: unknown): DecodedEntry {
   return { ok: true, call: { id, hasId: 'id' in raw && raw.id !== null, method: raw.method, params: raw.params } };
 }
 
-/** Decodes a request body. Never throws. */
-export function decodeBody(body: string): DecodedBody {
+/**
+ * Decodes a request body. Never throws. A batch longer than `maxBatchSize` is refused whole (nothing of it runs): a
+ * small body of many cheap calls would otherwise make an answer hundreds of times its size.
+ */
+export function decodeBody(body: string, o: { maxBatchSize: number }): DecodedBody {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -61,6 +64,16 @@ export function decodeBody(body: string): DecodedBody {
   if (Array.isArray(parsed)) {
     if (parsed.length === 0) {
       return { kind: 'invalid', id: null, error: new RpcError('INVALID_REQUEST', { message: 'Invalid request: empty batch' }) };
+    }
+    if (parsed.length > o.maxBatchSize) {
+      return {
+        kind: 'invalid',
+        id: null,
+        error: new RpcError('INVALID_REQUEST', {
+          message: `Invalid request: a batch of ${parsed.length} calls is over the limit of ${o.maxBatchSize}`,
+          data: { field: 'batch', size: parsed.length, limit: o.maxBatchSize },
+        }),
+      };
     }
     return { kind: 'batch', entries: parsed.map(decodeEntry) };
   }
