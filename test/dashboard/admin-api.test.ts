@@ -248,3 +248,21 @@ t.test("a task's live view ends once the key behind it is revoked (a session's o
   t.equal(await kept.end(200), 'open', "another key's view stays open");
   await kept.cancel();
 });
+
+t.test('key creation bounds rate limits as the CLI does: whole numbers from 1 to 10^9, naming the field', async (t) => {
+  const { tg, call } = await setup(t);
+  const admin = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const before = (await call('GET', '/keys', { bearer: admin.key })).json.keys.length;
+  for (const [what, limits, field] of [
+    ['1e300 per minute', { perMinute: 1e300, perHour: 10 }, 'limits.perMinute'],
+    ['past 10^9 per hour', { perMinute: 10, perHour: 1_000_000_001 }, 'limits.perHour'],
+  ] as const) {
+    const r = await call('POST', '/keys', { bearer: admin.key, body: { trust: 'execute', limits } });
+    t.equal(r.status, 400, what);
+    t.equal(r.json.field, field, `${what}: names the field`);
+    t.match(r.json.message, /from 1 to 1000000000/);
+  }
+  t.equal((await call('GET', '/keys', { bearer: admin.key })).json.keys.length, before, 'no key was created');
+  const ok = await call('POST', '/keys', { bearer: admin.key, body: { trust: 'execute', limits: { perMinute: 1_000_000_000, perHour: 1_000_000_000 } } });
+  t.equal(ok.status, 200, '10^9 is allowed');
+});
