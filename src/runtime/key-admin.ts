@@ -19,7 +19,11 @@ export const CreateKeyInput = z.object({
 export type CreateKeyInput = z.input<typeof CreateKeyInput>;
 
 export class KeyAdminError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** the input at fault, as the views name it (`expires_at`, `scopes`, `limits.perMinute`): the admin API returns it */
+    readonly field?: string,
+  ) {
     super(message);
     this.name = 'KeyAdminError';
   }
@@ -36,13 +40,19 @@ export async function createKey(deps: KeyAdminDeps, input: unknown, rotatedFrom?
   const parsed = CreateKeyInput.safeParse(input);
   if (!parsed.success) {
     const i = parsed.error.issues[0]!;
-    throw new KeyAdminError(`${i.path.join('.') || 'input'}: ${i.message}`);
+    const field =
+      i.path
+        .map(String)
+        .join('.')
+        .replace(/^expiresAt\b/, 'expires_at') || 'input';
+    throw new KeyAdminError(`${field}: ${i.message}`, field);
   }
   const p = parsed.data;
   const beyond = scopesBeyondTrust(p.trust, p.scopes);
-  if (beyond.length > 0) throw new KeyAdminError(`scopes: ${beyond.join(', ')} not in trust level ${p.trust} (scopes may narrow a level, never widen it)`);
+  if (beyond.length > 0)
+    throw new KeyAdminError(`scopes: ${beyond.join(', ')} not in trust level ${p.trust} (scopes may narrow a level, never widen it)`, 'scopes');
   const now = deps.clock.now();
-  if (p.expiresAt !== null && p.expiresAt <= now) throw new KeyAdminError('expires_at: must be in the future');
+  if (p.expiresAt !== null && p.expiresAt <= now) throw new KeyAdminError('expires_at: must be in the future', 'expires_at');
   const key = mintKey();
   const rec: KeyRecord = KeyRecord.parse({
     id: `key_${randomUUID().replace(/-/g, '').slice(0, 20)}`,

@@ -266,3 +266,21 @@ t.test('key creation bounds rate limits as the CLI does: whole numbers from 1 to
   const ok = await call('POST', '/keys', { bearer: admin.key, body: { trust: 'execute', limits: { perMinute: 1_000_000_000, perHour: 1_000_000_000 } } });
   t.equal(ok.status, 200, '10^9 is allowed');
 });
+
+t.test('key creation errors name their field: an expiry in the past, a scope beyond the trust level, an unknown trust', async (t) => {
+  const { tg, call } = await setup(t);
+  const admin = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const before = (await call('GET', '/keys', { bearer: admin.key })).json.keys.length;
+  for (const [what, body, field] of [
+    ['an expiry in the past', { trust: 'execute', expires_at: new Date(T0 - 60_000).toISOString() }, 'expires_at'],
+    ['an expiry now', { trust: 'execute', expires_at: new Date(T0).toISOString() }, 'expires_at'],
+    ['a scope beyond the trust level', { trust: 'read_only', scopes: ['tasks.create'] }, 'scopes'],
+    ['an unknown trust level', { trust: 'root' }, 'trust'],
+  ] as const) {
+    const r = await call('POST', '/keys', { bearer: admin.key, body });
+    t.equal(r.status, 400, what);
+    t.equal(r.json.field, field, `${what}: names the field`);
+    t.match(r.json.message, new RegExp(`^${field}:`));
+  }
+  t.equal((await call('GET', '/keys', { bearer: admin.key })).json.keys.length, before, 'no key was created');
+});
