@@ -1,17 +1,22 @@
 // Key administration shared by the CLI and tests: create (shown once), list, revoke, rotate.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { AgentId } from '../protocol/agent-events.js';
 import { KeyRecord, RateLimits, WorkspaceId, publicKeyView } from '../protocol/records.js';
 import { Scope, TrustLevel, scopesBeyondTrust } from '../protocol/scopes.js';
 import type { Clock } from './clock.js';
 import { hashKey, mintKey } from './keys.js';
 import type { KeyStore } from './store/types.js';
 
+/** A key naming more agents than this should be a workspace of its own (a long list is read on every call). */
+export const MAX_KEY_AGENTS = 256;
+
 export const CreateKeyInput = z.object({
   workspace: WorkspaceId,
   trust: TrustLevel,
   scopes: z.array(Scope).default([]),
-  agents: z.array(z.string().min(1)).default([]),
+  /** empty: every agent of the workspace */
+  agents: z.array(AgentId).max(MAX_KEY_AGENTS, `at most ${MAX_KEY_AGENTS} agents`).default([]),
   name: z.string().min(1).optional(),
   expiresAt: z.number().int().nullable().default(null),
   limits: RateLimits.optional(),

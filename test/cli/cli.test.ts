@@ -232,6 +232,14 @@ t.test('keys create refuses bad input, naming the field, and creates nothing', a
     ['a hex --per-minute', ['--workspace', 'ws1', '--trust', 'admin', '--per-minute', '0x10'], /per-minute: '0x10'/],
     ['a --per-hour past 10^9', ['--workspace', 'ws1', '--trust', 'admin', '--per-hour', '1000000001'], /per-hour: '1000000001'/],
     ['an exponent --per-hour', ['--workspace', 'ws1', '--trust', 'admin', '--per-hour', '1e3'], /per-hour: '1e3'/],
+    // a key's agents are agent ids (the schema configured agents use), at most 256 of them
+    ['an agent that is no agent id', ['--workspace', 'ws1', '--trust', 'admin', '--agents', 'echo,a/b'], /agents\.1: letters, digits/],
+    ['an agent id of 300 characters', ['--workspace', 'ws1', '--trust', 'admin', '--agents', 'x'.repeat(300)], /agents\.0: at most 256 characters/],
+    [
+      '257 agents',
+      ['--workspace', 'ws1', '--trust', 'admin', '--agents', Array.from({ length: 257 }, (_, i) => `a${i}`).join(',')],
+      /agents: at most 256 agents/,
+    ],
     ['an unknown flag', ['--workspace', 'ws1', '--trust', 'admin', '--colour', 'red'], /colour/],
   ];
   const results = await Promise.all(cases.map(([, args]) => runCli([...base, ...args])));

@@ -284,3 +284,25 @@ t.test('key creation errors name their field: an expiry in the past, a scope bey
   }
   t.equal((await call('GET', '/keys', { bearer: admin.key })).json.keys.length, before, 'no key was created');
 });
+
+t.test("a key's agents are at most 256 agent ids, each as configured agents spell them; the error names the field", async (t) => {
+  const { tg, call } = await setup(t);
+  const admin = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const before = (await call('GET', '/keys', { bearer: admin.key })).json.keys.length;
+  const names = (n: number) => Array.from({ length: n }, (_, i) => `agent-${i}`);
+  for (const [what, agents, field, message] of [
+    ['257 agents', names(257), 'agents', /at most 256 agents/],
+    ['an id of 300 characters', ['echo', 'x'.repeat(300)], 'agents.1', /at most 256 characters/],
+    ['an id with a space', ['a b'], 'agents.0', /letters, digits/],
+    ['an empty id', [''], 'agents.0', /./],
+  ] as const) {
+    const r = await call('POST', '/keys', { bearer: admin.key, body: { trust: 'execute', agents } });
+    t.equal(r.status, 400, what);
+    t.equal(r.json.field, field, `${what}: names the field`);
+    t.match(r.json.message, message);
+  }
+  t.equal((await call('GET', '/keys', { bearer: admin.key })).json.keys.length, before, 'no key was created');
+  const ok = await call('POST', '/keys', { bearer: admin.key, body: { trust: 'execute', agents: names(256) } });
+  t.equal(ok.status, 200, '256 agent ids are allowed');
+  t.equal(ok.json.agents.length, 256);
+});
