@@ -43,6 +43,8 @@ export const Config = z
       .int()
       .positive()
       .default(1024 * 1024),
+    /** a JSON-RPC batch of more calls is refused whole (-32600): each call is answered, so this bounds an answer's size */
+    maxBatchSize: z.coerce.number({ error: 'must be a number of calls' }).int().positive().default(100),
     limits: RateLimits.default(DEFAULT_RATE_LIMITS),
     pool: z
       .object({
@@ -236,6 +238,7 @@ export const ENV_VARS: ReadonlyArray<{ name: string; key?: keyof ConfigInput; wh
   { name: 'A2A_INSTANCE_ID', key: 'instanceId', what: "this instance's stable name on Redis" },
   { name: 'A2A_PUBLIC_URL', key: 'publicUrl', what: 'the base URL callers reach (behind a proxy)' },
   { name: 'A2A_MAX_BODY_BYTES', key: 'maxBodyBytes', what: 'the request body limit (1048576)' },
+  { name: 'A2A_MAX_BATCH_SIZE', key: 'maxBatchSize', what: 'the most calls in one JSON-RPC batch (100)' },
   { name: 'A2A_SECRET', what: 'the server secret keys are hashed with (default: <dataDir>/secret)' },
   { name: 'LOG_LEVEL', what: 'info (default), debug (every call, with its request id) or silent' },
 ];

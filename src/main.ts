@@ -257,6 +257,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     defaultLimits: config.limits,
     log,
     maxBodyBytes: config.maxBodyBytes,
+    maxBatchSize: config.maxBatchSize,
     publicUrl: config.publicUrl,
     ready: () => readiness({ store, bus }),
   });

@@ -1,6 +1,7 @@
 // `a2a-gateway keys ...`: key administration on the configured store (the same one a running server uses).
 import { parseArgs } from 'node:util';
 import { openSecret, openStore } from '../open-store.js';
+import { MAX_RATE_LIMIT, RateLimit } from '../protocol/records.js';
 import { systemClock } from '../runtime/clock.js';
 import { KeyAdminError, createKey, listKeys, parseDuration, revokeKey, rotateKey } from '../runtime/key-admin.js';
 import { COMMON_OPTIONS, configFrom } from './common-flags.js';
@@ -13,11 +14,12 @@ const list = (s: string | undefined) =>
         .filter(Boolean)
     : [];
 
-function positiveInt(name: string, s: string | undefined): number | undefined {
+/** A rate-limit flag: plain decimal digits only (Number() would take 0x10, 1e3 and ' 5'), bounded as the admin API is. */
+function rateLimitFlag(name: string, s: string | undefined): number | undefined {
   if (s === undefined) return undefined;
-  const n = Number(s);
-  if (!Number.isInteger(n) || n <= 0) throw new KeyAdminError(`${name}: '${s}' is not a positive whole number`);
-  return n;
+  const r = RateLimit.safeParse(/^[0-9]+$/.test(s) ? Number(s) : Number.NaN);
+  if (!r.success) throw new KeyAdminError(`${name}: '${s}' is not a whole number from 1 to ${MAX_RATE_LIMIT}`);
+  return r.data;
 }
 
 export async function keysCommand(args: string[]): Promise<number> {
@@ -55,8 +57,8 @@ export async function keysCommand(args: string[]): Promise<number> {
           expiresAt = Date.parse(values['expires-at']);
           if (Number.isNaN(expiresAt)) throw new KeyAdminError(`expires-at: '${values['expires-at']}' is not an ISO date`);
         }
-        const perMinute = positiveInt('per-minute', values['per-minute']);
-        const perHour = positiveInt('per-hour', values['per-hour']);
+        const perMinute = rateLimitFlag('per-minute', values['per-minute']);
+        const perHour = rateLimitFlag('per-hour', values['per-hour']);
         const limits = perMinute || perHour ? { perMinute: perMinute ?? config.limits.perMinute, perHour: perHour ?? config.limits.perHour } : undefined;
         if (!values.workspace) throw new KeyAdminError('workspace: --workspace is required');
         if (!values.trust) throw new KeyAdminError('trust: --trust is required (read_only, execute, autonomous or admin)');

@@ -13,6 +13,8 @@ import { meteredStream, outcomeOf, requestIdOf } from './call-meter.js';
 
 export interface GatewayOptions extends PipelineDeps {
   maxBodyBytes: number;
+  /** a longer batch is refused whole with -32600 */
+  maxBatchSize: number;
   /** overrides the base URL seen in requests (behind a proxy) */
   publicUrl?: string;
   ready: () => Promise<{ ok: boolean; detail?: string }>;
@@ -107,7 +109,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       metrics.call('invalid', err.reason, 0);
       return reply(err.httpStatus, {}, errorResponse(null, err, { v1: versionAnswersV1(req.a2aVersion) }));
     }
-    const decoded = decodeBody(text);
+    const decoded = decodeBody(text, { maxBatchSize: o.maxBatchSize });
     if (decoded.kind === 'invalid') {
       metrics.call('invalid', decoded.error.reason, 0);
       return reply(ERRORS[decoded.error.reason].http, {}, errorResponse(decoded.id, decoded.error, { v1: versionAnswersV1(req.a2aVersion) }));

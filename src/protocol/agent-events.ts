@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ConnectionName } from './connections.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
-import { Artifact, CallerId, Extensions, Message, Metadata, Part } from './model.js';
+import { Artifact, CallerId, Extensions, MAX_ID_LENGTH, Message, Metadata, Part } from './model.js';
 
 /** An agent's message: the task's ids and the role are the gateway's to set; the extensions it used are the agent's to say. */
 const AgentMessage = z.object({ parts: z.array(Part).min(1), metadata: Metadata.optional(), extensions: Extensions.optional() });
@@ -36,12 +36,16 @@ export const AgentSkill = z.object({
 });
 export type AgentSkill = z.infer<typeof AgentSkill>;
 
+/** An agent's id: it names URLs and tasks, and a key's `agents` list names agents by it. */
+export const AgentId = z
+  .string()
+  .min(1)
+  .max(MAX_ID_LENGTH, `at most ${MAX_ID_LENGTH} characters`)
+  .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore');
+
 /** An agent as configured: `workspace: '*'` serves every workspace. */
 export const AgentSpec = z.object({
-  id: z
-    .string()
-    .min(1)
-    .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore'),
+  id: AgentId,
   name: z.string().min(1),
   description: z.string().default(''),
   kind: AgentKind.default('builtin'),

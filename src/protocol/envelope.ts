@@ -27,8 +27,9 @@ export type DecodedBody =
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** An id the answer can echo: JSON has no Infinity (`1e400` parses to it), so such an id reads as null. */
 function readableId(v: unknown): RpcId {
-  return typeof v === 'string' || typeof v === 'number' ? v : null;
+  return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? v : null;
 }
 
 export function decodeEntry(raw: unknown): DecodedEntry {
@@ -45,13 +46,18 @@ export function decodeEntry(raw: unknown): DecodedEntry {
   if ('id' in raw && raw.id !== null && typeof raw.id !== 'string' && typeof raw.id !== 'number') {
     return invalid('id', 'must be a string, a number or null');
   }
+  // the answer could not carry it back (JSON.stringify writes null): the caller could not match its answer
+  if (typeof raw.id === 'number' && !Number.isFinite(raw.id)) return invalid('id', 'must be a finite number');
   if (typeof raw.method !== 'string' || raw.method.length === 0) return invalid('method', 'must be a non-empty string');
   // params that are not an object (a string, null, an array) are the method's to refuse: -32602, as a2a-js answers
   return { ok: true, call: { id, hasId: 'id' in raw && raw.id !== null, method: raw.method, params: raw.params } };
 }
 
-/** Decodes a request body. Never throws. */
-export function decodeBody(body: string): DecodedBody {
+/**
+ * Decodes a request body. Never throws. A batch longer than `maxBatchSize` is refused whole (nothing of it runs): a
+ * small body of many cheap calls would otherwise make an answer hundreds of times its size.
+ */
+export function decodeBody(body: string, o: { maxBatchSize: number }): DecodedBody {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -61,6 +67,16 @@ export function decodeBody(body: string): DecodedBody {
   if (Array.isArray(parsed)) {
     if (parsed.length === 0) {
       return { kind: 'invalid', id: null, error: new RpcError('INVALID_REQUEST', { message: 'Invalid request: empty batch' }) };
+    }
+    if (parsed.length > o.maxBatchSize) {
+      return {
+        kind: 'invalid',
+        id: null,
+        error: new RpcError('INVALID_REQUEST', {
+          message: `Invalid request: a batch of ${parsed.length} calls is over the limit of ${o.maxBatchSize}`,
+          data: { field: 'batch', size: parsed.length, limit: o.maxBatchSize },
+        }),
+      };
     }
     return { kind: 'batch', entries: parsed.map(decodeEntry) };
   }

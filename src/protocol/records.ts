@@ -3,10 +3,12 @@ import { z } from 'zod';
 import { CallerId } from './model.js';
 import { Scope, TrustLevel } from './scopes.js';
 
-export const RateLimits = z.object({
-  perMinute: z.number().int().positive(),
-  perHour: z.number().int().positive(),
-});
+/** The most calls a limit may allow per window (the bench's keys use it): a typo such as 1e300 is refused, not stored. */
+export const MAX_RATE_LIMIT = 1_000_000_000;
+/** One window's limit, wherever a limit comes in (config, CLI flags, the admin API): the one bound for all. */
+const RATE_LIMIT_RANGE = `must be a whole number of calls from 1 to ${MAX_RATE_LIMIT}`;
+export const RateLimit = z.number({ error: RATE_LIMIT_RANGE }).int(RATE_LIMIT_RANGE).min(1, RATE_LIMIT_RANGE).max(MAX_RATE_LIMIT, RATE_LIMIT_RANGE);
+export const RateLimits = z.object({ perMinute: RateLimit, perHour: RateLimit });
 export type RateLimits = z.infer<typeof RateLimits>;
 
 export const DEFAULT_RATE_LIMITS: RateLimits = { perMinute: 60, perHour: 1000 };

@@ -1,17 +1,22 @@
 // Key administration shared by the CLI and tests: create (shown once), list, revoke, rotate.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { AgentId } from '../protocol/agent-events.js';
 import { KeyRecord, RateLimits, WorkspaceId, publicKeyView } from '../protocol/records.js';
 import { Scope, TrustLevel, scopesBeyondTrust } from '../protocol/scopes.js';
 import type { Clock } from './clock.js';
 import { hashKey, mintKey } from './keys.js';
 import type { KeyStore } from './store/types.js';
 
+/** A key naming more agents than this should be a workspace of its own (a long list is read on every call). */
+export const MAX_KEY_AGENTS = 256;
+
 export const CreateKeyInput = z.object({
   workspace: WorkspaceId,
   trust: TrustLevel,
   scopes: z.array(Scope).default([]),
-  agents: z.array(z.string().min(1)).default([]),
+  /** empty: every agent of the workspace */
+  agents: z.array(AgentId).max(MAX_KEY_AGENTS, `at most ${MAX_KEY_AGENTS} agents`).default([]),
   name: z.string().min(1).optional(),
   expiresAt: z.number().int().nullable().default(null),
   limits: RateLimits.optional(),
@@ -19,7 +24,11 @@ export const CreateKeyInput = z.object({
 export type CreateKeyInput = z.input<typeof CreateKeyInput>;
 
 export class KeyAdminError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** the input at fault, as the views name it (`expires_at`, `scopes`, `limits.perMinute`): the admin API returns it */
+    readonly field?: string,
+  ) {
     super(message);
     this.name = 'KeyAdminError';
   }
@@ -36,13 +45,19 @@ export async function createKey(deps: KeyAdminDeps, input: unknown, rotatedFrom?
   const parsed = CreateKeyInput.safeParse(input);
   if (!parsed.success) {
     const i = parsed.error.issues[0]!;
-    throw new KeyAdminError(`${i.path.join('.') || 'input'}: ${i.message}`);
+    const field =
+      i.path
+        .map(String)
+        .join('.')
+        .replace(/^expiresAt\b/, 'expires_at') || 'input';
+    throw new KeyAdminError(`${field}: ${i.message}`, field);
   }
   const p = parsed.data;
   const beyond = scopesBeyondTrust(p.trust, p.scopes);
-  if (beyond.length > 0) throw new KeyAdminError(`scopes: ${beyond.join(', ')} not in trust level ${p.trust} (scopes may narrow a level, never widen it)`);
+  if (beyond.length > 0)
+    throw new KeyAdminError(`scopes: ${beyond.join(', ')} not in trust level ${p.trust} (scopes may narrow a level, never widen it)`, 'scopes');
   const now = deps.clock.now();
-  if (p.expiresAt !== null && p.expiresAt <= now) throw new KeyAdminError('expires_at: must be in the future');
+  if (p.expiresAt !== null && p.expiresAt <= now) throw new KeyAdminError('expires_at: must be in the future', 'expires_at');
   const key = mintKey();
   const rec: KeyRecord = KeyRecord.parse({
     id: `key_${randomUUID().replace(/-/g, '').slice(0, 20)}`,

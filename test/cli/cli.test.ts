@@ -227,6 +227,19 @@ t.test('keys create refuses bad input, naming the field, and creates nothing', a
       /expires-in or --expires-at/,
     ],
     ['a zero --per-minute', ['--workspace', 'ws1', '--trust', 'admin', '--per-minute', '0'], /per-minute/],
+    // Number() reads these as 1e300 and 16: only plain decimal digits, at most 10^9 (the admin API's bound)
+    ['an exponent --per-minute', ['--workspace', 'ws1', '--trust', 'admin', '--per-minute', '1e300'], /per-minute: '1e300'.*1000000000/],
+    ['a hex --per-minute', ['--workspace', 'ws1', '--trust', 'admin', '--per-minute', '0x10'], /per-minute: '0x10'/],
+    ['a --per-hour past 10^9', ['--workspace', 'ws1', '--trust', 'admin', '--per-hour', '1000000001'], /per-hour: '1000000001'/],
+    ['an exponent --per-hour', ['--workspace', 'ws1', '--trust', 'admin', '--per-hour', '1e3'], /per-hour: '1e3'/],
+    // a key's agents are agent ids (the schema configured agents use), at most 256 of them
+    ['an agent that is no agent id', ['--workspace', 'ws1', '--trust', 'admin', '--agents', 'echo,a/b'], /agents\.1: letters, digits/],
+    ['an agent id of 300 characters', ['--workspace', 'ws1', '--trust', 'admin', '--agents', 'x'.repeat(300)], /agents\.0: at most 256 characters/],
+    [
+      '257 agents',
+      ['--workspace', 'ws1', '--trust', 'admin', '--agents', Array.from({ length: 257 }, (_, i) => `a${i}`).join(',')],
+      /agents: at most 256 agents/,
+    ],
     ['an unknown flag', ['--workspace', 'ws1', '--trust', 'admin', '--colour', 'red'], /colour/],
   ];
   const results = await Promise.all(cases.map(([, args]) => runCli([...base, ...args])));
@@ -239,6 +252,13 @@ t.test('keys create refuses bad input, naming the field, and creates nothing', a
   const list = await runCli(['keys', 'list', '--data-dir', dir, '--json']);
   t.equal(list.code, 0);
   t.same(JSON.parse(list.stdout), [], 'no key was created by any refused command');
+});
+
+t.test('keys create takes rate limits up to 10^9 (the bench uses that)', async (t) => {
+  const dir = await tempDir(t);
+  await createKeyCli(dir, { extra: ['--per-minute', '1000000000', '--per-hour', '1000000000'] });
+  const list = await runCli(['keys', 'list', '--data-dir', dir, '--json']);
+  t.same(JSON.parse(list.stdout)[0].limits, { perMinute: 1_000_000_000, perHour: 1_000_000_000 });
 });
 
 t.test('keys list, revoke, rotate; list never shows a key or its hash', async (t) => {

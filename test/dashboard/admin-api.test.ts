@@ -248,3 +248,61 @@ t.test("a task's live view ends once the key behind it is revoked (a session's o
   t.equal(await kept.end(200), 'open', "another key's view stays open");
   await kept.cancel();
 });
+
+t.test('key creation bounds rate limits as the CLI does: whole numbers from 1 to 10^9, naming the field', async (t) => {
+  const { tg, call } = await setup(t);
+  const admin = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const before = (await call('GET', '/keys', { bearer: admin.key })).json.keys.length;
+  for (const [what, limits, field] of [
+    ['1e300 per minute', { perMinute: 1e300, perHour: 10 }, 'limits.perMinute'],
+    ['past 10^9 per hour', { perMinute: 10, perHour: 1_000_000_001 }, 'limits.perHour'],
+  ] as const) {
+    const r = await call('POST', '/keys', { bearer: admin.key, body: { trust: 'execute', limits } });
+    t.equal(r.status, 400, what);
+    t.equal(r.json.field, field, `${what}: names the field`);
+    t.match(r.json.message, /from 1 to 1000000000/);
+  }
+  t.equal((await call('GET', '/keys', { bearer: admin.key })).json.keys.length, before, 'no key was created');
+  const ok = await call('POST', '/keys', { bearer: admin.key, body: { trust: 'execute', limits: { perMinute: 1_000_000_000, perHour: 1_000_000_000 } } });
+  t.equal(ok.status, 200, '10^9 is allowed');
+});
+
+t.test('key creation errors name their field: an expiry in the past, a scope beyond the trust level, an unknown trust', async (t) => {
+  const { tg, call } = await setup(t);
+  const admin = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const before = (await call('GET', '/keys', { bearer: admin.key })).json.keys.length;
+  for (const [what, body, field] of [
+    ['an expiry in the past', { trust: 'execute', expires_at: new Date(T0 - 60_000).toISOString() }, 'expires_at'],
+    ['an expiry now', { trust: 'execute', expires_at: new Date(T0).toISOString() }, 'expires_at'],
+    ['a scope beyond the trust level', { trust: 'read_only', scopes: ['tasks.create'] }, 'scopes'],
+    ['an unknown trust level', { trust: 'root' }, 'trust'],
+  ] as const) {
+    const r = await call('POST', '/keys', { bearer: admin.key, body });
+    t.equal(r.status, 400, what);
+    t.equal(r.json.field, field, `${what}: names the field`);
+    t.match(r.json.message, new RegExp(`^${field}:`));
+  }
+  t.equal((await call('GET', '/keys', { bearer: admin.key })).json.keys.length, before, 'no key was created');
+});
+
+t.test("a key's agents are at most 256 agent ids, each as configured agents spell them; the error names the field", async (t) => {
+  const { tg, call } = await setup(t);
+  const admin = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const before = (await call('GET', '/keys', { bearer: admin.key })).json.keys.length;
+  const names = (n: number) => Array.from({ length: n }, (_, i) => `agent-${i}`);
+  for (const [what, agents, field, message] of [
+    ['257 agents', names(257), 'agents', /at most 256 agents/],
+    ['an id of 300 characters', ['echo', 'x'.repeat(300)], 'agents.1', /at most 256 characters/],
+    ['an id with a space', ['a b'], 'agents.0', /letters, digits/],
+    ['an empty id', [''], 'agents.0', /./],
+  ] as const) {
+    const r = await call('POST', '/keys', { bearer: admin.key, body: { trust: 'execute', agents } });
+    t.equal(r.status, 400, what);
+    t.equal(r.json.field, field, `${what}: names the field`);
+    t.match(r.json.message, message);
+  }
+  t.equal((await call('GET', '/keys', { bearer: admin.key })).json.keys.length, before, 'no key was created');
+  const ok = await call('POST', '/keys', { bearer: admin.key, body: { trust: 'execute', agents: names(256) } });
+  t.equal(ok.status, 200, '256 agent ids are allowed');
+  t.equal(ok.json.agents.length, 256);
+});

@@ -3,6 +3,7 @@
 // to the caller's and the HTTP shapes are read.
 import { z } from 'zod';
 import { addConnection, connectionStatus, listConnections, publicStatusView, removeConnection, updateConnection } from '../../runtime/connection-admin.js';
+import { RateLimits } from '../../protocol/records.js';
 import { createKey, listKeys, revokeKey, rotateKey } from '../../runtime/key-admin.js';
 import { addRelay, listRelays, removeRelay, setRelayAgent } from '../../runtime/relay-admin.js';
 import { badInput, notFound } from './http.js';
@@ -16,7 +17,7 @@ const NewKey = z
     scopes: z.array(z.string()).optional(),
     agents: z.array(z.string()).optional(),
     expires_at: z.iso.datetime().nullable().optional(),
-    limits: z.object({ perMinute: z.number().int().positive(), perHour: z.number().int().positive() }).optional(),
+    limits: RateLimits.optional(),
   })
   .strict();
 
