@@ -11,6 +11,7 @@ import { createTaskMachine, type TaskActor, type TaskMachineEvent } from './task
 import { RunDriver, type AgentPort } from './run-driver.js';
 import type { TaskHandle } from './task-handle.js';
 import { withStatus } from './task-updates.js';
+import { OrphanSettler } from './orphan-settler.js';
 
 interface Live {
   actor: TaskActor;
@@ -48,27 +49,26 @@ const writeFailed = (task: Pick<Task, 'id'>) =>
 
 const keyOf = taskKey;
 
-/** A task left running by a change the store refused: its end is stored, or it is failed (see settleOrphan). */
-const ORPHAN_FAILURE = {
-  reason: 'store_write_failed',
-  message: "The gateway could not store this task's progress (its store was unavailable or refused the change); the task did not finish.",
-};
-const ORPHAN_RETRY_FIRST_MS = 1_000;
-const ORPHAN_RETRY_MAX_MS = 30_000;
-
 export class TaskSupervisor {
   private readonly live = new Map<string, Live>();
   private readonly machine;
   private readonly writer: TaskWriter;
   private readonly turns: RunDriver;
-  /** retries of settling orphaned tasks (see settleOrphan), cancelled by stop() */
-  private readonly orphanRetries = new Set<() => void>();
-  private stopped = false;
+  private readonly orphans: OrphanSettler;
 
   constructor(private readonly o: TaskSupervisorOptions) {
     this.turns = new RunDriver(o.agents, { maxTaskBytes: o.maxTaskBytes });
     this.machine = createTaskMachine({ clock: o.clock, turns: this.turns });
     this.writer = new TaskWriter(o);
+    this.orphans = new OrphanSettler({
+      store: o.store,
+      writer: this.writer,
+      clock: o.clock,
+      timers: o.timers,
+      instanceId: o.instanceId,
+      isLive: (workspaceId, id) => this.live.has(keyOf(workspaceId, id)),
+      ...(o.onWriteFailure && { onWriteFailure: o.onWriteFailure }),
+    });
     // another instance asks for a cancel of a task that may run here
     o.bus.onCancelRequest((k) => {
       const l = this.live.get(k);
@@ -259,9 +259,7 @@ export class TaskSupervisor {
 
   /** Stops every live actor (their runs are aborted); stored state stays as last persisted. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    for (const cancel of this.orphanRetries) cancel();
-    this.orphanRetries.clear();
+    this.orphans.stop();
     const all = [...this.live.values()];
     this.live.clear();
     for (const l of all) {
@@ -358,49 +356,7 @@ export class TaskSupervisor {
     l.onSettled = undefined;
     settled?.();
     if (!refused) return;
-    const intent = SETTLED_STATES.has(l.view.status.state) ? l.view : undefined;
-    void this.settleOrphan({ workspaceId: l.view.workspaceId, id: l.view.id, intent, retryMs: ORPHAN_RETRY_FIRST_MS });
-  }
-
-  /**
-   * The store kept this task as its last accepted change, often `working`, and its run is gone: nothing would ever
-   * move it again (its owner is alive, so neither start-up recovery nor another instance fails it). When the run had
-   * already settled (`intent`: the end it reached, which only the store's refusal kept from being stored), that end is
-   * stored; else, or when the store refuses that end for good, the task is failed. Either is written only over the
-   * record the store holds (a late write landing after an outage is judged afresh), and tried again, on a growing
-   * delay, while the store cannot be reached.
-   */
-  private async settleOrphan(o: { workspaceId: string; id: string; intent: Task | undefined; retryMs: number }): Promise<void> {
-    if (this.stopped) return;
-    let intent = o.intent;
-    try {
-      for (let round = 0; round < 5; round++) {
-        const stored = await this.o.store.get(o.workspaceId, o.id);
-        if (!stored || SETTLED_STATES.has(stored.status.state) || this.live.has(keyOf(o.workspaceId, o.id))) return;
-        if (stored.owner !== undefined && stored.owner !== this.o.instanceId) return;
-        const next = intent ?? withStatus(stored, { state: 'failed', now: this.o.clock.now(), failure: ORPHAN_FAILURE });
-        try {
-          await this.writer.record(stored, next, { expectSeq: stored.seq ?? 0 });
-          return;
-        } catch (e) {
-          if (e instanceof TaskSettledElsewhereError) continue;
-          // the end itself is what the store refuses (a value it cannot encode): the task fails instead
-          if (intent && !isStoreUnavailable(e)) {
-            intent = undefined;
-            continue;
-          }
-          throw e;
-        }
-      }
-    } catch (e) {
-      this.o.onWriteFailure?.(e, o);
-      if (this.stopped || !isStoreUnavailable(e)) return;
-      const cancel = this.o.timers.after(o.retryMs, () => {
-        this.orphanRetries.delete(cancel);
-        void this.settleOrphan({ ...o, intent, retryMs: Math.min(o.retryMs * 2, ORPHAN_RETRY_MAX_MS) });
-      });
-      this.orphanRetries.add(cancel);
-    }
+    this.orphans.settle({ workspaceId: l.view.workspaceId, id: l.view.id, intent: SETTLED_STATES.has(l.view.status.state) ? l.view : undefined });
   }
 
   /**

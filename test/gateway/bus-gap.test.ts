@@ -3,23 +3,12 @@
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { until } from '../support/a2a-client.js';
-import { startTestGateway } from '../support/gateway.js';
+import { slowB, startTestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { openSse, type SseFrame } from '../support/sse.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 
 t.setTimeout(120_000);
-
-const slow = (ms: number, steps: number) => ({
-  message: {
-    kind: 'message',
-    role: 'user',
-    messageId: `m-${Math.random()}`,
-    parts: [{ kind: 'data', data: { ms, steps, mode: 'sleep' } }],
-    metadata: { agentId: 'slow' },
-  },
-  configuration: { blocking: false },
-});
 
 t.test('a stream on B of a task on A gets the events it missed while B was cut off from Redis, to the final one', async (t) => {
   const prefix = testPrefix('bus-gap');
@@ -42,7 +31,7 @@ t.test('a stream on B of a task on A gets the events it missed while B was cut o
   t.teardown(() => b.close());
   const { key } = await a.key();
 
-  const running = await a.rpc({ key, method: 'message/send', params: slow(600, 3) });
+  const running = await a.rpc({ key, method: 'message/send', params: slowB({ ms: 600, steps: 3, blocking: false }) });
   const id: string = running.json.result.id;
   const s = await openSse({ url: b.url, key, method: 'tasks/resubscribe', params: { id } });
   let head = await s.next();

@@ -5,19 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { createKeyCli, startChildServer } from '../support/child-server.js';
+import { slowB } from '../support/gateway.js';
 import { openSse, type SseFrame } from '../support/sse.js';
 
 t.setTimeout(180_000);
-
-const slowB = (ms: number, steps: number) => ({
-  message: {
-    kind: 'message',
-    role: 'user',
-    messageId: `m-${Math.random()}`,
-    parts: [{ kind: 'data', data: { ms, steps, mode: 'sleep' } }],
-    metadata: { agentId: 'slow' },
-  },
-});
 
 /** every data frame until the stream ends, or 'open' if it is still open after `ms` (a stream that never ends) */
 async function framesOrOpen(s: Awaited<ReturnType<typeof openSse>>, ms: number): Promise<SseFrame[] | 'open'> {
@@ -35,7 +26,7 @@ t.test('a stream cut by kill -9 resumes after the restart from Last-Event-ID, an
   t.teardown(() => first.kill('SIGKILL'));
   const { key } = await createKeyCli(dataDir);
 
-  const s = await openSse({ url: first.url, key, method: 'message/stream', params: slowB(60_000, 60) });
+  const s = await openSse({ url: first.url, key, method: 'message/stream', params: slowB({ ms: 60_000, steps: 60 }) });
   const got: SseFrame[] = [];
   while (got.length < 3) {
     const f = await s.next();

@@ -38,18 +38,9 @@ const delivery = (n: number): DeliveryRecord => ({
 });
 
 async function lmdbPlace(t: Test): Promise<Place> {
-  const path = await mkdtemp(join(tmpdir(), 'a2a-dash-'));
-  const opened: Store[] = [];
-  t.teardown(async () => {
-    await Promise.all(opened.map((s) => s.close()));
-    await rm(path, { recursive: true, force: true });
-  });
+  const { path, open: openStore } = await lmdbDir(t);
   return {
-    async open() {
-      const s = await openLmdbStore({ path });
-      opened.push(s);
-      return s;
-    },
+    open: openStore,
     async collected(t, s) {
       for (let i = 0; i < 5; i++) await s.dashboard.putSession(session(`old-${i}`, T + i), { now: T - 1 });
       await s.dashboard.putSession(session('new', T + 3_600_000), { now: T + 10 });

@@ -113,6 +113,18 @@ export const msgB = (text: string, extra: Record<string, unknown> = {}) => ({
   message: { kind: 'message', role: 'user', messageId: `m-${Math.random().toString(36).slice(2)}`, parts: [{ kind: 'text', text }], ...extra },
 });
 
+/** A rev B message to the `slow` demo agent: `steps` progress events over `ms` (real sleeps, not the clock). */
+export const slowB = (o: { ms: number; steps: number; blocking?: boolean }) => ({
+  message: {
+    kind: 'message',
+    role: 'user',
+    messageId: `m-${Math.random().toString(36).slice(2)}`,
+    parts: [{ kind: 'data', data: { ms: o.ms, steps: o.steps, mode: 'sleep' } }],
+    metadata: { agentId: 'slow' },
+  },
+  ...(o.blocking !== undefined && { configuration: { blocking: o.blocking } }),
+});
+
 /** A rev A user message. */
 export const msgA = (text: string, extra: Record<string, unknown> = {}) => ({
   message: { role: 'user', parts: [{ type: 'text', text }] },
