@@ -157,6 +157,24 @@ for (const engine of engines) {
       );
     });
 
+    t.test('peek decides as a check would and records nothing', async (t) => {
+      const { clock, limiter, key, at } = await setup(t);
+      const L = { perMinute: 2, perHour: 100 };
+      const peek = (ms: number) => {
+        clock.set(T0 + ms);
+        return limiter.peek(key, L);
+      };
+      t.match(await peek(0), { allowed: true }, 'a key never seen: allowed');
+      t.match(await peek(1), { allowed: true }, 'peeks spend nothing');
+      t.same(await at(2, L), { allowed: true, window: 'minute', limit: 2, remaining: 1, resetMs: 0 }, 'the whole budget is still there');
+      t.match(await peek(3), { allowed: true });
+      await at(4, L);
+      t.same(await peek(10), { allowed: false, window: 'minute', limit: 2, remaining: 0, resetMs: 59_992, retryAfterMs: 59_992 }, 'refused as a check is');
+      t.same(await peek(10), await at(10, L), 'the same decision as a check at the same moment');
+      t.match(await peek(60_002), { allowed: true }, 'free again when the oldest leaves the window');
+      t.same(await at(60_002, L), { allowed: true, window: 'minute', limit: 2, remaining: 0, resetMs: 2 }, 'the refused peeks and check took no slot');
+    });
+
     t.test('limits that are not positive integers are refused loudly', async (t) => {
       const { limiter, key } = await setup(t);
       await t.rejects(limiter.check(key, { perMinute: 0, perHour: 10 }), RangeError);

@@ -4,7 +4,8 @@ import { defineLua } from './lua.js';
 /**
  * KEYS[1], KEYS[2]: the minute and hour lists, timestamps in ms, oldest first.
  * ARGV: now, perMinute, perHour, minute ms, hour ms (time comes from the caller's clock, not TIME,
- * so tests drive it and every engine measures windows the same way).
+ * so tests drive it and every engine measures windows the same way), and '0' to decide without recording (a peek;
+ * absent or anything else records).
  * Returns {allowed, minuteCount, minuteGate, hourCount, hourGate}; a gate is -1 while its window has room.
  */
 export const checkLimit = defineLua({
@@ -47,9 +48,12 @@ local m, mNewest = live(KEYS[1], minuteMs)
 local h, hNewest = live(KEYS[2], hourMs)
 local allowed = 0
 if m < perMinute and h < perHour then
-  record(KEYS[1], mNewest, minuteMs)
-  record(KEYS[2], hNewest, hourMs)
-  m, h, allowed = m + 1, h + 1, 1
+  allowed = 1
+  if ARGV[6] ~= '0' then
+    record(KEYS[1], mNewest, minuteMs)
+    record(KEYS[2], hNewest, hourMs)
+    m, h = m + 1, h + 1
+  end
 end
 return {allowed, m, gate(KEYS[1], m, perMinute), h, gate(KEYS[2], h, perHour)}
 `,

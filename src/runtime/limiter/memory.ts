@@ -46,11 +46,19 @@ export function createMemoryLimiter(opts: { clock: Clock; idleEvictMs?: number }
     }
   }
 
-  function checkSync(key: string, limits: RateLimits): LimitDecision {
+  /** A peek of a key never seen: the whole budget, and nothing is kept for it. */
+  function fresh(now: number, limits: RateLimits): LimitDecision {
+    const none = { count: 0, gate: 0 };
+    return decide({ now, allowed: true, minute: { limit: limits.perMinute, ...none }, hour: { limit: limits.perHour, ...none } });
+  }
+
+  /** Decides a check at now; records it only when `record` (false: a peek) and allowed. */
+  function decideAt(key: string, limits: RateLimits, record: boolean): LimitDecision {
     if (closed) throw new LimiterClosedError();
     assertLimits(limits);
     const now = Math.floor(clock.now());
     let s = keys.get(key);
+    if (s === undefined && !record) return fresh(now, limits);
     if (s === undefined) {
       s = { minute: new TimestampRing(MINUTE_MS, limits.perMinute), hour: new TimestampRing(HOUR_MS, limits.perHour), lastRecorded: now };
       keys.set(key, s);
@@ -59,12 +67,12 @@ export function createMemoryLimiter(opts: { clock: Clock; idleEvictMs?: number }
       s.hour.setLimit(limits.perHour);
     }
     const allowed = s.minute.expire(now) < limits.perMinute && s.hour.expire(now) < limits.perHour;
-    if (allowed) {
+    if (allowed && record) {
       s.minute.push(now);
       s.hour.push(now);
       s.lastRecorded = now;
     } else {
-      // the minute may have refused before the hour ring was brought up to date
+      // the minute may have refused (or a peek stopped) before the hour ring was brought up to date
       s.hour.expire(now);
     }
     const d = decide({
@@ -77,10 +85,15 @@ export function createMemoryLimiter(opts: { clock: Clock; idleEvictMs?: number }
     return d;
   }
 
+  const checkSync = (key: string, limits: RateLimits): LimitDecision => decideAt(key, limits, true);
+
   return {
     checkSync,
     async check(key, limits) {
       return checkSync(key, limits);
+    },
+    async peek(key, limits) {
+      return decideAt(key, limits, false);
     },
     keyCount: () => keys.size,
     async close() {

@@ -2,6 +2,7 @@
 import { connectRedis } from '../redis/connect.js';
 import { withDeadline } from '../deadline.js';
 import type { Clock } from '../clock.js';
+import type { RateLimits } from '../../protocol/records.js';
 import type { LimitDecision, Limiter } from './types.js';
 import { checkLimit } from './check-limit.js';
 import { limiterKeys } from '../redis/keys.js';
@@ -49,28 +50,32 @@ export async function createRedisLimiter(opts: RedisLimiterOptions): Promise<Lim
   let closing: Promise<void> | undefined;
   const commandTimeoutMs = ('commandTimeoutMs' in opts ? opts.commandTimeoutMs : undefined) ?? 2_000;
 
+  /** One checkLimit-2 round trip; `record` false only decides (a peek). */
+  async function decideAt(key: string, limits: RateLimits, record: boolean): Promise<LimitDecision> {
+    if (closing) throw new LimiterClosedError();
+    assertLimits(limits);
+    const now = Math.floor(clock.now());
+    const reply = await withDeadline(
+      runLua({
+        client,
+        script: checkLimit,
+        keys: limiterKeys(prefix, key),
+        args: [String(now), String(limits.perMinute), String(limits.perHour), String(MINUTE_MS), String(HOUR_MS), record ? '1' : '0'],
+      }),
+      { ms: commandTimeoutMs, what: record ? 'redis limiter.check' : 'redis limiter.peek' },
+    );
+    const [allowed, m, mGate, h, hGate] = parseReply(reply);
+    return decide({
+      now,
+      allowed: allowed === 1,
+      minute: { limit: limits.perMinute, count: m, gate: mGate },
+      hour: { limit: limits.perHour, count: h, gate: hGate },
+    });
+  }
+
   return {
-    async check(key, limits): Promise<LimitDecision> {
-      if (closing) throw new LimiterClosedError();
-      assertLimits(limits);
-      const now = Math.floor(clock.now());
-      const reply = await withDeadline(
-        runLua({
-          client,
-          script: checkLimit,
-          keys: limiterKeys(prefix, key),
-          args: [String(now), String(limits.perMinute), String(limits.perHour), String(MINUTE_MS), String(HOUR_MS)],
-        }),
-        { ms: commandTimeoutMs, what: 'redis limiter.check' },
-      );
-      const [allowed, m, mGate, h, hGate] = parseReply(reply);
-      return decide({
-        now,
-        allowed: allowed === 1,
-        minute: { limit: limits.perMinute, count: m, gate: mGate },
-        hour: { limit: limits.perHour, count: h, gate: hGate },
-      });
-    },
+    check: (key, limits) => decideAt(key, limits, true),
+    peek: (key, limits) => decideAt(key, limits, false),
     close() {
       closing ??= closeOwn ? closeOwn() : Promise.resolve();
       return closing;

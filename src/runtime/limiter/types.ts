@@ -16,5 +16,10 @@ export interface LimitDecision {
 export interface Limiter {
   /** Checks and, only when allowed, records one request at `now` in both windows. */
   check(key: string, limits: RateLimits): Promise<LimitDecision>;
+  /**
+   * The decision a check would make now, recording nothing: whether it would be allowed and, when not, how long to
+   * wait. For a gate that must refuse before it knows whether the request counts (failed sign-ins, counted only after).
+   */
+  peek(key: string, limits: RateLimits): Promise<LimitDecision>;
   close(): Promise<void>;
 }
