@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { AgentSpec } from './protocol/agent-events.js';
-import { DEFAULT_RATE_LIMITS, RateLimits } from './protocol/records.js';
+import { DEFAULT_ADMIN_AUTH_FAILURES, DEFAULT_ADMIN_LIMITS, DEFAULT_RATE_LIMITS, RateLimits } from './protocol/records.js';
 import { DEMO_AGENTS } from './demo-agents.js';
 import { isIpOrCidr } from './runtime/net/guard.js';
 
@@ -153,9 +153,13 @@ export const Config = z
           .int()
           .positive()
           .default(8 * 3_600_000),
+        /** each admin key's budget of admin API calls (Bearer or its session), apart from its A2A budget */
+        limits: RateLimits.default(DEFAULT_ADMIN_LIMITS),
+        /** failed admin authentications (a wrong Bearer or sign-in key) allowed per client address */
+        authFailures: RateLimits.default(DEFAULT_ADMIN_AUTH_FAILURES),
       })
       .strict()
-      .default({ enabled: true, sessionTtlMs: 8 * 3_600_000 }),
+      .default({ enabled: true, sessionTtlMs: 8 * 3_600_000, limits: DEFAULT_ADMIN_LIMITS, authFailures: DEFAULT_ADMIN_AUTH_FAILURES }),
     /** Prometheus metrics at GET /metrics (prom-client); off: no /metrics and no counting */
     metrics: z
       .object({ enabled: z.boolean().default(true) })

@@ -231,6 +231,9 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
         card: { name: config.card.name, description: config.card.description, streaming: true, pushNotifications: true },
         ...(config.publicUrl && { publicUrl: config.publicUrl }),
         sessionTtlMs: config.dashboard.sessionTtlMs,
+        limiter,
+        limits: config.dashboard.limits,
+        authFailures: config.dashboard.authFailures,
         maxBodyBytes: Math.min(config.maxBodyBytes, 256 * 1024),
         log,
       })

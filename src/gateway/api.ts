@@ -85,6 +85,8 @@ export interface AdminHttpRequest {
   body: Buffer;
   /** the caller reached us over TLS (directly, or X-Forwarded-Proto: https): session cookies are Secure */
   tls: boolean;
+  /** the peer's IP address as text (the connection's; a proxy's own when one stands in front) */
+  address: string;
 }
 
 /** The dashboard's pages and assets, and the JSON admin API behind them (a `json` reply may carry another content type). */

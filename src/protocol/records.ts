@@ -13,6 +13,12 @@ export type RateLimits = z.infer<typeof RateLimits>;
 
 export const DEFAULT_RATE_LIMITS: RateLimits = { perMinute: 60, perHour: 1000 };
 
+/** An admin key's admin API budget: room for a few dashboard tabs polling every 3 s (about 40 calls a minute each). */
+export const DEFAULT_ADMIN_LIMITS: RateLimits = { perMinute: 600, perHour: 20_000 };
+
+/** Failed admin authentications per client address: a typo or two, never a guessing run. */
+export const DEFAULT_ADMIN_AUTH_FAILURES: RateLimits = { perMinute: 10, perHour: 100 };
+
 /**
  * A workspace id as an operator names one (keys, connections). Never a '/': store keys join workspace and task id with
  * it, so 'ws1' would read the tasks of 'ws1/x'. Never '*': that is where agents shared by every workspace live.

@@ -23,6 +23,8 @@ export function serveAdmin(
       csrf: req.getHeader('x-csrf-token') || undefined,
       contentType: req.getHeader('content-type') || undefined,
       tls: o.tls || req.getHeader('x-forwarded-proto') === 'https',
+      // read before any await: the response object is usable only synchronously here
+      address: Buffer.from(res.getRemoteAddressAsText()).toString(),
     };
     // a request without a body (GET, most DELETEs) never gets an onData call to wait for
     const body = hasBody

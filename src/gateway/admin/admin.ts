@@ -8,6 +8,7 @@ import { serveAsset } from './assets.js';
 import { AdminError, errorReply, json } from './http.js';
 import { SESSION_COOKIE, SessionStore, cookieValue, csrfMatches, sessionCookie, type Session } from './sessions.js';
 import { settingsRoutes } from './routes-settings.js';
+import { AdminThrottle } from './throttle.js';
 import { workRoutes } from './routes-work.js';
 import { Reply, type AdminDeps, type AdminRoute } from './types.js';
 
@@ -34,10 +35,17 @@ function asAdminError(e: unknown): AdminError | undefined {
 export function createAdmin(d: AdminDeps): AdminApi {
   const sessions = new SessionStore({ store: d.store.dashboard, clock: d.clock, ttlMs: d.sessionTtlMs });
   const routes: AdminRoute[] = [...settingsRoutes(d), ...workRoutes(d)];
+  const throttle = new AdminThrottle({ limiter: d.limiter, perKey: d.limits, authFailures: d.authFailures });
 
-  /** The admin key behind a Bearer header: it must be live and of trust admin. */
-  async function adminKey(presented: string | undefined) {
+  /**
+   * The admin key presented (Bearer, or the sign-in body) from `address`: it must be live and of trust admin. An
+   * address past its failures is refused before the key is looked at; a key that fails counts against it (nothing
+   * presented, or a live key of a lower trust, is no guess and counts not).
+   */
+  async function adminKey(presented: string | undefined, address: string) {
+    if (presented) await throttle.gate(address);
     const check = await verifyKey({ hasher: d.hasher, keys: d.store.keys, clock: d.clock, presented });
+    if (!check.ok && check.why !== 'missing') await throttle.failed(address);
     if (!check.ok)
       throw new AdminError(
         401,
@@ -77,19 +85,21 @@ export function createAdmin(d: AdminDeps): AdminApi {
     if (req.method === 'POST') {
       const p = SignIn.safeParse(parseBody(req));
       if (!p.success) throw new AdminError(400, 'invalid_input', 'key: an admin key is required', 'key');
-      const key = await adminKey(p.data.key);
+      const key = await adminKey(p.data.key, req.address);
+      const limitHeaders = await throttle.spend(key.id);
       const { session: s, cookie } = await sessions.create({ workspace: key.workspaceId, keyId: key.id });
       d.log('dashboard sign-in', { workspace: key.workspaceId, key: key.id });
       return json(
         200,
         { workspace: s.workspace, csrf: s.csrf, expires_at: new Date(s.expiresAt).toISOString() },
-        { 'Set-Cookie': sessionCookie({ id: cookie, maxAgeSeconds: Math.floor(sessions.ttlMs / 1000), tls: req.tls }) },
+        { ...limitHeaders, 'Set-Cookie': sessionCookie({ id: cookie, maxAgeSeconds: Math.floor(sessions.ttlMs / 1000), tls: req.tls }) },
       );
     }
     const s = await sessionOf(req);
     if (req.method === 'GET') {
       if (!s) throw new AdminError(401, 'unauthorized', 'Not signed in');
-      return json(200, { workspace: s.workspace, csrf: s.csrf, expires_at: new Date(s.expiresAt).toISOString() });
+      const limitHeaders = await throttle.spend(s.keyId);
+      return json(200, { workspace: s.workspace, csrf: s.csrf, expires_at: new Date(s.expiresAt).toISOString() }, limitHeaders);
     }
     if (req.method === 'DELETE') {
       if (s && !csrfMatches(s, req.csrf)) throw new AdminError(403, 'csrf', 'Missing or wrong X-CSRF-Token');
@@ -99,16 +109,19 @@ export function createAdmin(d: AdminDeps): AdminApi {
     throw new AdminError(405, 'method_not_allowed', `${req.method} is not allowed here`);
   }
 
-  /** Who calls: an admin key as Bearer (no CSRF: a browser never sends it by itself), or a session cookie. */
-  async function caller(req: AdminHttpRequest): Promise<{ workspace: string; keyId: string }> {
+  /**
+   * Who calls: an admin key as Bearer (no CSRF: a browser never sends it by itself), or a session cookie. Each call
+   * spends one of that key's admin budget (a session's, of the key that signed in); `headers` tell what is left.
+   */
+  async function caller(req: AdminHttpRequest): Promise<{ workspace: string; keyId: string; headers: Record<string, string> }> {
     if (req.authorization) {
-      const key = await adminKey(bearer(req.authorization));
-      return { workspace: key.workspaceId, keyId: key.id };
+      const key = await adminKey(bearer(req.authorization), req.address);
+      return { workspace: key.workspaceId, keyId: key.id, headers: await throttle.spend(key.id) };
     }
     const s = await sessionOf(req);
     if (!s) throw new AdminError(401, 'unauthorized', 'Not signed in');
     if (req.method !== 'GET' && !csrfMatches(s, req.csrf)) throw new AdminError(403, 'csrf', 'Missing or wrong X-CSRF-Token');
-    return { workspace: s.workspace, keyId: s.keyId };
+    return { workspace: s.workspace, keyId: s.keyId, headers: await throttle.spend(s.keyId) };
   }
 
   async function api(req: AdminHttpRequest): Promise<HttpReply> {
@@ -120,7 +133,7 @@ export function createAdmin(d: AdminDeps): AdminApi {
       if (!m) continue;
       pathMatched = true;
       if (r.method !== req.method) continue;
-      const { workspace, keyId } = await caller(req);
+      const { workspace, keyId, headers } = await caller(req);
       const params = m.slice(1).map((p) => {
         try {
           return decodeURIComponent(p);
@@ -129,7 +142,8 @@ export function createAdmin(d: AdminDeps): AdminApi {
         }
       });
       const out = await r.handler({ workspace, keyId, params, body: parseBody(req), query: new URLSearchParams(req.query), req });
-      return out instanceof Reply ? out.reply : json(200, out);
+      const reply = out instanceof Reply ? out.reply : json(200, out);
+      return { ...reply, headers: { ...headers, ...reply.headers } };
     }
     if (pathMatched) throw new AdminError(405, 'method_not_allowed', `${req.method} is not allowed on ${req.path}`);
     throw new AdminError(404, 'not_found', `No admin route ${req.method} ${req.path}`);

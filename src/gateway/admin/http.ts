@@ -22,6 +22,17 @@ export class AdminError extends Error {
   }
 }
 
+/** 429: a budget is spent; its headers (Retry-After, RateLimit-*) say when to come back. */
+export class AdminRateLimited extends AdminError {
+  constructor(
+    message: string,
+    readonly headers: Record<string, string>,
+  ) {
+    super(429, 'rate_limited', message);
+    this.name = 'AdminRateLimited';
+  }
+}
+
 export const notFound = (what: string) => new AdminError(404, 'not_found', what);
 export const badInput = (message: string, field?: string) => new AdminError(400, 'invalid_input', message, field);
 
@@ -34,4 +45,5 @@ export function json(status: number, value: unknown, headers: Record<string, str
   };
 }
 
-export const errorReply = (e: AdminError): JsonReply => json(e.status, { error: e.code, message: e.message, ...(e.field && { field: e.field }) });
+export const errorReply = (e: AdminError): JsonReply =>
+  json(e.status, { error: e.code, message: e.message, ...(e.field && { field: e.field }) }, e instanceof AdminRateLimited ? e.headers : {});

@@ -2,7 +2,9 @@
 import type { TaskSupervisor } from '../../actors/task-supervisor.js';
 import type { ConnectionStatus } from '../../protocol/connections.js';
 import type { AgentRegistry } from '../../runtime/agents/registry.js';
+import type { RateLimits } from '../../protocol/records.js';
 import type { Clock } from '../../runtime/clock.js';
+import type { Limiter } from '../../runtime/limiter/types.js';
 import type { EventBus } from '../../runtime/events/bus.js';
 import type { KeyHasher } from '../../runtime/keys.js';
 import type { Log } from '../../runtime/log.js';
@@ -50,6 +52,12 @@ export interface AdminDeps {
   publicUrl?: string;
   /** how long a dashboard session lasts */
   sessionTtlMs: number;
+  /** the gateway's limiter (the A2A endpoint's): the admin API's budgets are buckets of their own in it */
+  limiter: Limiter;
+  /** each admin key's budget of admin API calls */
+  limits: RateLimits;
+  /** failed admin authentications allowed per client address */
+  authFailures: RateLimits;
   maxBodyBytes: number;
   log: Log;
 }
