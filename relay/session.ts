@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { Packr } from 'msgpackr';
 import WebSocket from 'ws';
 import type { AgentEvent } from '../src/protocol/agent-events.js';
+import { relayFailure } from '../src/protocol/relay-failures.js';
 import { GatewayFrame, MAX_FRAME_BYTES, type RelayAgentCard, type RelayFrame, TUNNEL_PATH, TUNNEL_VERSION } from '../src/protocol/tunnel.js';
 import type { Clock, Timers } from '../src/runtime/clock.js';
 import type { A2AClient, RemoteEndpoint } from '../src/runtime/a2a-client/types.js';
@@ -139,10 +140,18 @@ export function openSession(o: SessionOptions): Session {
     });
   };
 
+  // the gateway (and so the caller) is told a fixed reason and text; the detail (the local agent's own error, stack
+  // traces, local URLs) is for this relay's operator only
+  const failTurn = (f: { sid: number; agent: string }, reason: string, detail: string) => {
+    const told = relayFailure(reason);
+    send({ t: 'fail', sid: f.sid, ...told });
+    o.log('relay turn failed', { sid: f.sid, agent: f.agent, reason: told.reason, error: detail });
+  };
+
   const run = async (f: Extract<GatewayFrame, { t: 'run' }>) => {
     const endpoint = o.endpoints.get(f.agent);
     if (!endpoint) {
-      send({ t: 'fail', sid: f.sid, reason: 'unknown_agent', message: `this relay serves no agent ${f.agent}` });
+      failTurn(f, 'unknown_agent', `this relay serves no agent ${f.agent}`);
       return;
     }
     if (turns.has(f.sid)) {
@@ -172,13 +181,13 @@ export function openSession(o: SessionOptions): Session {
       });
       if (!turns.has(f.sid)) return; // the tunnel ended: the gateway fails the turn itself
       if (tooLarge) {
-        send({ t: 'fail', sid: f.sid, reason: 'event_too_large', message: `an event of the local agent is over ${MAX_FRAME_BYTES} bytes` });
+        failTurn(f, 'event_too_large', `an event of the local agent is over ${MAX_FRAME_BYTES} bytes`);
         return;
       }
-      send(r.ok ? { t: 'done', sid: f.sid } : { t: 'fail', sid: f.sid, reason: r.reason, message: r.message });
-      if (!r.ok) o.log('relay turn failed', { sid: f.sid, agent: f.agent, reason: r.reason });
+      if (r.ok) send({ t: 'done', sid: f.sid });
+      else failTurn(f, r.reason, r.message);
     } catch (e) {
-      send({ t: 'fail', sid: f.sid, reason: 'local_agent_error', message: errorText(e) });
+      failTurn(f, 'local_agent_error', errorText(e));
     } finally {
       turns.delete(f.sid);
     }

@@ -137,6 +137,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     log,
     settings: config.push,
     resolve: o.lookup,
+    permits: (key, agentId) => agents.permits(key, agentId),
     onAttempt: (a) => {
       metrics.pushAttempt(a.result);
       deliveries.record(a);

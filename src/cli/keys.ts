@@ -45,7 +45,7 @@ export async function keysCommand(args: string[]): Promise<number> {
   });
   const config = await configFrom(values);
   const store = await openStore(config);
-  const deps = { keys: store.keys, secret: await openSecret(config), clock: systemClock };
+  const deps = { keys: store.keys, relays: store.relays, secret: await openSecret(config), clock: systemClock };
   const out = (s: string) => process.stdout.write(`${s}\n`);
   try {
     switch (sub) {

@@ -9,6 +9,7 @@ import { toSanitizedJson } from '../runtime/sanitizer.js';
 import { taskKey } from '../runtime/store/types.js';
 import type { SseSink } from './api.js';
 import type { CallContext, GatewayParts } from './context.js';
+import { watchReach } from './reach-watch.js';
 
 export interface StreamSpec {
   parts: GatewayParts;
@@ -54,6 +55,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   let buffered: TaskEvent[] | undefined = [];
   let closed = false;
   let cancelPing: () => void = () => {};
+  let unreach: () => void = () => {};
   let task: Pick<Task, 'id' | 'contextId'> = { id: spec.taskId, contextId: '' };
 
   const close = () => {
@@ -61,6 +63,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     closed = true;
     sub.unsubscribe();
     unwatch();
+    unreach();
     cancelPing();
   };
   // a ping goes out after pingIntervalMs of silence. Events only stamp the time: one timer per stream, re-armed when it
@@ -171,6 +174,15 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     const current = await parts.supervisor.get(spec.workspaceId, spec.taskId);
     if (!current) throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${spec.taskId}` });
     task = current;
+    // a key taken off the agent's permitted keys (a relay agent's) ends its stream, as its next request would be
+    // answered "not found"
+    unreach = watchReach({
+      agents: parts.agents,
+      key: ctx.key,
+      agentId: current.agentId,
+      lost: () => fail(new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${spec.taskId}`, data: { id: spec.taskId } })),
+    });
+    if (closed) return unreach(); // closed while the task was read (close() ran before there was a watch to stop)
     let replayed = false;
     if (spec.afterSeq !== undefined) {
       // an id past the task's last event was never sent: waiting for the task to reach it would drop every event up

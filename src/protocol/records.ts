@@ -102,6 +102,8 @@ export const PushJob = z.object({
   taskKey: z.string().min(1),
   configId: z.string().min(1),
   workspaceId: z.string().min(1),
+  /** the task's agent: a delivery stops once the agent's own permissions no longer let the config's key in */
+  agentId: z.string().min(1).optional(),
   body: z.string(),
   attempts: z.number().int().nonnegative(),
   /** when the next attempt may start (ms since the epoch) */

@@ -6,7 +6,8 @@ import { KeyRecord, RateLimits, WorkspaceId, publicKeyView } from '../protocol/r
 import { Scope, TrustLevel, scopesBeyondTrust } from '../protocol/scopes.js';
 import type { Clock } from './clock.js';
 import { hashKey, mintKey } from './keys.js';
-import type { KeyStore } from './store/types.js';
+import { carryRotatedKey, dropRevokedKey } from './relay-admin.js';
+import type { KeyStore, RelayStore } from './store/types.js';
 
 /** A key naming more agents than this should be a workspace of its own (a long list is read on every call). */
 export const MAX_KEY_AGENTS = 256;
@@ -38,6 +39,11 @@ export interface KeyAdminDeps {
   keys: KeyStore;
   secret: Buffer;
   clock: Clock;
+}
+
+/** Revoking and rotating also keep relay agents' permitted-key lists in step with the key (relay-admin). */
+export interface KeyLifeDeps extends KeyAdminDeps {
+  relays: RelayStore;
 }
 
 /** `input` is parsed here (it comes from a command line or a test), so it is taken as unknown. */
@@ -82,25 +88,35 @@ export async function listKeys(deps: KeyAdminDeps, workspace?: string) {
   return all.sort((a, b) => a.createdAt - b.createdAt).map(publicKeyView);
 }
 
-export async function revokeKey(deps: KeyAdminDeps, id: string) {
+/**
+ * Revokes a key and takes its id off relay agents' permitted-key lists. The key is revoked first (it opens nothing
+ * from then on); a second revoke tidies the lists again, should the first have stopped between the two writes.
+ */
+export async function revokeKey(deps: KeyLifeDeps, id: string) {
   const rec = await deps.keys.get(id);
   if (!rec) throw new KeyAdminError(`no key with id ${id}`);
-  if (rec.revokedAt !== null) return publicKeyView(rec);
-  const revoked = { ...rec, revokedAt: deps.clock.now() };
-  await deps.keys.put(revoked);
+  const revoked = rec.revokedAt !== null ? rec : { ...rec, revokedAt: deps.clock.now() };
+  if (revoked !== rec) await deps.keys.put(revoked);
+  await dropRevokedKey(deps, { workspace: rec.workspaceId, keyId: rec.id });
   return publicKeyView(revoked);
 }
 
-/** A new key with the same workspace, trust, scopes, agents, limits and expiry; the old one stays valid until revoked. */
-export async function rotateKey(deps: KeyAdminDeps, id: string) {
+/**
+ * A new key with the same workspace, trust, scopes, agents, limits and expiry, and the same place on relay agents'
+ * permitted-key lists; the old one stays valid until revoked. The new key is stored first: a stop between the writes
+ * leaves it with less access, never more.
+ */
+export async function rotateKey(deps: KeyLifeDeps, id: string) {
   const rec = await deps.keys.get(id);
   if (!rec) throw new KeyAdminError(`no key with id ${id}`);
   if (rec.revokedAt !== null) throw new KeyAdminError(`key ${id} is revoked; create a new one instead`);
-  return createKey(
+  const made = await createKey(
     deps,
     { workspace: rec.workspaceId, trust: rec.trust, scopes: rec.scopes, agents: rec.agents, name: rec.name, expiresAt: rec.expiresAt, limits: rec.limits },
     rec.id,
   );
+  await carryRotatedKey(deps, { workspace: rec.workspaceId, from: rec.id, to: made.record.id });
+  return made;
 }
 
 /** '30d', '12h', '15m', '45s' to milliseconds. */

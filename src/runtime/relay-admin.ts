@@ -196,3 +196,33 @@ export async function recordAnnouncement(
   await deps.relays.put(next);
   return next;
 }
+
+/**
+ * Rewrites the permitted-key lists of every relay agent of `workspace` with `edit` (a list it returns unchanged is
+ * not written). A key's rotation and revocation keep the lists in step with the key's life (docs/decisions.md).
+ */
+async function editAgentKeys(deps: { relays: RelayStore; clock: Clock }, workspace: string, edit: (keys: readonly string[]) => string[]): Promise<void> {
+  for (const rec of await deps.relays.list({ workspace })) {
+    let changed = false;
+    const agents: Record<string, RelayAgentRecord> = {};
+    for (const [name, a] of Object.entries(rec.agents)) {
+      const keys = edit(a.keys);
+      changed ||= keys.length !== a.keys.length || keys.some((k, i) => k !== a.keys[i]);
+      agents[name] = { ...a, keys };
+    }
+    if (changed) await deps.relays.put({ ...rec, agents, updatedAt: deps.clock.now() });
+  }
+}
+
+/** A rotated key keeps its predecessor's place: `to` joins every relay agent's list that names `from`. */
+export function carryRotatedKey(deps: { relays: RelayStore; clock: Clock }, o: { workspace: string; from: string; to: string }): Promise<void> {
+  return editAgentKeys(deps, o.workspace, (keys) => (keys.includes(o.from) && !keys.includes(o.to) ? [...keys, o.to] : [...keys]));
+}
+
+/**
+ * A revoked key leaves the relay agents' lists, unless it is the last id of one: an empty list means every key of
+ * the workspace, so the revoked id stays there (it opens nothing) and the agent stays closed to the other keys.
+ */
+export function dropRevokedKey(deps: { relays: RelayStore; clock: Clock }, o: { workspace: string; keyId: string }): Promise<void> {
+  return editAgentKeys(deps, o.workspace, (keys) => (keys.includes(o.keyId) && keys.length > 1 ? keys.filter((k) => k !== o.keyId) : [...keys]));
+}

@@ -240,7 +240,7 @@ t.test("a task's live view ends once the key behind it is revoked (a session's o
   const viaBearer = await live({ Authorization: `Bearer ${doomed.key}` });
   const kept = await live({ Authorization: `Bearer ${other.key}` });
 
-  await revokeKey({ keys: tg.gw.store.keys, secret: tg.gw.secret, clock }, doomed.id);
+  await revokeKey({ keys: tg.gw.store.keys, relays: tg.gw.store.relays, secret: tg.gw.secret, clock }, doomed.id);
   clock.advance(1_000);
   t.equal(await viaSession.end(5_000), 'ended', "the session's view ends");
   t.equal(await viaBearer.end(5_000), 'ended', "the Bearer key's view ends");

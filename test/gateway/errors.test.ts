@@ -226,7 +226,7 @@ t.test('-32003 UNAUTHORIZED: 401 with WWW-Authenticate: Bearer', async (t) => {
   t.test('revoked: refused on the very next request', async (t) => {
     const k = await gw.key();
     t.equal((await gw.rpc({ method: 'tasks/get', key: k.key, params: { id: 'seed-task' } })).status, 200);
-    await revokeKey({ keys: gw.gw.store.keys, secret: gw.gw.secret, clock: { now: () => Date.now() } }, k.id);
+    await revokeKey({ keys: gw.gw.store.keys, relays: gw.gw.store.relays, secret: gw.gw.secret, clock: { now: () => Date.now() } }, k.id);
     const r = await gw.rpc({ method: 'tasks/get', key: k.key, id: 'u8', params: { id: 'seed-task' } });
     unauthorized(t, r, 'u8');
     t.match(r.json.error.message, /revoked/);

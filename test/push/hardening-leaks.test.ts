@@ -127,7 +127,7 @@ for (const engine of ['lmdb', 'redis'] as const) {
     const kept = await openSse({ url: b.url, key: other.key, method: 'message/stream', params: slow });
     t.equal((await nextData(s))?.data?.result?.kind, 'task', 'the stream is open');
     t.equal((await nextData(kept))?.data?.result?.kind, 'task');
-    await revokeKey({ keys: a.gw.store.keys, secret: a.gw.secret, clock }, doomed.id);
+    await revokeKey({ keys: a.gw.store.keys, relays: a.gw.store.relays, secret: a.gw.secret, clock }, doomed.id);
     clock.advance(1_000);
     const rest = await s.all();
     t.equal(rest.at(-1)?.data?.error?.code, -32003, 'the stream ends with -32003');
@@ -155,7 +155,7 @@ t.test('item 7: webhooks registered by a revoked key stop, queued deliveries inc
   await tg.gw.push.idle();
   const before = rx.deliveries.length;
   t.ok(before >= 1, 'a first attempt was made (and failed)');
-  await revokeKey({ keys: tg.gw.store.keys, secret: tg.gw.secret, clock }, doomed.id);
+  await revokeKey({ keys: tg.gw.store.keys, relays: tg.gw.store.relays, secret: tg.gw.secret, clock }, doomed.id);
   down = false;
   // the task moves on (another key of the workspace finishes it): a new update, and the queued retries
   const other = await tg.key();

@@ -12,6 +12,7 @@ import { parseRelayConfig, type RelayConfig } from '../../relay/config.js';
 import { type Relay, startRelay } from '../../relay/relay.js';
 import { until, userMessage } from '../support/a2a-client.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { cardServer } from '../support/card-server.js';
 import { startSdkRemote, type SdkRemote } from '../support/sdk-remote.js';
 import { type StandInGateway, startStandInGateway } from '../support/tunnel-gateway.js';
 
@@ -307,4 +308,33 @@ t.test('an event over the frame bound fails the turn event_too_large (nothing ha
     'the oversized artifact was not sent',
   );
   t.equal(r5.tunnel().state, 'session', 'the tunnel is still up');
+});
+
+t.test("a local agent's error goes up as a fixed reason and text; the detail stays in the relay's own log", async (t) => {
+  const leaky = 'TypeError: cannot read x of undefined\n    at handler (/srv/agents/bad/app.js:12:5) via http://db.internal.corp:5432/';
+  const bad = await cardServer(t);
+  bad.route.set('/bad/.well-known/agent-card.json', () => ({
+    status: 200,
+    body: { name: 'bad', description: '', url: `${bad.url}/bad/rpc`, version: '1', protocolVersion: '0.3.0', capabilities: { streaming: false } },
+  }));
+  bad.route.set('/bad/rpc', () => ({ status: 200, body: { jsonrpc: '2.0', id: 1, error: { code: -32603, message: leaky } } }));
+  const gw6 = await startStandInGateway({ key: RELAY_KEY });
+  t.teardown(() => gw6.close());
+  const own: string[] = [];
+  const r6 = await startRelay({
+    config: parseRelayConfig({
+      text: JSON.stringify({ workspace_id: 'ws1', api_key: RELAY_KEY, gateway_url: gw6.url, agents: [{ name: 'bad', local_url: `${bad.url}/bad` }] }),
+    }),
+    log: (msg, f) => own.push(`${msg} ${JSON.stringify(f ?? {})}`),
+  });
+  t.teardown(() => r6.stop());
+  await gw6.connected();
+  gw6.send({ t: 'run', sid: 1, agent: 'bad', task: task(), message: userMessage('go'), stream: false });
+  const end = await gw6.waitFor((f) => f.t === 'fail' || f.t === 'done');
+  t.match(end, { t: 'fail', reason: 'local_agent_error' });
+  if (end.t === 'fail') t.notMatch(end.message, /TypeError|\/srv\/|internal\.corp|-32603|127\.0\.0\.1/, 'the frame carries no local detail');
+  t.ok(
+    own.some((l) => l.startsWith('relay turn failed') && l.includes('TypeError')),
+    "the relay's log keeps the local agent's error",
+  );
 });

@@ -30,7 +30,7 @@ function read<T>(schema: z.ZodType<T>, body: unknown): T {
 }
 
 export function settingsRoutes(d: AdminDeps): AdminRoute[] {
-  const keyDeps = { keys: d.store.keys, secret: d.secret, clock: d.clock };
+  const keyDeps = { keys: d.store.keys, relays: d.store.relays, secret: d.secret, clock: d.clock };
   const connDeps = { connections: d.store.connections, secret: d.secret, clock: d.clock, allowlist: d.allowlist, ...(d.resolve && { resolve: d.resolve }) };
   const relayDeps = { relays: d.store.relays, keys: d.store.keys, clock: d.clock };
 

@@ -207,14 +207,12 @@ export class RelayHub implements TunnelApi {
     const remote = s ? undefined : this.liveRemote(link);
     if (!s && !remote)
       return Promise.resolve(fail('relay_offline', `Agent ${turn.agent.id} is offline: its relay ${link.name} is not connected; retry when it is back`));
-    // a local agent its relay reports down fails now, not after the relay's local timeout
+    // a local agent its relay reports down fails now, not after the relay's local timeout. The relay's error text of
+    // the check (local hosts, addresses) is not the caller's to read: only the fact and the time
     const h = this.healthOf(link, turn.agent.id);
     if (h && !h.up)
       return Promise.resolve(
-        fail(
-          'relay_agent_down',
-          `Agent ${turn.agent.id} is down: its relay ${link.name} cannot reach it (since ${h.checkedAt}${h.error ? `: ${h.error}` : ''}); retry when it is back`,
-        ),
+        fail('relay_agent_down', `Agent ${turn.agent.id} is down: its relay ${link.name} cannot reach it (since ${h.checkedAt}); retry when it is back`),
       );
     const what = {
       agent: turn.agent.id,

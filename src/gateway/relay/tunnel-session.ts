@@ -2,6 +2,7 @@
 // breaks the protocol is disconnected with a logged reason; its turns in flight fail with `relay_disconnected`.
 import type { AgentEvent, AgentRunResult } from '../../protocol/agent-events.js';
 import type { Dialect, Message } from '../../protocol/model.js';
+import { relayFailure } from '../../protocol/relay-failures.js';
 import type { GatewayFrame, RelayFrame, RunTask } from '../../protocol/tunnel.js';
 import type { TurnSignal } from '../../runtime/agents/turn-signal.js';
 import type { Clock, Timers } from '../../runtime/clock.js';
@@ -139,7 +140,12 @@ export class TunnelSession {
           p.events++;
           p.turn.onEvent(f.event);
         } else if (f.t === 'done') this.settle(f.sid, { ok: true, events: p.events });
-        else this.settle(f.sid, fail(f.reason, f.message));
+        else {
+          // the relay's words are not passed on (an older or misbehaving relay may send its local agent's error
+          // text, stack traces, local URLs): callers get the fixed reason and text (relay-failures.ts)
+          const told = relayFailure(f.reason);
+          this.settle(f.sid, fail(told.reason, told.message));
+        }
         return undefined;
       }
     }

@@ -39,6 +39,7 @@ export function jobsFor(o: { task: Task; configs: ReadonlyArray<{ config: Stored
     taskKey: key,
     configId: c.id,
     workspaceId: o.task.workspaceId,
+    agentId: o.task.agentId,
     body: bodyFor(view),
     attempts: 0,
     dueAt: o.now,

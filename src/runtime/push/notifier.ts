@@ -5,13 +5,15 @@ import type { KeyStore, PushConfigStore, PushJobStore } from '../store/types.js'
 import { taskKey } from '../store/types.js';
 import { jobsFor, type PushView } from './jobs.js';
 import type { StoredPushConfig } from '../../protocol/records.js';
-import { pushViewOf } from './key-view.js';
+import { type AgentPermits, pushViewOf } from './key-view.js';
 
 export interface PushNotifierOptions {
   configs: PushConfigStore;
   jobs: PushJobStore;
   keys: KeyStore;
   clock: Clock;
+  /** the task's agent's own check of a config's key (absent: none) */
+  permits?: AgentPermits;
   /** told after jobs were stored (the worker wakes up) */
   onEnqueued: () => void;
 }
@@ -36,10 +38,11 @@ export function createPushNotifier(o: PushNotifierOptions): PushNotifier {
       const live = (await o.configs.list(taskKey(first.workspaceId, first.id))).filter((c) => !c.disabled);
       if (live.length === 0) return undefined;
       const now = o.clock.now();
-      // each config's body is what its registering key may read now; a revoked or expired key's configs get nothing
+      // each config's body is what its registering key may read now; a revoked or expired key's configs get nothing,
+      // nor those of a key the task's agent no longer lets in
       const configs: Array<{ config: StoredPushConfig; view: PushView }> = [];
       for (const config of live) {
-        const view = await pushViewOf({ keys: o.keys, keyId: config.keyId, now });
+        const view = await pushViewOf({ keys: o.keys, keyId: config.keyId, now, agentId: first.agentId, permits: o.permits });
         if (view) configs.push({ config, view });
       }
       if (configs.length === 0) return undefined;

@@ -3,6 +3,7 @@ import type { Task } from '../../protocol/model.js';
 import type { Clock, Timers } from '../clock.js';
 import type { Log } from '../log.js';
 import type { Store } from '../store/types.js';
+import type { AgentPermits } from './key-view.js';
 import { createPushNotifier, type SideWrite } from './notifier.js';
 import { pushConfigSeal, type PushConfigSeal } from './config-secrets.js';
 import { WebhookSecrets } from './secrets.js';
@@ -39,6 +40,8 @@ export function createPushRuntime(o: {
   log: Log;
   settings: PushSettings;
   resolve?: Resolve;
+  /** the agents' own checks of a key (a relay agent's permitted keys): a config's key no longer let in gets nothing */
+  permits?: AgentPermits;
   onAttempt?: (a: AttemptReport) => void;
 }): PushRuntime {
   const allowlist = parseAllowlist(o.settings.allowlist, 'push.allowlist');
@@ -49,6 +52,7 @@ export function createPushRuntime(o: {
     jobs: o.store.pushJobs,
     configs: o.store.pushConfigs,
     keys: o.store.keys,
+    permits: o.permits,
     secrets,
     seal,
     clock: o.clock,
@@ -64,6 +68,7 @@ export function createPushRuntime(o: {
     jobs: o.store.pushJobs,
     keys: o.store.keys,
     clock: o.clock,
+    permits: o.permits,
     onEnqueued: () => worker.kick(),
   });
   let stopping: Promise<void> | undefined;

@@ -7,7 +7,7 @@ import type { PushJob, StoredPushConfig } from '../../protocol/records.js';
 import type { Clock, Timers } from '../clock.js';
 import type { Log } from '../log.js';
 import type { ClaimedPushJob, KeyStore, PushConfigStore, PushJobStore } from '../store/types.js';
-import { pushViewOf } from './key-view.js';
+import { type AgentPermits, pushViewOf } from './key-view.js';
 import { backoffDelay } from './backoff.js';
 import { deliverOnce, type DeliveryOutcome } from './deliver.js';
 import type { WebhookSecrets } from './secrets.js';
@@ -29,6 +29,8 @@ export interface PushWorkerOptions {
   jobs: PushJobStore;
   configs: PushConfigStore;
   keys: KeyStore;
+  /** the task's agent's own check of a config's key (absent: none) */
+  permits?: AgentPermits;
   secrets: WebhookSecrets;
   /** opens a stored config's sealed credentials */
   seal: Pick<PushConfigSeal, 'open'>;
@@ -156,10 +158,16 @@ export class PushWorker {
       this.o.log('push job dropped', { job: job.id, task: job.taskKey, config: job.configId, why: cfg ? 'config disabled' : 'config deleted' });
       return;
     }
-    if (!(await pushViewOf({ keys: this.o.keys, keyId: cfg.keyId, now: this.o.clock.now() }))) {
-      // the key that registered the config was revoked (or expired) after the update was queued: its webhooks stop
+    if (!(await pushViewOf({ keys: this.o.keys, keyId: cfg.keyId, now: this.o.clock.now(), agentId: job.agentId, permits: this.o.permits }))) {
+      // the key that registered the config was revoked (or expired), or taken off the agent's permitted keys, after
+      // the update was queued: its webhooks stop
       await this.o.jobs.complete(c);
-      this.o.log('push job dropped', { job: job.id, task: job.taskKey, config: job.configId, why: 'the registering key was revoked or expired' });
+      this.o.log('push job dropped', {
+        job: job.id,
+        task: job.taskKey,
+        config: job.configId,
+        why: 'the registering key was revoked or expired, or may no longer reach the agent',
+      });
       return;
     }
     const outcome = await this.send(job, cfg, signal);
