@@ -3,7 +3,7 @@ import { assign, setup, type ActorRefFrom } from 'xstate';
 import type { AgentEvent } from '../protocol/agent-events.js';
 import type { Message, Task, TaskState } from '../protocol/model.js';
 import type { Clock } from '../runtime/clock.js';
-import { applyAgentEvent, withCost, withStatus, type TaskContext } from './task-updates.js';
+import { applyAgentEvents, withCost, withStatus, type TaskContext } from './task-updates.js';
 
 /** How an agent's turn ended: its run returned, or failed (error, crash, timeout). */
 export type TurnEnd = { ok: true; workerMs: number } | { ok: false; error: { reason: string; message: string }; workerMs: number };
@@ -51,9 +51,7 @@ export function createTaskMachine(deps: TaskMachineDeps) {
   const to = (state: TaskState) => ({ type: 'setStatus' as const, params: { state } });
   const withEvents = (context: TaskContext, event: TaskMachineEvent): TaskContext => {
     if (event.type !== 'AGENT_EVENTS') return context;
-    let ctx = context;
-    for (const ev of event.events) ctx = { ...ctx, ...applyAgentEvent(ctx, ev, now()) };
-    return ctx;
+    return applyAgentEvents(context, event.events, now());
   };
 
   return setup({

@@ -61,39 +61,131 @@ export function withCost(task: Task, ev: { workerMs: number } | undefined): Task
   return { ...task, metadata: { ...task.metadata, cost_breakdown: { worker_ms: before.worker_ms + ev.workerMs, turns: before.turns + 1 } } };
 }
 
-function mergeArtifact(task: Task, chunk: Extract<AgentEvent, { type: 'artifact' }>['artifact']): Artifact[] {
-  const list = task.artifacts;
-  const at =
-    chunk.artifactId !== undefined
-      ? list.findIndex((a) => a.artifactId === chunk.artifactId)
-      : chunk.index !== undefined
-        ? list.findIndex((a) => a.index === chunk.index)
-        : -1;
-  if (chunk.append && at >= 0) {
-    const prev = list[at]!;
-    const merged: Artifact = { ...prev, parts: [...prev.parts, ...chunk.parts], ...(chunk.lastChunk !== undefined && { lastChunk: chunk.lastChunk }) };
-    return list.map((a, i) => (i === at ? merged : a));
+type Chunk = Extract<AgentEvent, { type: 'artifact' }>['artifact'];
+
+/**
+ * A task being changed by one batch of agent events. Nobody sees the task between the events of a batch, so the
+ * arrays the batch copies are its own until it ends: later events of the batch add to them in place. A burst of n
+ * chunks then costs one copy of what the task held before it, not n (copying per event made a long stream of tiny
+ * chunks quadratic, long enough to stall every other call on the main thread).
+ */
+class TaskDraft {
+  task: Task;
+  private artifacts: Artifact[] | undefined;
+  private history: Message[] | undefined;
+  /** artifacts (by position) whose object and parts array this batch made */
+  private readonly fresh = new Set<number>();
+  /** where each artifact id and index sits; built on the first chunk of the batch */
+  private byId: Map<string, number> | undefined;
+  private byIndex: Map<number, number> | undefined;
+  private maxIndex = -1;
+
+  constructor(task: Task) {
+    this.task = task;
   }
-  const index = chunk.index ?? (list.length === 0 ? 0 : Math.max(...list.map((a) => a.index)) + 1);
-  const fresh: Artifact = { ...chunk, artifactId: chunk.artifactId ?? `${task.id}-artifact-${index}`, index };
-  return at >= 0 ? list.map((a, i) => (i === at ? fresh : a)) : [...list, fresh];
+
+  private list(): Artifact[] {
+    if (this.artifacts) return this.artifacts;
+    const list = this.task.artifacts.slice();
+    this.artifacts = list;
+    this.task = { ...this.task, artifacts: list };
+    return list;
+  }
+
+  /** The first artifact with each id and each index, as a search of the list would find them. */
+  private lookup(): { byId: Map<string, number>; byIndex: Map<number, number> } {
+    if (this.byId && this.byIndex) return { byId: this.byId, byIndex: this.byIndex };
+    const list = this.list();
+    const byId = new Map<string, number>();
+    const byIndex = new Map<number, number>();
+    this.maxIndex = -1;
+    for (let i = 0; i < list.length; i++) {
+      const a = list[i]!;
+      if (!byId.has(a.artifactId)) byId.set(a.artifactId, i);
+      if (!byIndex.has(a.index)) byIndex.set(a.index, i);
+      if (a.index > this.maxIndex) this.maxIndex = a.index;
+    }
+    this.byId = byId;
+    this.byIndex = byIndex;
+    return { byId, byIndex };
+  }
+
+  artifact(chunk: Chunk, now: number): void {
+    const list = this.list();
+    const { byId, byIndex } = this.lookup();
+    const at = chunk.artifactId !== undefined ? byId.get(chunk.artifactId) : chunk.index !== undefined ? byIndex.get(chunk.index) : undefined;
+    if (chunk.append && at !== undefined) {
+      const prev = list[at]!;
+      if (this.fresh.has(at)) {
+        for (const p of chunk.parts) prev.parts.push(p);
+        if (chunk.lastChunk !== undefined) prev.lastChunk = chunk.lastChunk;
+      } else {
+        list[at] = { ...prev, parts: prev.parts.concat(chunk.parts), ...(chunk.lastChunk !== undefined && { lastChunk: chunk.lastChunk }) };
+        this.fresh.add(at);
+      }
+    } else {
+      const index = chunk.index ?? this.maxIndex + 1;
+      const made: Artifact = { ...chunk, parts: chunk.parts.slice(), artifactId: chunk.artifactId ?? `${this.task.id}-artifact-${index}`, index };
+      if (at === undefined) {
+        const pos = list.push(made) - 1;
+        this.fresh.add(pos);
+        if (!byId.has(made.artifactId)) byId.set(made.artifactId, pos);
+        if (!byIndex.has(index)) byIndex.set(index, pos);
+        if (index > this.maxIndex) this.maxIndex = index;
+      } else {
+        const prev = list[at]!;
+        list[at] = made;
+        this.fresh.add(at);
+        // a replacement under another id or index: the lookups are built again when next needed (rare)
+        if (prev.artifactId !== made.artifactId || prev.index !== made.index) {
+          this.byId = undefined;
+          this.byIndex = undefined;
+        }
+      }
+    }
+    this.touch(now);
+  }
+
+  message(m: Message, now: number): void {
+    if (!this.history) {
+      this.history = this.task.history.slice();
+      this.task = { ...this.task, history: this.history };
+    }
+    this.history.push(m);
+    this.touch(now);
+  }
+
+  private touch(now: number): void {
+    if (this.task.updatedAt !== now) this.task = { ...this.task, updatedAt: now };
+  }
 }
 
-export function applyAgentEvent(ctx: TaskContext, ev: AgentEvent, now: number): Partial<TaskContext> {
-  const task = ctx.task;
-  switch (ev.type) {
-    case 'artifact':
-      return { task: { ...task, artifacts: mergeArtifact(task, ev.artifact), updatedAt: now } };
-    case 'message': {
-      const m = agentMessage(task, ev.message);
-      return { task: { ...task, history: [...task.history, m], updatedAt: now } };
-    }
-    case 'status': {
-      const m = ev.message && agentMessage(task, ev.message);
-      if (ev.state === 'working') return { task: withStatus(task, { state: 'working', message: m, now }) };
-      // a closing status ends the turn when the run returns; its message joins the history now
-      const history = m ? [...task.history, m] : task.history;
-      return { task: { ...task, history, updatedAt: now }, pendingFinal: ev.state, pendingMessage: m };
+/** Folds a batch of agent events (one delivery from the run driver) into the task, in order. */
+export function applyAgentEvents(ctx: TaskContext, events: readonly AgentEvent[], now: number): TaskContext {
+  if (events.length === 0) return ctx;
+  const draft = new TaskDraft(ctx.task);
+  let out = ctx;
+  for (const ev of events) {
+    switch (ev.type) {
+      case 'artifact':
+        draft.artifact(ev.artifact, now);
+        break;
+      case 'message':
+        draft.message(agentMessage(draft.task, ev.message), now);
+        break;
+      case 'status': {
+        const m = ev.message && agentMessage(draft.task, ev.message);
+        if (ev.state === 'working') {
+          draft.task = withStatus(draft.task, { state: 'working', message: m, now });
+          break;
+        }
+        // a closing status ends the turn when the run returns; its message joins the history now
+        if (m) draft.message(m, now);
+        else if (draft.task.updatedAt !== now) draft.task = { ...draft.task, updatedAt: now };
+        out = { ...out, pendingFinal: ev.state, pendingMessage: m };
+        break;
+      }
     }
   }
+  return { ...out, task: draft.task };
 }

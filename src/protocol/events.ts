@@ -25,6 +25,14 @@ export type NewTaskEvent = Unsequenced<TaskEvent>;
 const sameStatus = (a: Task['status'], b: Task['status']) => a.state === b.state && a.message?.messageId === b.message?.messageId;
 
 /**
+ * Whether `next` is `prev` with parts added at its end. An appended chunk keeps the very part objects before it and a
+ * replacement brings new ones, so the two ends of the old list tell, in constant time: a check of every part made a
+ * long stream of chunks quadratic.
+ */
+const grewFrom = (prev: readonly unknown[], next: readonly unknown[]): boolean =>
+  prev.length === 0 || (next[0] === prev[0] && next[prev.length - 1] === prev[prev.length - 1]);
+
+/**
  * The events that take a task from `prev` to `next`: artifact chunks first, then a status change.
  * A status event is final when the state is terminal or input-required (the stream ends there).
  */
@@ -37,7 +45,7 @@ export function diffTask(prev: Task | undefined, next: Task): NewTaskEvent[] {
   for (const a of next.artifacts) {
     const old = before.get(a.artifactId);
     if (old === a) continue;
-    if (old && old.parts.length < a.parts.length && a.parts.slice(0, old.parts.length).every((p, i) => p === old.parts[i])) {
+    if (old && old.parts.length < a.parts.length && grewFrom(old.parts, a.parts)) {
       out.push({
         kind: 'artifact',
         artifact: { ...a, parts: a.parts.slice(old.parts.length), append: true },
