@@ -156,7 +156,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     firstWriteHoldMs: config.tasks.firstWriteHoldMs,
     maxTaskBytes: config.tasks.maxTaskBytes,
     instanceId,
-    sideWrites: (records) => push.prepare(records),
+    pushJobs: (records) => push.prepare(records),
     onWriteFailure: (e, t) => log('task change not stored', { task: t.id, workspace: t.workspaceId, error: errorText(e) }),
   });
   const recovered = await supervisor.recover();

@@ -350,6 +350,40 @@ function storeContract(engine: Engine) {
       t.equal(await a.tasks.create(completed), false, 'create does not replace it either');
     });
 
+    t.test('a task write carries the push jobs its change causes: stored with it, or not at all', async (t) => {
+      const loc = await fresh('task-jobs');
+      const s = await loc.open();
+      const job = (id: string, seq: number) => ({ ...samplePushJob({ queue: `["ws-a/${id}","cfg-1"]`, seq, id: `msg_${id}_${seq}` }), taskKey: `ws-a/${id}` });
+      const created = { ...sampleTask({ id: 't-jobs', state: 'working' }), seq: 1 };
+      t.equal(await s.tasks.create(created, { pushJobs: [job('t-jobs', 1)] }), true);
+      const done = { ...sampleTask({ id: 't-jobs', state: 'completed' }), seq: 2 };
+      t.equal(await s.tasks.put(done, { expectSeq: 1, pushJobs: [job('t-jobs', 2)] }), true);
+      t.strictSame(
+        (await s.pushJobs.list()).map((j) => j.id),
+        ['msg_t-jobs_1', 'msg_t-jobs_2'],
+        "each write's jobs are waiting, in the queue's seq order",
+      );
+      t.equal(await s.tasks.put({ ...done, seq: 3 }, { pushJobs: [job('t-jobs', 3)] }), false, 'a write to a terminal task is refused');
+      t.equal(await s.tasks.create({ ...created, seq: 9 }, { pushJobs: [job('t-jobs', 9)] }), false, 'so is a create over a stored task');
+      t.equal(await s.tasks.put({ ...sampleTask({ id: 't-none' }), seq: 1 }, { expectSeq: 0, pushJobs: [job('t-none', 1)] }), false);
+      t.strictSame(
+        (await s.pushJobs.list()).map((j) => j.id),
+        ['msg_t-jobs_1', 'msg_t-jobs_2'],
+        'a refused write enqueues none of its jobs',
+      );
+      const claimed = await s.pushJobs.claim({ now: Date.UTC(2030, 0, 1), leaseMs: 1000, limit: 10 });
+      t.strictSame(
+        claimed.map((c) => c.job.id),
+        ['msg_t-jobs_1'],
+        'they are ordinary queued jobs: the head is handed out',
+      );
+      t.equal(await s.pushJobs.complete(claimed[0]!), true);
+      t.strictSame(
+        (await s.pushJobs.list()).map((j) => j.id),
+        ['msg_t-jobs_2'],
+      );
+    });
+
     t.test('item 18: sweep deletes terminal tasks ended by the cutoff, with their index entries, events, push configs and jobs', async (t) => {
       const loc = await fresh('sweep');
       const s = await loc.open();

@@ -3,7 +3,7 @@ import type { Task } from '../../protocol/model.js';
 import type { Clock, Timers } from '../clock.js';
 import type { Log } from '../log.js';
 import type { Store } from '../store/types.js';
-import { createPushNotifier, type SideWrite } from './notifier.js';
+import { createPushNotifier, type PreparedJobs } from './notifier.js';
 import { pushConfigSeal, type PushConfigSeal } from './config-secrets.js';
 import { WebhookSecrets } from './secrets.js';
 import { checkUrl, parseAllowlist, systemResolve, type Resolve, type UrlVerdict } from '../net/guard.js';
@@ -18,8 +18,8 @@ export interface PushSettings extends DeliveryPolicy {
 export interface PushRuntime {
   /** the registration check (set, or inline on send): refuses a URL before anything is stored */
   checkUrl(url: string): Promise<UrlVerdict>;
-  /** the supervisor's side writes: jobs for every live config of the task, stored in the change's own commit */
-  prepare(records: readonly Task[]): Promise<SideWrite | undefined>;
+  /** the supervisor's hook: jobs for every live config of the task, stored in the change's own atomic write */
+  prepare(records: readonly Task[]): Promise<PreparedJobs | undefined>;
   readonly secrets: WebhookSecrets;
   /** seals a config's credentials before it is stored */
   readonly configs: Pick<PushConfigSeal, 'seal'>;
@@ -61,7 +61,6 @@ export function createPushRuntime(o: {
   });
   const notifier = createPushNotifier({
     configs: o.store.pushConfigs,
-    jobs: o.store.pushJobs,
     keys: o.store.keys,
     clock: o.clock,
     onEnqueued: () => worker.kick(),

@@ -24,6 +24,11 @@ export interface TaskWriteEvents {
   events?: readonly TaskEvent[];
   /** events kept per task (older ones are trimmed in the same write) */
   retainEvents?: number;
+  /**
+   * Webhook deliveries the change causes, enqueued (as PushJobStore.enqueue does) in the same atomic write: a crash
+   * keeps both the change and its notifications or neither, and a refused write enqueues nothing.
+   */
+  pushJobs?: readonly PushJob[];
 }
 
 export interface TaskPutOptions extends TaskWriteEvents {

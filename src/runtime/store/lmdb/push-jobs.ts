@@ -55,9 +55,7 @@ export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, 
   return {
     async enqueue(jobs) {
       if (jobs.length === 0) return;
-      await root.transaction(() => {
-        for (const job of jobs) db.put(keyOf(job), { job } satisfies StoredJob);
-      });
+      await root.transaction(() => putPushJobs(db, jobs));
     },
     async claim({ now, leaseMs, limit }) {
       if (limit <= 0) return [];
@@ -120,4 +118,9 @@ export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, 
       return out;
     },
   };
+}
+
+/** Inside a write transaction (an enqueue, or a task write carrying the jobs its change causes): adds jobs to their queues. */
+export function putPushJobs(db: Database<unknown, Key>, jobs: readonly PushJob[]): void {
+  for (const job of jobs) db.put(keyOf(job), { job } satisfies StoredJob);
 }
