@@ -1,6 +1,7 @@
 // Webhooks survive kill -9: the server runs as a child process and dies right after the task write that causes a
 // notification; the restarted server delivers it. On Redis the kill lands exactly after that write (a forwarder holds
 // every later command); on LMDB a task write whose jobs cannot be stored must store nothing (the same transaction).
+// And a server killed during an attempt retries it as soon as it is back, not once the dead run's lease lapsed.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,3 +96,39 @@ t.test('lmdb: a task write whose push job cannot be stored stores nothing (one t
     'goes in with it',
   );
 });
+
+for (const engine of ['lmdb', 'redis'] as const) {
+  t.test(`${engine}: kill -9 during a delivery attempt: the restarted instance retries at once, not after the lease`, async (t) => {
+    const dir = await dirFor(t);
+    const prefix = testPrefix('push-lease-kill');
+    if (engine === 'redis') t.teardown(() => cleanupPrefix(REDIS_URL, prefix));
+    const cfg = join(dir, 'config.json');
+    // the default attempt timeout (10 s) makes the lease 40 s: the test gives up long before that
+    const store = engine === 'redis' ? { store: 'redis', redisUrl: REDIS_URL, redisPrefix: prefix, instanceId: 'gw-lease' } : {};
+    await writeFile(cfg, JSON.stringify({ ...store, push: { allowlist: ['127.0.0.1'] } }));
+    const rx = await receiver(t);
+    // the first server's attempt never gets an answer: it is under way, its job leased, when the server dies
+    let hang = true;
+    rx.answer = () => (hang ? { status: 200, hang: true } : { status: 200 });
+    const first = await startChildServer({ dataDir: dir, args: ['--config', cfg], env: ENV });
+    t.teardown(() => first.kill('SIGKILL'));
+    const { key } = await createKeyCli(dir, { extra: ['--config', cfg], env: ENV });
+    const sent = await rpcAt(first.url, {
+      key,
+      method: 'message/send',
+      params: { ...msgB('announce me'), configuration: { blocking: true, pushNotificationConfig: { url: `${rx.url}/hook` } } },
+    });
+    t.equal(sent.json.result?.status?.state, 'completed');
+    await waitFor('the first attempt', async () => (rx.deliveries.length > 0 ? true : undefined), { timeoutMs: 20_000 });
+    await first.kill('SIGKILL');
+    hang = false;
+
+    const restarted = Date.now();
+    const second = await startChildServer({ dataDir: dir, args: ['--config', cfg], env: ENV });
+    t.teardown(() => second.kill('SIGKILL'));
+    const answered = await waitFor('an answered attempt', async () => rx.deliveries.find((d) => d.status === 200), { timeoutMs: 20_000 });
+    t.equal(answered.json.id, sent.json.result.id, 'the same task');
+    t.equal(answered.headers['webhook-id'], rx.deliveries[0]!.headers['webhook-id'], 'the same job, retried (the receiver dedupes on webhook-id)');
+    t.ok(Date.now() - restarted < 30_000, 'well within the 40 s lease');
+  });
+}

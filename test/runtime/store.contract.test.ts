@@ -828,6 +828,46 @@ function storeContract(engine: Engine) {
       t.equal(await reopened.pushJobs.nextDueAt(), T + 10);
     });
 
+    t.test('push jobs: a restarted instance frees the leases of its own earlier run, and only those', async (t) => {
+      const loc = await fresh('push-jobs-earlier');
+      const s = await loc.open();
+      const T = Date.UTC(2026, 0, 1);
+      const holders = {
+        dead: { instance: 'gw-1', boot: 'run-1' },
+        now: { instance: 'gw-1', boot: 'run-2' },
+        // a longer id that starts with the first one's: never taken for it
+        other: { instance: 'gw-10', boot: 'run-1' },
+      };
+      await s.pushJobs.enqueue(['q-dead', 'q-now', 'q-other', 'q-anon'].flatMap((queue) => [1, 2].map((seq) => samplePushJob({ queue, seq, dueAt: T }))));
+      const lease = { now: T, leaseMs: 60_000, limit: 1 };
+      const claimed = {
+        dead: await s.pushJobs.claim({ ...lease, holder: holders.dead }),
+        now: await s.pushJobs.claim({ ...lease, holder: holders.now }),
+        other: await s.pushJobs.claim({ ...lease, holder: holders.other }),
+        anon: await s.pushJobs.claim(lease),
+      };
+      t.strictSame(
+        Object.values(claimed).map((c) => c.length),
+        [1, 1, 1, 1],
+        'four heads leased',
+      );
+      t.strictSame(await s.pushJobs.claim({ ...lease, now: T + 1, limit: 10 }), [], 'nothing claimable while the leases run');
+
+      t.equal(await s.pushJobs.releaseEarlierLeases(holders.now), 1, "one lease was the instance's earlier run's");
+      const again = await s.pushJobs.claim({ ...lease, now: T + 1, limit: 10, holder: holders.now });
+      t.strictSame(
+        again.map((c) => c.job.id),
+        [claimed.dead[0]!.job.id],
+        "the dead run's head is claimable at once, still the head of its queue",
+      );
+      t.equal(await s.pushJobs.complete(claimed.dead[0]!), false, "the dead run's lease no longer finishes it");
+      t.equal(await s.pushJobs.complete(again[0]!), true, 'the new claim does');
+      t.equal(await s.pushJobs.complete(claimed.now[0]!), true, "this run's own lease is kept");
+      t.equal(await s.pushJobs.complete(claimed.other[0]!), true, "another instance's lease is kept");
+      t.equal(await s.pushJobs.complete(claimed.anon[0]!), true, 'a lease without a holder is kept');
+      t.equal(await s.pushJobs.releaseEarlierLeases(holders.now), 0, 'idempotent');
+    });
+
     t.test('reopen after close keeps the data', async (t) => {
       const loc = await fresh('reopen');
       const first = await loc.open();

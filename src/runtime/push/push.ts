@@ -2,7 +2,7 @@
 import type { Task } from '../../protocol/model.js';
 import type { Clock, Timers } from '../clock.js';
 import type { Log } from '../log.js';
-import type { Store } from '../store/types.js';
+import type { LeaseHolder, Store } from '../store/types.js';
 import { createPushNotifier, type PreparedJobs } from './notifier.js';
 import { pushConfigSeal, type PushConfigSeal } from './config-secrets.js';
 import { WebhookSecrets } from './secrets.js';
@@ -39,6 +39,8 @@ export function createPushRuntime(o: {
   log: Log;
   settings: PushSettings;
   resolve?: Resolve;
+  /** this instance and run (claims carry it; an earlier run's leases are freed on start) */
+  holder?: LeaseHolder;
   onAttempt?: (a: AttemptReport) => void;
 }): PushRuntime {
   const allowlist = parseAllowlist(o.settings.allowlist, 'push.allowlist');
@@ -57,6 +59,7 @@ export function createPushRuntime(o: {
     allowlist,
     resolve,
     policy: o.settings,
+    ...(o.holder && { holder: o.holder }),
     onAttempt: o.onAttempt,
   });
   const notifier = createPushNotifier({

@@ -4,12 +4,12 @@
 // that is O(waiting jobs), fine for the embedded engine whose queues drain as they are delivered.
 // Every read-then-write (claim, complete, retry) is one LMDB write transaction, so two processes
 // on the same files never lease one head twice.
-import { randomUUID } from 'node:crypto';
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { z } from 'zod';
 import { PushJob } from '../../../protocol/records.js';
 import type { ClaimedPushJob, PushJobStore } from '../types.js';
 import { checked } from '../validate.js';
+import { heldByEarlierRun, leaseToken } from '../lease-holder.js';
 
 const StoredJob = z.object({
   job: PushJob,
@@ -57,13 +57,13 @@ export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, 
       if (jobs.length === 0) return;
       await root.transaction(() => putPushJobs(db, jobs));
     },
-    async claim({ now, leaseMs, limit }) {
+    async claim({ now, leaseMs, limit, holder }) {
       if (limit <= 0) return [];
       // most looks find nothing due: answer those from a read, without a write transaction
       o.fresh();
       if (!heads().some(({ stored }) => eligibleAt(stored) <= now)) return [];
       return root.transaction(() => {
-        const token = randomUUID();
+        const token = leaseToken(holder);
         const out: ClaimedPushJob[] = [];
         for (const { key, stored } of heads()) {
           if (out.length >= limit) break;
@@ -87,6 +87,18 @@ export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, 
           ...(update.lastError !== undefined && { lastError: update.lastError }),
         };
         db.put(key, { job } satisfies StoredJob);
+      });
+    },
+    releaseEarlierLeases(holder) {
+      return root.transaction(() => {
+        let n = 0;
+        for (const { key, value } of db.getRange()) {
+          const s = read(value, key);
+          if (!s.lease || !heldByEarlierRun(s.lease.token, holder)) continue;
+          db.put(key, { job: s.job } satisfies StoredJob);
+          n++;
+        }
+        return n;
       });
     },
     async nextDueAt() {

@@ -8,11 +8,11 @@
 //
 // The scripts reach a queue's and a job's keys through prefixes passed in ARGV (bullmq does the
 // same): on Redis Cluster, put a hash tag in the store prefix so that every key is in one slot.
-import { randomUUID } from 'node:crypto';
 import { PushJob } from '../../../protocol/records.js';
 import { StoreCorruptError } from '../errors.js';
 import type { PushJobStore } from '../types.js';
 import { checked } from '../validate.js';
+import { instanceStart, leaseToken, runStart } from '../lease-holder.js';
 import type { RedisParts } from './client.js';
 import { script } from './scripts.js';
 import { packr } from './values.js';
@@ -147,6 +147,32 @@ return n
 `,
 });
 
+/**
+ * KEYS: pushDue, pushLeases. ARGV: the instance's token start, this run's token start, queue prefix, job prefix.
+ * Frees the leases of the instance's other runs: each queue is due again at its head's due time. Returns how many.
+ */
+const releaseEarlier2 = script({
+  numberOfKeys: 2,
+  lua: `
+local n = 0
+local all = redis.call('HGETALL', KEYS[2])
+for i = 1, #all, 2 do
+  local q, token = all[i], all[i + 1]
+  if string.sub(token, 1, #ARGV[1]) == ARGV[1] and string.sub(token, 1, #ARGV[2]) ~= ARGV[2] then
+    redis.call('HDEL', KEYS[2], q)
+    local head = redis.call('ZRANGE', ARGV[3] .. q, 0, 0)[1]
+    if head then
+      redis.call('ZADD', KEYS[1], redis.call('HGET', ARGV[4] .. head, 'due') or 0, q)
+    else
+      redis.call('ZREM', KEYS[1], q)
+    end
+    n = n + 1
+  end
+end
+return n
+`,
+});
+
 /** KEYS: pushDue. The first queue and its score, or an empty list. */
 const firstDue1 = script({ numberOfKeys: 1, lua: `return redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')` });
 
@@ -173,9 +199,9 @@ export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys'>): PushJobS
       if (jobs.length === 0) return;
       await run({ script: enqueuePush1, keys: [k.pushDue], args: [queuePrefix, jobPrefix, ...pushJobArgs(jobs)] });
     },
-    async claim({ now, leaseMs, limit }) {
+    async claim({ now, leaseMs, limit, holder }) {
       if (limit <= 0) return [];
-      const lease = randomUUID();
+      const lease = leaseToken(holder);
       const reply = await run({
         script: claimPush2,
         keys: [k.pushDue, k.pushLeases],
@@ -200,6 +226,14 @@ export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys'>): PushJobS
         args: [c.job.queue, c.lease, packr.pack(job), String(update.dueAt)],
       });
       return reply === 1;
+    },
+    async releaseEarlierLeases(holder) {
+      const reply = await run({
+        script: releaseEarlier2,
+        keys: [k.pushDue, k.pushLeases],
+        args: [instanceStart(holder.instance), runStart(holder), queuePrefix, jobPrefix],
+      });
+      return Number(reply);
     },
     async nextDueAt() {
       const reply = list(await run({ script: firstDue1, keys: [k.pushDue], args: [] }));
