@@ -1,4 +1,4 @@
-// How task changes reach the store: numbered events, group commits per task, side writes, then live fan-out.
+// How task changes reach the store: numbered events, group commits per task (with their push jobs), then live fan-out.
 import { diffTask, type TaskEvent } from '../protocol/events.js';
 import type { Task } from '../protocol/model.js';
 import type { PushJob } from '../protocol/records.js';

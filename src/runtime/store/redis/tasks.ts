@@ -16,9 +16,8 @@ import { decode, packr } from './values.js';
  * event, then per push job: queue, id, seq, due, packed job.
  * The one task write: check, then the push jobs the change causes, record, workspace and state index, ended index and
  * events in one atomic step (a crash of the gateway keeps all or none; the jobs go first because Redis keeps what a
- * script wrote before an error). 1 written, 0 refused. Every write (a put may
- * be the first write of a task) adds to the workspace's set: SADD of a member it holds is a no-op, and keeps the index
- * whole without a read.
+ * script wrote before an error). 1 written, 0 refused. Every write (a put may be the first write of a task) adds to the
+ * workspace's set: SADD of a member it holds is a no-op, and keeps the index whole without a read.
  * A task stored before revs existed has none: it is admitted as if open (create still sees the record).
  */
 const writeTask12 = script({
