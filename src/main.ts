@@ -1,4 +1,5 @@
 // The composition root: config -> runtime -> actors -> gateway -> transport. The only place that picks concrete engines.
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { TaskSupervisor } from './actors/task-supervisor.js';
@@ -129,6 +130,8 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     clock,
     onError: (e) => log('webhook delivery not recorded for the dashboard', { error: errorText(e) }),
   });
+  // stable across restarts so a restarted instance recovers its own tasks; port 0 has no stable name
+  const instanceId = config.instanceId ?? (config.store === 'lmdb' ? 'embedded' : `${hostname()}:${config.port === 0 ? `pid${process.pid}` : config.port}`);
   const push = createPushRuntime({
     store,
     secret,
@@ -138,14 +141,14 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     settings: config.push,
     resolve: o.lookup,
     permits: (key, agentId) => agents.permits(key, agentId),
+    // the same stable name: this run frees the push leases its previous run took and never finished
+    holder: { instance: instanceId, boot: randomUUID() },
     onAttempt: (a) => {
       metrics.pushAttempt(a.result);
       deliveries.record(a);
     },
   });
 
-  // stable across restarts so a restarted instance recovers its own tasks; port 0 has no stable name
-  const instanceId = config.instanceId ?? (config.store === 'lmdb' ? 'embedded' : `${hostname()}:${config.port === 0 ? `pid${process.pid}` : config.port}`);
   const supervisor = new TaskSupervisor({
     store: store.tasks,
     bus,
@@ -157,7 +160,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     firstWriteHoldMs: config.tasks.firstWriteHoldMs,
     maxTaskBytes: config.tasks.maxTaskBytes,
     instanceId,
-    sideWrites: (records) => push.prepare(records),
+    pushJobs: (records) => push.prepare(records),
     onWriteFailure: (e, t) => log('task change not stored', { task: t.id, workspace: t.workspaceId, error: errorText(e) }),
   });
   const recovered = await supervisor.recover();

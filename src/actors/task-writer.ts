@@ -1,22 +1,24 @@
-// How task changes reach the store: numbered events, group commits per task, side writes, then live fan-out.
+// How task changes reach the store: numbered events, group commits per task (with their push jobs), then live fan-out.
 import { diffTask, type TaskEvent } from '../protocol/events.js';
 import type { Task } from '../protocol/model.js';
+import type { PushJob } from '../protocol/records.js';
 import type { Timers } from '../runtime/clock.js';
 import type { EventBus } from '../runtime/events/bus.js';
 import { taskKey, type TaskStore } from '../runtime/store/types.js';
 
 /**
- * Prepares writes that must enter the store with a group of changes of one task (push jobs): reads what it
- * needs, then returns the function that issues the writes, which is called in the same tick as the task's own.
+ * The push jobs a group of changes of one task causes: read before the write (configs, keys), then stored in the
+ * task's own atomic write, so that no crash keeps a change and loses its webhooks. `stored` is told once the store took
+ * the write (the delivery worker wakes up); undefined when nobody is to be notified.
  */
-export type SideWrites = (records: readonly Task[]) => Promise<(() => Promise<void>) | undefined>;
+export type PushJobsFor = (records: readonly Task[]) => Promise<{ jobs: readonly PushJob[]; stored: () => void } | undefined>;
 
 export interface TaskWriterOptions {
   store: TaskStore;
   bus: EventBus;
   /** events kept per task for replay */
   retainEvents: number;
-  sideWrites?: SideWrites;
+  pushJobs?: PushJobsFor;
 }
 
 type Change = { record: Task; events: TaskEvent[] };
@@ -159,25 +161,25 @@ export class TaskWriter {
   }
 
   /**
-   * Stores a group: its newest record and all its events in one atomic, checked write (a create for a new task),
-   * then the side writes (push notifications, which still get every state change's record), then tells live
-   * subscribers, in order. A group is one task's and one commit, so only its newest record is written: the earlier
-   * ones would be overwritten inside the same commit, where no reader could ever see them.
+   * Stores a group: its newest record, all its events and the push jobs of every state change's record in one atomic,
+   * checked write (a create for a new task), then tells live subscribers, in order. A group is one task's and one
+   * commit, so only its newest record is written: the earlier ones would be overwritten inside the same commit, where
+   * no reader could ever see them.
    */
   async storeGroup(group: readonly Change[], o: { create: boolean; expectSeq?: number }): Promise<void> {
     const records = group.map((g) => g.record);
     const newest = records[records.length - 1]!;
     const key = taskKey(newest.workspaceId, newest.id);
     const events = group.length === 1 ? group[0]!.events : group.flatMap((g) => g.events);
-    // the record and its events are one atomic write, and the write is the check (a new id still free, a stored
-    // task not yet finished elsewhere): notifications and live events go out only for a change the store took
-    const write = { events, retainEvents: this.o.retainEvents };
+    const push = this.o.pushJobs ? await this.o.pushJobs(records) : undefined;
+    // the record, its events and its webhooks are one atomic write, and the write is the check (a new id still free, a
+    // stored task not yet finished elsewhere): notifications and live events go out only for a change the store took
+    const write = { events, retainEvents: this.o.retainEvents, ...(push && { pushJobs: push.jobs }) };
     const written = o.create
       ? await this.o.store.create(newest, write)
       : await this.o.store.put(newest, o.expectSeq === undefined ? write : { ...write, expectSeq: o.expectSeq });
     if (!written) throw o.create ? new TaskIdTakenError(newest.id) : new TaskSettledElsewhereError(newest.id);
-    const side = this.o.sideWrites ? await this.o.sideWrites(records) : undefined;
-    if (side) await side();
+    push?.stored();
     if (events.length > 0) this.o.bus.publish(key, events);
   }
 }

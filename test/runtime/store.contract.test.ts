@@ -350,6 +350,40 @@ function storeContract(engine: Engine) {
       t.equal(await a.tasks.create(completed), false, 'create does not replace it either');
     });
 
+    t.test('a task write carries the push jobs its change causes: stored with it, or not at all', async (t) => {
+      const loc = await fresh('task-jobs');
+      const s = await loc.open();
+      const job = (id: string, seq: number) => ({ ...samplePushJob({ queue: `["ws-a/${id}","cfg-1"]`, seq, id: `msg_${id}_${seq}` }), taskKey: `ws-a/${id}` });
+      const created = { ...sampleTask({ id: 't-jobs', state: 'working' }), seq: 1 };
+      t.equal(await s.tasks.create(created, { pushJobs: [job('t-jobs', 1)] }), true);
+      const done = { ...sampleTask({ id: 't-jobs', state: 'completed' }), seq: 2 };
+      t.equal(await s.tasks.put(done, { expectSeq: 1, pushJobs: [job('t-jobs', 2)] }), true);
+      t.strictSame(
+        (await s.pushJobs.list()).map((j) => j.id),
+        ['msg_t-jobs_1', 'msg_t-jobs_2'],
+        "each write's jobs are waiting, in the queue's seq order",
+      );
+      t.equal(await s.tasks.put({ ...done, seq: 3 }, { pushJobs: [job('t-jobs', 3)] }), false, 'a write to a terminal task is refused');
+      t.equal(await s.tasks.create({ ...created, seq: 9 }, { pushJobs: [job('t-jobs', 9)] }), false, 'so is a create over a stored task');
+      t.equal(await s.tasks.put({ ...sampleTask({ id: 't-none' }), seq: 1 }, { expectSeq: 0, pushJobs: [job('t-none', 1)] }), false);
+      t.strictSame(
+        (await s.pushJobs.list()).map((j) => j.id),
+        ['msg_t-jobs_1', 'msg_t-jobs_2'],
+        'a refused write enqueues none of its jobs',
+      );
+      const claimed = await s.pushJobs.claim({ now: Date.UTC(2030, 0, 1), leaseMs: 1000, limit: 10 });
+      t.strictSame(
+        claimed.map((c) => c.job.id),
+        ['msg_t-jobs_1'],
+        'they are ordinary queued jobs: the head is handed out',
+      );
+      t.equal(await s.pushJobs.complete(claimed[0]!), true);
+      t.strictSame(
+        (await s.pushJobs.list()).map((j) => j.id),
+        ['msg_t-jobs_2'],
+      );
+    });
+
     t.test('item 18: sweep deletes terminal tasks ended by the cutoff, with their index entries, events, push configs and jobs', async (t) => {
       const loc = await fresh('sweep');
       const s = await loc.open();
@@ -792,6 +826,46 @@ function storeContract(engine: Engine) {
         'with its retry state',
       );
       t.equal(await reopened.pushJobs.nextDueAt(), T + 10);
+    });
+
+    t.test('push jobs: a restarted instance frees the leases of its own earlier run, and only those', async (t) => {
+      const loc = await fresh('push-jobs-earlier');
+      const s = await loc.open();
+      const T = Date.UTC(2026, 0, 1);
+      const holders = {
+        dead: { instance: 'gw-1', boot: 'run-1' },
+        now: { instance: 'gw-1', boot: 'run-2' },
+        // a longer id that starts with the first one's: never taken for it
+        other: { instance: 'gw-10', boot: 'run-1' },
+      };
+      await s.pushJobs.enqueue(['q-dead', 'q-now', 'q-other', 'q-anon'].flatMap((queue) => [1, 2].map((seq) => samplePushJob({ queue, seq, dueAt: T }))));
+      const lease = { now: T, leaseMs: 60_000, limit: 1 };
+      const claimed = {
+        dead: await s.pushJobs.claim({ ...lease, holder: holders.dead }),
+        now: await s.pushJobs.claim({ ...lease, holder: holders.now }),
+        other: await s.pushJobs.claim({ ...lease, holder: holders.other }),
+        anon: await s.pushJobs.claim(lease),
+      };
+      t.strictSame(
+        Object.values(claimed).map((c) => c.length),
+        [1, 1, 1, 1],
+        'four heads leased',
+      );
+      t.strictSame(await s.pushJobs.claim({ ...lease, now: T + 1, limit: 10 }), [], 'nothing claimable while the leases run');
+
+      t.equal(await s.pushJobs.releaseEarlierLeases(holders.now), 1, "one lease was the instance's earlier run's");
+      const again = await s.pushJobs.claim({ ...lease, now: T + 1, limit: 10, holder: holders.now });
+      t.strictSame(
+        again.map((c) => c.job.id),
+        [claimed.dead[0]!.job.id],
+        "the dead run's head is claimable at once, still the head of its queue",
+      );
+      t.equal(await s.pushJobs.complete(claimed.dead[0]!), false, "the dead run's lease no longer finishes it");
+      t.equal(await s.pushJobs.complete(again[0]!), true, 'the new claim does');
+      t.equal(await s.pushJobs.complete(claimed.now[0]!), true, "this run's own lease is kept");
+      t.equal(await s.pushJobs.complete(claimed.other[0]!), true, "another instance's lease is kept");
+      t.equal(await s.pushJobs.complete(claimed.anon[0]!), true, 'a lease without a holder is kept');
+      t.equal(await s.pushJobs.releaseEarlierLeases(holders.now), 0, 'idempotent');
     });
 
     t.test('reopen after close keeps the data', async (t) => {

@@ -1,33 +1,35 @@
 // The supervisor hook: turns each stored change of a task into push jobs, one per live config, in the task's own commit.
 import type { Task } from '../../protocol/model.js';
 import type { Clock } from '../clock.js';
-import type { KeyStore, PushConfigStore, PushJobStore } from '../store/types.js';
+import type { KeyStore, PushConfigStore } from '../store/types.js';
 import { taskKey } from '../store/types.js';
 import { jobsFor, type PushView } from './jobs.js';
-import type { StoredPushConfig } from '../../protocol/records.js';
+import type { PushJob, StoredPushConfig } from '../../protocol/records.js';
 import { type AgentPermits, pushViewOf } from './key-view.js';
 
 export interface PushNotifierOptions {
   configs: PushConfigStore;
-  jobs: PushJobStore;
   keys: KeyStore;
   clock: Clock;
   /** the task's agent's own check of a config's key (absent: none) */
   permits?: AgentPermits;
-  /** told after jobs were stored (the worker wakes up) */
+  /** told after a change's jobs were stored (the worker wakes up) */
   onEnqueued: () => void;
 }
 
-/** Issues the prepared writes; called in the same tick as the task's own writes, so they share one commit. */
-export type SideWrite = () => Promise<void>;
+/** The jobs of one group of changes, and what to tell once the store took them (with the change, in one write). */
+export interface PreparedJobs {
+  jobs: readonly PushJob[];
+  stored: () => void;
+}
 
 export interface PushNotifier {
   /**
    * Reads the task's live configs and prepares its jobs for `records` (one group of changes of one task, in
-   * order); undefined when nobody is to be notified. The jobs enter the store with the change itself: a crash
-   * can lose neither one without the other.
+   * order); undefined when nobody is to be notified. The caller stores the jobs in the change's own atomic write
+   * (TaskWriteEvents.pushJobs): a crash can lose neither one without the other.
    */
-  prepare(records: readonly Task[]): Promise<SideWrite | undefined>;
+  prepare(records: readonly Task[]): Promise<PreparedJobs | undefined>;
 }
 
 export function createPushNotifier(o: PushNotifierOptions): PushNotifier {
@@ -46,11 +48,7 @@ export function createPushNotifier(o: PushNotifierOptions): PushNotifier {
         if (view) configs.push({ config, view });
       }
       if (configs.length === 0) return undefined;
-      const jobs = records.flatMap((task) => jobsFor({ task, configs, now }));
-      return async () => {
-        await o.jobs.enqueue(jobs);
-        o.onEnqueued();
-      };
+      return { jobs: records.flatMap((task) => jobsFor({ task, configs, now })), stored: o.onEnqueued };
     },
   };
 }

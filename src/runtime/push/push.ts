@@ -2,9 +2,9 @@
 import type { Task } from '../../protocol/model.js';
 import type { Clock, Timers } from '../clock.js';
 import type { Log } from '../log.js';
-import type { Store } from '../store/types.js';
+import type { LeaseHolder, Store } from '../store/types.js';
 import type { AgentPermits } from './key-view.js';
-import { createPushNotifier, type SideWrite } from './notifier.js';
+import { createPushNotifier, type PreparedJobs } from './notifier.js';
 import { pushConfigSeal, type PushConfigSeal } from './config-secrets.js';
 import { WebhookSecrets } from './secrets.js';
 import { checkUrl, parseAllowlist, systemResolve, type Resolve, type UrlVerdict } from '../net/guard.js';
@@ -19,8 +19,8 @@ export interface PushSettings extends DeliveryPolicy {
 export interface PushRuntime {
   /** the registration check (set, or inline on send): refuses a URL before anything is stored */
   checkUrl(url: string): Promise<UrlVerdict>;
-  /** the supervisor's side writes: jobs for every live config of the task, stored in the change's own commit */
-  prepare(records: readonly Task[]): Promise<SideWrite | undefined>;
+  /** the supervisor's hook: jobs for every live config of the task, stored in the change's own atomic write */
+  prepare(records: readonly Task[]): Promise<PreparedJobs | undefined>;
   readonly secrets: WebhookSecrets;
   /** seals a config's credentials before it is stored */
   readonly configs: Pick<PushConfigSeal, 'seal'>;
@@ -42,6 +42,8 @@ export function createPushRuntime(o: {
   resolve?: Resolve;
   /** the agents' own checks of a key (a relay agent's permitted keys): a config's key no longer let in gets nothing */
   permits?: AgentPermits;
+  /** this instance and run (claims carry it; an earlier run's leases are freed on start) */
+  holder?: LeaseHolder;
   onAttempt?: (a: AttemptReport) => void;
 }): PushRuntime {
   const allowlist = parseAllowlist(o.settings.allowlist, 'push.allowlist');
@@ -61,11 +63,11 @@ export function createPushRuntime(o: {
     allowlist,
     resolve,
     policy: o.settings,
+    ...(o.holder && { holder: o.holder }),
     onAttempt: o.onAttempt,
   });
   const notifier = createPushNotifier({
     configs: o.store.pushConfigs,
-    jobs: o.store.pushJobs,
     keys: o.store.keys,
     clock: o.clock,
     permits: o.permits,

@@ -1,12 +1,13 @@
 // The delivery worker: claims due queue heads from the store, makes one attempt each, and completes or reschedules them.
 //
 // Every instance runs one; the store's leases keep two instances off the same job (at-least-once:
-// a receiver dedupes on webhook-id, which is the same on every attempt of a job). Time comes from
+// a receiver dedupes on webhook-id, which is the same on every attempt of a job). A crashed instance's
+// leases lapse, or are freed when it starts again under the same instance id. Time comes from
 // the injected clock and timers: backoff, the per-request timeout and the wake-ups.
 import type { PushJob, StoredPushConfig } from '../../protocol/records.js';
 import type { Clock, Timers } from '../clock.js';
 import type { Log } from '../log.js';
-import type { ClaimedPushJob, KeyStore, PushConfigStore, PushJobStore } from '../store/types.js';
+import type { ClaimedPushJob, KeyStore, LeaseHolder, PushConfigStore, PushJobStore } from '../store/types.js';
 import { type AgentPermits, pushViewOf } from './key-view.js';
 import { backoffDelay } from './backoff.js';
 import { deliverOnce, type DeliveryOutcome } from './deliver.js';
@@ -42,6 +43,11 @@ export interface PushWorkerOptions {
   policy: DeliveryPolicy;
   /** how long a claim holds a job against other instances; default: the timeout plus 30 s */
   leaseMs?: number;
+  /**
+   * this instance and run: claims carry it, and the first look at the store frees the leases an earlier run of the
+   * same instance left when it died (its jobs go out at once instead of after their lease)
+   */
+  holder?: LeaseHolder;
   /** the longest the worker sleeps without looking at the store (jobs of a crashed instance); default 5 s */
   pollMs?: number;
   /** attempts in flight at once (each on a different queue); default 16 */
@@ -69,8 +75,11 @@ export class PushWorker {
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly concurrency: number;
+  /** set until the earlier run's leases were freed (retried on each look while the store fails) */
+  private releaseFirst: LeaseHolder | undefined;
 
   constructor(private readonly o: PushWorkerOptions) {
+    this.releaseFirst = o.holder;
     this.leaseMs = o.leaseMs ?? o.policy.timeoutMs + 30_000;
     this.pollMs = o.pollMs ?? 5_000;
     this.concurrency = o.concurrency ?? 16;
@@ -125,10 +134,16 @@ export class PushWorker {
   }
 
   private async pump(): Promise<void> {
+    const earlier = this.releaseFirst;
+    if (earlier) {
+      const freed = await this.o.jobs.releaseEarlierLeases(earlier);
+      this.releaseFirst = undefined;
+      if (freed > 0) this.o.log('push jobs leased by this instance before it restarted are claimable again', { jobs: freed });
+    }
     const room = this.concurrency - this.inflight.size;
     if (room <= 0) return; // an attempt that ends kicks again
     const now = this.o.clock.now();
-    const claimed = await this.o.jobs.claim({ now, leaseMs: this.leaseMs, limit: room });
+    const claimed = await this.o.jobs.claim({ now, leaseMs: this.leaseMs, limit: room, ...(this.o.holder && { holder: this.o.holder }) });
     for (const c of claimed) this.launch(c);
     if (this.stopped) return;
     const next = await this.o.jobs.nextDueAt();

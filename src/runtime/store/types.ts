@@ -24,6 +24,11 @@ export interface TaskWriteEvents {
   events?: readonly TaskEvent[];
   /** events kept per task (older ones are trimmed in the same write) */
   retainEvents?: number;
+  /**
+   * Webhook deliveries the change causes, enqueued (as PushJobStore.enqueue does) in the same atomic write: a crash
+   * keeps both the change and its notifications or neither, and a refused write enqueues nothing.
+   */
+  pushJobs?: readonly PushJob[];
 }
 
 export interface TaskPutOptions extends TaskWriteEvents {
@@ -64,6 +69,16 @@ export interface PushConfigStore {
   delete(taskId: string, id: string): Promise<boolean>;
 }
 
+/**
+ * Who claims push jobs: a gateway instance (its stable id) and this run of it (a fresh id per start). A run that died
+ * with leases taken is never coming back for them, and no other live process shares its instance id (start-up task
+ * recovery relies on that too), so the instance's next run may free them at once instead of waiting them out.
+ */
+export interface LeaseHolder {
+  instance: string;
+  boot: string;
+}
+
 /** A job handed to one claimer: `lease` is the token that alone may finish or reschedule it. */
 export interface ClaimedPushJob {
   job: PushJob;
@@ -79,8 +94,13 @@ export interface ClaimedPushJob {
 export interface PushJobStore {
   /** adds jobs to their queues (a job with a queue and seq already stored replaces it) */
   enqueue(jobs: readonly PushJob[]): Promise<void>;
-  /** leases up to `limit` queue heads that are due at `now` and not leased by anyone else */
-  claim(o: { now: number; leaseMs: number; limit: number }): Promise<ClaimedPushJob[]>;
+  /** leases up to `limit` queue heads that are due at `now` and not leased by anyone else (to `holder`, when given) */
+  claim(o: { now: number; leaseMs: number; limit: number; holder?: LeaseHolder }): Promise<ClaimedPushJob[]>;
+  /**
+   * Frees every lease taken by another run of `holder.instance` (its heads are claimable again at their due time);
+   * returns how many. Called once at start-up: that earlier run is dead, its attempts with it.
+   */
+  releaseEarlierLeases(holder: LeaseHolder): Promise<number>;
   /** removes the job and frees its queue; false (and nothing changed) when the lease is no longer this one */
   complete(c: ClaimedPushJob): Promise<boolean>;
   /** keeps the job at the head of its queue with the update, due again at `dueAt`, and frees the lease; false as for complete */

@@ -119,7 +119,7 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
   return {
     kind: 'lmdb',
     keys: lmdbKeyStore({ root, keys, keyHash, fresh }),
-    tasks: lmdbTaskStore({ root, tasks, taskState, byState, taskSeq, ended, events, pushConfigs, fresh }),
+    tasks: lmdbTaskStore({ root, tasks, taskState, byState, taskSeq, ended, events, pushConfigs, pushJobs, fresh }),
     pushConfigs: lmdbPushConfigStore({ root, db: pushConfigs, fresh }),
     pushJobs: lmdbPushJobStore({ root, db: pushJobs, fresh }),
     events: lmdbEventStore({ root, db: events, fresh }),

@@ -4,12 +4,12 @@
 // that is O(waiting jobs), fine for the embedded engine whose queues drain as they are delivered.
 // Every read-then-write (claim, complete, retry) is one LMDB write transaction, so two processes
 // on the same files never lease one head twice.
-import { randomUUID } from 'node:crypto';
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { z } from 'zod';
 import { PushJob } from '../../../protocol/records.js';
 import type { ClaimedPushJob, PushJobStore } from '../types.js';
 import { checked } from '../validate.js';
+import { heldByEarlierRun, leaseToken } from '../lease-holder.js';
 
 const StoredJob = z.object({
   job: PushJob,
@@ -55,17 +55,15 @@ export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, 
   return {
     async enqueue(jobs) {
       if (jobs.length === 0) return;
-      await root.transaction(() => {
-        for (const job of jobs) db.put(keyOf(job), { job } satisfies StoredJob);
-      });
+      await root.transaction(() => putPushJobs(db, jobs));
     },
-    async claim({ now, leaseMs, limit }) {
+    async claim({ now, leaseMs, limit, holder }) {
       if (limit <= 0) return [];
       // most looks find nothing due: answer those from a read, without a write transaction
       o.fresh();
       if (!heads().some(({ stored }) => eligibleAt(stored) <= now)) return [];
       return root.transaction(() => {
-        const token = randomUUID();
+        const token = leaseToken(holder);
         const out: ClaimedPushJob[] = [];
         for (const { key, stored } of heads()) {
           if (out.length >= limit) break;
@@ -89,6 +87,18 @@ export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, 
           ...(update.lastError !== undefined && { lastError: update.lastError }),
         };
         db.put(key, { job } satisfies StoredJob);
+      });
+    },
+    releaseEarlierLeases(holder) {
+      return root.transaction(() => {
+        let n = 0;
+        for (const { key, value } of db.getRange()) {
+          const s = read(value, key);
+          if (!s.lease || !heldByEarlierRun(s.lease.token, holder)) continue;
+          db.put(key, { job: s.job } satisfies StoredJob);
+          n++;
+        }
+        return n;
       });
     },
     async nextDueAt() {
@@ -120,4 +130,9 @@ export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, 
       return out;
     },
   };
+}
+
+/** Inside a write transaction (an enqueue, or a task write carrying the jobs its change causes): adds jobs to their queues. */
+export function putPushJobs(db: Database<unknown, Key>, jobs: readonly PushJob[]): void {
+  for (const job of jobs) db.put(keyOf(job), { job } satisfies StoredJob);
 }

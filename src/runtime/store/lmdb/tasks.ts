@@ -6,6 +6,7 @@ import { taskKey } from '../types.js';
 import { checked } from '../validate.js';
 import { dropEvents, putEvents } from './events.js';
 import { dropPushConfigs } from './push-configs.js';
+import { putPushJobs } from './push-jobs.js';
 
 export interface LmdbTaskStoreOptions {
   root: RootDatabase;
@@ -23,6 +24,8 @@ export interface LmdbTaskStoreOptions {
   events: Database<unknown, Key>;
   /** a swept task's push configs go with it */
   pushConfigs: Database<unknown, Key>;
+  /** the push jobs a task write carries go in its transaction */
+  pushJobs: Database<unknown, Key>;
   /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits */
   fresh: () => void;
 }
@@ -54,6 +57,10 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
       const prev = readIndex(taskState.get(key));
       const prevSeq = prev?.legacy ? taskSeq.get(key) : prev?.seq;
       if (!admits({ state: prev?.state, seq: prevSeq, create: w.create, expectSeq: w.expectSeq })) return false;
+      // the webhooks this change causes, in its own commit, so that no crash keeps the change and loses them. First:
+      // lmdb-js commits what an async transaction put before a throw, so a job that cannot be stored (a key over
+      // LMDB's size limit) must fail the write before the task is touched
+      if (w.pushJobs && w.pushJobs.length > 0) putPushJobs(o.pushJobs, w.pushJobs);
       // an admitted write never follows a terminal record, so a previous state is an unfinished, indexed one
       if (prev !== undefined && prev.state !== state) byState.remove(prev.state, key);
       tasks.put(key, task);

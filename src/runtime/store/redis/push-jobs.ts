@@ -8,31 +8,47 @@
 //
 // The scripts reach a queue's and a job's keys through prefixes passed in ARGV (bullmq does the
 // same): on Redis Cluster, put a hash tag in the store prefix so that every key is in one slot.
-import { randomUUID } from 'node:crypto';
-import { Packr } from 'msgpackr';
 import { PushJob } from '../../../protocol/records.js';
 import { StoreCorruptError } from '../errors.js';
 import type { PushJobStore } from '../types.js';
 import { checked } from '../validate.js';
+import { instanceStart, leaseToken, runStart } from '../lease-holder.js';
 import type { RedisParts } from './client.js';
 import { script } from './scripts.js';
+import { packr } from './values.js';
+
+/**
+ * Lua: adds one job to its queue (a job already stored at that queue and seq is replaced) and lists the queue as
+ * waiting. Shared by the enqueue script and the task write, which enqueues the jobs its change causes in its own step.
+ */
+export const ENQUEUE_JOB_LUA = `
+local function enqueueJob(pushDue, queuePrefix, jobPrefix, q, id, seq, due, data)
+  local qkey = queuePrefix .. q
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', qkey, seq, seq)) do
+    if old ~= id then
+      redis.call('ZREM', qkey, old)
+      redis.call('DEL', jobPrefix .. old)
+    end
+  end
+  redis.call('HSET', jobPrefix .. id, 'data', data, 'due', due)
+  redis.call('ZADD', qkey, seq, id)
+  redis.call('ZADD', pushDue, 'NX', due, q)
+end
+`;
+
+/** The ARGV of each job for enqueueJob (after the prefixes): queue, id, seq, due, packed job (five per job). */
+export function pushJobArgs(jobs: readonly PushJob[]): Array<string | Buffer> {
+  const args: Array<string | Buffer> = [];
+  for (const j of jobs) args.push(j.queue, j.id, String(j.seq), String(j.dueAt), packr.pack(j));
+  return args;
+}
 
 /** KEYS: pushDue. ARGV: queue prefix, job prefix, then per job: queue, id, seq, due, packed job. */
 const enqueuePush1 = script({
   numberOfKeys: 1,
-  lua: `
+  lua: `${ENQUEUE_JOB_LUA}
 for i = 3, #ARGV, 5 do
-  local q, id, seq, due = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
-  local qkey = ARGV[1] .. q
-  for _, old in ipairs(redis.call('ZRANGEBYSCORE', qkey, seq, seq)) do
-    if old ~= id then
-      redis.call('ZREM', qkey, old)
-      redis.call('DEL', ARGV[2] .. old)
-    end
-  end
-  redis.call('HSET', ARGV[2] .. id, 'data', ARGV[i + 4], 'due', due)
-  redis.call('ZADD', qkey, seq, id)
-  redis.call('ZADD', KEYS[1], 'NX', due, q)
+  enqueueJob(KEYS[1], ARGV[1], ARGV[2], ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4])
 end
 return 1
 `,
@@ -131,10 +147,34 @@ return n
 `,
 });
 
+/**
+ * KEYS: pushDue, pushLeases. ARGV: the instance's token start, this run's token start, queue prefix, job prefix.
+ * Frees the leases of the instance's other runs: each queue is due again at its head's due time. Returns how many.
+ */
+const releaseEarlier2 = script({
+  numberOfKeys: 2,
+  lua: `
+local n = 0
+local all = redis.call('HGETALL', KEYS[2])
+for i = 1, #all, 2 do
+  local q, token = all[i], all[i + 1]
+  if string.sub(token, 1, #ARGV[1]) == ARGV[1] and string.sub(token, 1, #ARGV[2]) ~= ARGV[2] then
+    redis.call('HDEL', KEYS[2], q)
+    local head = redis.call('ZRANGE', ARGV[3] .. q, 0, 0)[1]
+    if head then
+      redis.call('ZADD', KEYS[1], redis.call('HGET', ARGV[4] .. head, 'due') or 0, q)
+    else
+      redis.call('ZREM', KEYS[1], q)
+    end
+    n = n + 1
+  end
+end
+return n
+`,
+});
+
 /** KEYS: pushDue. The first queue and its score, or an empty list. */
 const firstDue1 = script({ numberOfKeys: 1, lua: `return redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')` });
-
-const packr = new Packr({ useRecords: false });
 
 export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys'>): PushJobStore {
   const { run, keys: k } = o;
@@ -157,13 +197,11 @@ export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys'>): PushJobS
   return {
     async enqueue(jobs) {
       if (jobs.length === 0) return;
-      const args: Array<string | Buffer> = [queuePrefix, jobPrefix];
-      for (const j of jobs) args.push(j.queue, j.id, String(j.seq), String(j.dueAt), packr.pack(j));
-      await run({ script: enqueuePush1, keys: [k.pushDue], args });
+      await run({ script: enqueuePush1, keys: [k.pushDue], args: [queuePrefix, jobPrefix, ...pushJobArgs(jobs)] });
     },
-    async claim({ now, leaseMs, limit }) {
+    async claim({ now, leaseMs, limit, holder }) {
       if (limit <= 0) return [];
-      const lease = randomUUID();
+      const lease = leaseToken(holder);
       const reply = await run({
         script: claimPush2,
         keys: [k.pushDue, k.pushLeases],
@@ -188,6 +226,14 @@ export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys'>): PushJobS
         args: [c.job.queue, c.lease, packr.pack(job), String(update.dueAt)],
       });
       return reply === 1;
+    },
+    async releaseEarlierLeases(holder) {
+      const reply = await run({
+        script: releaseEarlier2,
+        keys: [k.pushDue, k.pushLeases],
+        args: [instanceStart(holder.instance), runStart(holder), queuePrefix, jobPrefix],
+      });
+      return Number(reply);
     },
     async nextDueAt() {
       const reply = list(await run({ script: firstDue1, keys: [k.pushDue], args: [] }));
