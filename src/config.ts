@@ -103,8 +103,9 @@ export const Config = z
          */
         firstWriteHoldMs: z.number().int().nonnegative().default(100),
         /**
-         * the agent output (artifacts, messages) one task may hold, summed over its turns: a turn that would pass it is
-         * stopped and the task fails (`output_too_large`), so no agent can make a task, and each write of it, huge
+         * the content one task may hold (artifacts, and messages of both sides), summed over its turns: a turn that
+         * would pass it is stopped and the task fails (`output_too_large`), and a caller's message that would pass it
+         * is refused (-32602), so neither an agent nor a caller can make a task, and each write of it, huge
          */
         maxTaskBytes: z
           .number({ error: 'must be a number of bytes' })
