@@ -125,18 +125,23 @@ export class TaskSupervisor {
   async followUp(task: Task, message: Message, o: { requestId?: string } = {}): Promise<TaskHandle> {
     const event: TaskMachineEvent = { type: 'USER_MESSAGE', message, ...(o.requestId !== undefined && { requestId: o.requestId }) };
     return this.handle(
-      await this.deliver(task, event, (current) => this.checkRoom(current, message), () => {
-        if (TERMINAL_STATES.has(task.status.state)) {
+      await this.deliver(
+        task,
+        event,
+        (current) => this.checkRoom(current, message),
+        () => {
+          if (TERMINAL_STATES.has(task.status.state)) {
+            return new RpcError('INVALID_PARAMS', {
+              message: `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages`,
+              data: { path: 'params.message', state: task.status.state },
+            });
+          }
           return new RpcError('INVALID_PARAMS', {
-            message: `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages`,
+            message: `Task ${task.id} is ${task.status.state}; it takes a message only in input-required`,
             data: { path: 'params.message', state: task.status.state },
           });
-        }
-        return new RpcError('INVALID_PARAMS', {
-          message: `Task ${task.id} is ${task.status.state}; it takes a message only in input-required`,
-          data: { path: 'params.message', state: task.status.state },
-        });
-      }),
+        },
+      ),
     );
   }
 

@@ -58,7 +58,10 @@ t.test('follow-ups that would pass tasks.maxTaskBytes are refused naming the lim
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
     body: JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'message/stream', params: blob(15, id) }),
   });
-  const events = (await streamed.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+  const events = (await streamed.text())
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => JSON.parse(l.slice(6)));
   t.equal(events.length, 1, 'a streaming follow-up gets one event');
   t.equal(events[0]?.error?.code, -32602, 'refused the same way: nothing of the task streams');
   t.equal((await gw.gw.store.tasks.get('ws1', id))?.history.length, stored?.history.length, 'and nothing was stored');
