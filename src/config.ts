@@ -228,7 +228,13 @@ export function parseConfig(input: unknown, from = 'config'): Config {
 export const agentsOf = (c: Config): AgentSpec[] => c.agents ?? DEMO_AGENTS;
 
 /** Every environment variable the gateway reads: the config loader and the help text both use this one list. */
-export const ENV_VARS: ReadonlyArray<{ name: string; key?: keyof ConfigInput; what: string /** a whole number */; int?: true }> = [
+export const ENV_VARS: ReadonlyArray<{
+  name: string;
+  key?: keyof ConfigInput;
+  what: string;
+  /** a whole number: plain decimal digits only */
+  int?: true;
+}> = [
   { name: 'A2A_CONFIG', what: 'the JSON config file (as --config)' },
   { name: 'A2A_HOST', key: 'host', what: 'the address to listen on (127.0.0.1)' },
   { name: 'A2A_PORT', key: 'port', what: 'the port (8080)', int: true },
@@ -254,8 +260,8 @@ function readEnv(env: NodeJS.ProcessEnv, flags: Record<string, unknown>): Record
   for (const { name, key, int } of ENV_VARS) {
     const text = env[name];
     if (!key || text === undefined || text === '' || key in flags) continue;
-    if (!int) out[key] = text;
-    else if (plainDecimal(text) !== undefined) out[key] = plainDecimal(text);
+    const value = int ? plainDecimal(text) : text;
+    if (value !== undefined) out[key] = value;
     else bad.push(`  ${name} (setting ${key}): ${PLAIN_DECIMAL_RULE}, not ${JSON.stringify(text.slice(0, 40))}`);
   }
   if (bad.length > 0) throw new ConfigError(`invalid environment:\n${bad.join('\n')}`);

@@ -89,7 +89,7 @@ export class RunDriver implements TurnEffects {
         if (bytes > maxBytes) {
           // what came before this event is kept; the end leaves `working`, whose exit aborts the run as a cancel does
           overgrown = true;
-          const message = `The agent's output took this task past its limit of ${maxBytes} bytes (tasks.maxTaskBytes: its messages and artifacts); the turn was stopped and its output up to the limit kept`;
+          const message = `The agent's output took this task past its limit of ${maxBytes} bytes (tasks.maxTaskBytes), counted over its messages and artifacts; the turn was stopped and its output up to the limit kept`;
           flush({ ok: false, error: { reason: OUTPUT_TOO_LARGE, message }, workerMs: workerMs() });
           return;
         }
