@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { Credentials } from '../src/protocol/connections.js';
+import { PLAIN_DECIMAL_RULE, plainDecimal } from '../src/protocol/decimal.js';
 import { RelayAgentCard } from '../src/protocol/tunnel.js';
 
 const Skill = z.object({ id: z.string().min(1), name: z.string().min(1), description: z.string().default('') });
@@ -71,6 +72,15 @@ export class RelayConfigError extends Error {
   }
 }
 
+/** A whole number from env: plain decimal digits only (Number() would take '0x10', '1e3', ' 12 '), else refused naming it. */
+const envInt =
+  (name: string, field: keyof RelayConfig) =>
+  (v: string): number => {
+    const n = plainDecimal(v);
+    if (n === undefined) throw new RelayConfigError(`${field} (from ${name})`, `${PLAIN_DECIMAL_RULE}, not ${JSON.stringify(v.slice(0, 40))}`);
+    return n;
+  };
+
 /** The container's variables and the field each overrides. */
 const ENV: Array<[string, keyof RelayConfig, (v: string) => unknown]> = [
   ['SVC_API_KEY', 'api_key', (v) => v],
@@ -79,7 +89,7 @@ const ENV: Array<[string, keyof RelayConfig, (v: string) => unknown]> = [
   ['LOCAL_AGENT_URL', 'local_agent_url', (v) => v],
   ['LOG_LEVEL', 'log_level', (v) => v.toLowerCase()],
   ['SVC_ADMIN_BIND', 'admin_bind', (v) => v],
-  ['SVC_ADMIN_PORT', 'admin_port', (v) => (/^\d+$/.test(v) ? Number(v) : v)],
+  ['SVC_ADMIN_PORT', 'admin_port', envInt('SVC_ADMIN_PORT', 'admin_port')],
   ['SVC_ADMIN_PASSWORD', 'admin_password', (v) => v],
 ];
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { AgentSpec } from './protocol/agent-events.js';
 import { DEFAULT_ADMIN_AUTH_FAILURES, DEFAULT_ADMIN_LIMITS, DEFAULT_RATE_LIMITS, RateLimits } from './protocol/records.js';
 import { DEMO_AGENTS } from './demo-agents.js';
+import { PLAIN_DECIMAL_RULE, plainDecimal } from './protocol/decimal.js';
 import { isIpOrCidr } from './runtime/net/guard.js';
 
 /** Agent ids name URLs and tasks, so a repeated id would run another agent than the one chosen; a module agent needs its file. */
@@ -22,10 +23,13 @@ function checkAgents(agents: AgentSpec[], ctx: z.RefinementCtx<AgentSpec[]>): vo
   });
 }
 
+/** A number that may come as text (a flag, an env variable): plain decimal digits only, never Number()'s looser reading. */
+const fromDecimalText = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === 'string' ? (plainDecimal(v) ?? v) : v), schema);
+
 export const Config = z
   .object({
     host: z.string().min(1).default('127.0.0.1'),
-    port: z.coerce.number({ error: 'must be a port number from 0 to 65535' }).int().min(0).max(65535).default(8080),
+    port: fromDecimalText(z.number({ error: 'must be a port number from 0 to 65535' }).int().min(0).max(65535)).default(8080),
     dataDir: z.string().min(1).default('./data'),
     store: z.enum(['lmdb', 'redis']).default('lmdb'),
     redisUrl: z.string().min(1).default('redis://127.0.0.1:6379'),
@@ -38,13 +42,9 @@ export const Config = z
       .object({ certFile: z.string().min(1), keyFile: z.string().min(1) })
       .strict()
       .optional(),
-    maxBodyBytes: z.coerce
-      .number({ error: 'must be a number of bytes' })
-      .int()
-      .positive()
-      .default(1024 * 1024),
+    maxBodyBytes: fromDecimalText(z.number({ error: 'must be a number of bytes' }).int().positive()).default(1024 * 1024),
     /** a JSON-RPC batch of more calls is refused whole (-32600): each call is answered, so this bounds an answer's size */
-    maxBatchSize: z.coerce.number({ error: 'must be a number of calls' }).int().positive().default(100),
+    maxBatchSize: fromDecimalText(z.number({ error: 'must be a number of calls' }).int().positive()).default(100),
     limits: RateLimits.default(DEFAULT_RATE_LIMITS),
     pool: z
       .object({
@@ -103,8 +103,9 @@ export const Config = z
          */
         firstWriteHoldMs: z.number().int().nonnegative().default(100),
         /**
-         * the agent output (artifacts, messages) one task may hold, summed over its turns: a turn that would pass it is
-         * stopped and the task fails (`output_too_large`), so no agent can make a task, and each write of it, huge
+         * the content one task may hold (artifacts, and messages of both sides), summed over its turns: a turn that
+         * would pass it is stopped and the task fails (`output_too_large`), and a caller's message that would pass it
+         * is refused (-32602), so neither an agent nor a caller can make a task, and each write of it, huge
          */
         maxTaskBytes: z
           .number({ error: 'must be a number of bytes' })
@@ -231,21 +232,45 @@ export function parseConfig(input: unknown, from = 'config'): Config {
 export const agentsOf = (c: Config): AgentSpec[] => c.agents ?? DEMO_AGENTS;
 
 /** Every environment variable the gateway reads: the config loader and the help text both use this one list. */
-export const ENV_VARS: ReadonlyArray<{ name: string; key?: keyof ConfigInput; what: string }> = [
+export const ENV_VARS: ReadonlyArray<{
+  name: string;
+  key?: keyof ConfigInput;
+  what: string;
+  /** a whole number: plain decimal digits only */
+  int?: true;
+}> = [
   { name: 'A2A_CONFIG', what: 'the JSON config file (as --config)' },
   { name: 'A2A_HOST', key: 'host', what: 'the address to listen on (127.0.0.1)' },
-  { name: 'A2A_PORT', key: 'port', what: 'the port (8080)' },
+  { name: 'A2A_PORT', key: 'port', what: 'the port (8080)', int: true },
   { name: 'A2A_DATA_DIR', key: 'dataDir', what: 'the embedded store and the secret file (./data)' },
   { name: 'A2A_STORE', key: 'store', what: 'lmdb (embedded, default) or redis (shared by several instances)' },
   { name: 'REDIS_URL', key: 'redisUrl', what: 'the Redis server (redis://127.0.0.1:6379)' },
   { name: 'A2A_REDIS_PREFIX', key: 'redisPrefix', what: 'the prefix of every Redis key (a2a:)' },
   { name: 'A2A_INSTANCE_ID', key: 'instanceId', what: "this instance's stable name on Redis" },
   { name: 'A2A_PUBLIC_URL', key: 'publicUrl', what: 'the base URL callers reach (behind a proxy)' },
-  { name: 'A2A_MAX_BODY_BYTES', key: 'maxBodyBytes', what: 'the request body limit (1048576)' },
-  { name: 'A2A_MAX_BATCH_SIZE', key: 'maxBatchSize', what: 'the most calls in one JSON-RPC batch (100)' },
+  { name: 'A2A_MAX_BODY_BYTES', key: 'maxBodyBytes', what: 'the request body limit (1048576)', int: true },
+  { name: 'A2A_MAX_BATCH_SIZE', key: 'maxBatchSize', what: 'the most calls in one JSON-RPC batch (100)', int: true },
   { name: 'A2A_SECRET', what: 'the server secret keys are hashed with (default: <dataDir>/secret)' },
   { name: 'LOG_LEVEL', what: 'info (default), debug (every call, with its request id) or silent' },
 ];
+
+/**
+ * The settings env gives; a whole number that is not plain decimal digits is refused naming its variable (unless a
+ * flag overrides that setting: a flag beats env, as it always has).
+ */
+function readEnv(env: NodeJS.ProcessEnv, flags: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const bad: string[] = [];
+  for (const { name, key, int } of ENV_VARS) {
+    const text = env[name];
+    if (!key || text === undefined || text === '' || key in flags) continue;
+    const value = int ? plainDecimal(text) : text;
+    if (value !== undefined) out[key] = value;
+    else bad.push(`  ${name} (setting ${key}): ${PLAIN_DECIMAL_RULE}, not ${JSON.stringify(text.slice(0, 40))}`);
+  }
+  if (bad.length > 0) throw new ConfigError(`invalid environment:\n${bad.join('\n')}`);
+  return out;
+}
 
 /** Reads the config file (JSON) and env, then applies flag overrides. */
 export async function loadConfig(o: { file?: string; env: NodeJS.ProcessEnv; flags: Partial<Record<keyof ConfigInput, unknown>> }): Promise<Config> {
@@ -271,9 +296,8 @@ export async function loadConfig(o: { file?: string; env: NodeJS.ProcessEnv; fla
     // the file is checked on its own too: a bad value there is reported even where a flag or env overrides it
     parseConfig(fromFile, `config file ${file}`);
   }
-  const fromEnv: Record<string, unknown> = {};
-  for (const { name, key } of ENV_VARS) if (key && o.env[name] !== undefined && o.env[name] !== '') fromEnv[key] = o.env[name];
   const flags = Object.fromEntries(Object.entries(o.flags).filter(([, v]) => v !== undefined));
+  const fromEnv = readEnv(o.env, flags);
   const config = parseConfig({ ...fromFile, ...fromEnv, ...flags });
   // a module agent's relative entry is the config file's business: resolved against its directory, not the cwd
   if (file && config.agents) {

@@ -2,7 +2,7 @@
 import type { AgentEvent, AgentRunResult } from '../protocol/agent-events.js';
 import type { Message, Task } from '../protocol/model.js';
 import { TurnCancel, type TurnSignal } from '../runtime/agents/turn-signal.js';
-import { eventBytes, taskOutputBytes } from './output-size.js';
+import { eventBytes, taskContentBytes } from './output-size.js';
 import type { TaskActorRef, TaskMachineEvent, TurnEffects, TurnEnd } from './task-machine.js';
 
 /** Runs one agent turn (the agent registry does): reports progress with `onEvent`, honours the signal, never rejects. */
@@ -11,7 +11,7 @@ export interface AgentPort {
 }
 
 export interface RunDriverOptions {
-  /** the agent output (artifacts, messages) one task may hold; a turn that would pass it is stopped and fails */
+  /** the content (artifacts, messages of both sides) one task may hold; a turn that would pass it is stopped and fails */
   maxTaskBytes?: number;
 }
 
@@ -61,7 +61,7 @@ export class RunDriver implements TurnEffects {
     const workerMs = () => Math.round((performance.now() - started) * 1000) / 1000;
     // every runner's events pass here: the one place a task's growth is bounded, counted as each event arrives
     const maxBytes = this.o.maxTaskBytes ?? Infinity;
-    let bytes = maxBytes === Infinity ? 0 : taskOutputBytes(task);
+    let bytes = maxBytes === Infinity ? 0 : taskContentBytes(task);
     let overgrown = false;
     let finished = false;
     let ended = false;
@@ -89,7 +89,7 @@ export class RunDriver implements TurnEffects {
         if (bytes > maxBytes) {
           // what came before this event is kept; the end leaves `working`, whose exit aborts the run as a cancel does
           overgrown = true;
-          const message = `The agent's output passed this task's limit of ${maxBytes} bytes (tasks.maxTaskBytes); the turn was stopped and its output up to the limit kept`;
+          const message = `The agent's output took this task past its limit of ${maxBytes} bytes (tasks.maxTaskBytes), counted over its messages and artifacts; the turn was stopped and its output up to the limit kept`;
           flush({ ok: false, error: { reason: OUTPUT_TOO_LARGE, message }, workerMs: workerMs() });
           return;
         }

@@ -12,6 +12,7 @@ import { RunDriver, type AgentPort } from './run-driver.js';
 import type { TaskHandle } from './task-handle.js';
 import { withStatus } from './task-updates.js';
 import { OrphanSettler } from './orphan-settler.js';
+import { checkTaskRoom } from './output-size.js';
 
 interface Live {
   actor: TaskActor;
@@ -32,7 +33,7 @@ export interface TaskSupervisorOptions extends TaskWriterOptions {
    * (`start(task, { holdFirstWrite: true })`): a task that settles within it is stored once, not twice.
    */
   firstWriteHoldMs?: number;
-  /** the agent output one task may hold (`tasks.maxTaskBytes`); none when absent */
+  /** the content (artifacts, messages of both sides) one task may hold (`tasks.maxTaskBytes`); none when absent */
   maxTaskBytes?: number;
   /** this process's name; start-up recovery fails only the running tasks this instance owned */
   instanceId: string;
@@ -112,21 +113,35 @@ export class TaskSupervisor {
     return this.handle(l);
   }
 
-  /** Sends a follow-up message to a task waiting for input. */
+  /**
+   * Refuses (-32602) a caller's message that would take its task past `tasks.maxTaskBytes`: `adding` a follow-up to
+   * `task`, or none for a new task (which holds its first message). A send checks before it changes anything.
+   */
+  checkRoom(task: Task, adding?: Message): void {
+    checkTaskRoom({ task, ...(adding && { adding }), maxBytes: this.o.maxTaskBytes });
+  }
+
+  /** Sends a follow-up message to a task waiting for input (judged against the task as it stands now). */
   async followUp(task: Task, message: Message, o: { requestId?: string } = {}): Promise<TaskHandle> {
+    const event: TaskMachineEvent = { type: 'USER_MESSAGE', message, ...(o.requestId !== undefined && { requestId: o.requestId }) };
     return this.handle(
-      await this.deliver(task, { type: 'USER_MESSAGE', message, ...(o.requestId !== undefined && { requestId: o.requestId }) }, () => {
-        if (TERMINAL_STATES.has(task.status.state)) {
+      await this.deliver(
+        task,
+        event,
+        (current) => this.checkRoom(current, message),
+        () => {
+          if (TERMINAL_STATES.has(task.status.state)) {
+            return new RpcError('INVALID_PARAMS', {
+              message: `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages`,
+              data: { path: 'params.message', state: task.status.state },
+            });
+          }
           return new RpcError('INVALID_PARAMS', {
-            message: `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages`,
+            message: `Task ${task.id} is ${task.status.state}; it takes a message only in input-required`,
             data: { path: 'params.message', state: task.status.state },
           });
-        }
-        return new RpcError('INVALID_PARAMS', {
-          message: `Task ${task.id} is ${task.status.state}; it takes a message only in input-required`,
-          data: { path: 'params.message', state: task.status.state },
-        });
-      }),
+        },
+      ),
     );
   }
 
@@ -137,6 +152,7 @@ export class TaskSupervisor {
     const l = await this.deliver(
       task,
       { type: 'CANCEL', ...(o.requestId !== undefined && { requestId: o.requestId }) },
+      undefined,
       () =>
         new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${task.id} is ${task.status.state} and cannot be canceled`, data: { state: task.status.state } }),
     );
@@ -270,15 +286,21 @@ export class TaskSupervisor {
     await Promise.allSettled(all.map((l) => l.writes.persisted));
   }
 
-  private async deliver(task: Task, event: TaskMachineEvent, refused: () => RpcError): Promise<Live> {
+  /** `admit`: a further check of the task as it stands, once the machine would take the event (it throws to refuse). */
+  private async deliver(task: Task, event: TaskMachineEvent, admit: ((current: Task) => void) | undefined, refused: () => RpcError): Promise<Live> {
     const k = keyOf(task.workspaceId, task.id);
     let l = this.live.get(k);
     if (!l) {
       // only a task waiting for input is restored from the store; the machine then judges the event
       if (task.status.state !== 'input-required') throw refused();
+      // judged before the restore: a refused message leaves no actor behind
+      admit?.(task);
       l = this.spawn(task, task.status.state);
+      if (!l.actor.getSnapshot().can(event)) throw refused();
+    } else {
+      if (!l.actor.getSnapshot().can(event)) throw refused();
+      admit?.(l.view);
     }
-    if (!l.actor.getSnapshot().can(event)) throw refused();
     this.waitSettled(l);
     l.actor.send(event);
     return l;

@@ -1,6 +1,7 @@
 // `a2a-gateway keys ...`: key administration on the configured store (the same one a running server uses).
 import { parseArgs } from 'node:util';
 import { openSecret, openStore } from '../open-store.js';
+import { plainDecimal } from '../protocol/decimal.js';
 import { MAX_RATE_LIMIT, RateLimit } from '../protocol/records.js';
 import { systemClock } from '../runtime/clock.js';
 import { KeyAdminError, createKey, listKeys, parseDuration, revokeKey, rotateKey } from '../runtime/key-admin.js';
@@ -17,7 +18,7 @@ const list = (s: string | undefined) =>
 /** A rate-limit flag: plain decimal digits only (Number() would take 0x10, 1e3 and ' 5'), bounded as the admin API is. */
 function rateLimitFlag(name: string, s: string | undefined): number | undefined {
   if (s === undefined) return undefined;
-  const r = RateLimit.safeParse(/^[0-9]+$/.test(s) ? Number(s) : Number.NaN);
+  const r = RateLimit.safeParse(plainDecimal(s) ?? Number.NaN);
   if (!r.success) throw new KeyAdminError(`${name}: '${s}' is not a whole number from 1 to ${MAX_RATE_LIMIT}`);
   return r.data;
 }

@@ -20,6 +20,12 @@ export const DEFAULT_ADMIN_LIMITS: RateLimits = { perMinute: 600, perHour: 20_00
 export const DEFAULT_ADMIN_AUTH_FAILURES: RateLimits = { perMinute: 10, perHour: 100 };
 
 /**
+ * Limits as a key record holds them: the bound of 10^9 applies where a limit comes in, not to what the store holds,
+ * since earlier versions stored any whole number from 1 (a key holding more must still read, list and rotate).
+ */
+const StoredRateLimits = z.object({ perMinute: z.number().int().min(1), perHour: z.number().int().min(1) });
+
+/**
  * A workspace id as an operator names one (keys, connections). Never a '/': store keys join workspace and task id with
  * it, so 'ws1' would read the tasks of 'ws1/x'. Never '*': that is where agents shared by every workspace live.
  */
@@ -40,7 +46,7 @@ export const KeyRecord = z.object({
   scopes: z.array(Scope),
   /** agent ids this key may reach; empty means every agent of its workspace */
   agents: z.array(z.string()),
-  limits: RateLimits.optional(),
+  limits: StoredRateLimits.optional(),
   createdAt: z.number(),
   expiresAt: z.number().nullable(),
   revokedAt: z.number().nullable(),

@@ -59,25 +59,42 @@ export async function createKey(deps: KeyAdminDeps, input: unknown, rotatedFrom?
     throw new KeyAdminError(`${field}: ${i.message}`, field);
   }
   const p = parsed.data;
-  const beyond = scopesBeyondTrust(p.trust, p.scopes);
-  if (beyond.length > 0)
-    throw new KeyAdminError(`scopes: ${beyond.join(', ')} not in trust level ${p.trust} (scopes may narrow a level, never widen it)`, 'scopes');
-  const now = deps.clock.now();
-  if (p.expiresAt !== null && p.expiresAt <= now) throw new KeyAdminError('expires_at: must be in the future', 'expires_at');
-  const key = mintKey();
-  const rec: KeyRecord = KeyRecord.parse({
-    id: `key_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
-    hash: hashKey(deps.secret, key),
-    name: p.name,
+  return storeNewKey(deps, {
     workspaceId: p.workspace,
     trust: p.trust,
     scopes: p.scopes,
     agents: p.agents,
-    limits: p.limits,
-    createdAt: now,
+    name: p.name,
     expiresAt: p.expiresAt,
-    revokedAt: null,
+    limits: p.limits,
     rotatedFrom,
+  });
+}
+
+/** What a new key is given; the id, hash and times are its own. */
+type NewKeyFields = Pick<KeyRecord, 'workspaceId' | 'trust' | 'scopes' | 'agents' | 'name' | 'expiresAt' | 'limits' | 'rotatedFrom'>;
+
+/** Mints and stores a key: the checks every new key passes (a created or a rotated one) are made here. */
+async function storeNewKey(deps: KeyAdminDeps, f: NewKeyFields) {
+  const beyond = scopesBeyondTrust(f.trust, f.scopes);
+  if (beyond.length > 0)
+    throw new KeyAdminError(`scopes: ${beyond.join(', ')} not in trust level ${f.trust} (scopes may narrow a level, never widen it)`, 'scopes');
+  const now = deps.clock.now();
+  if (f.expiresAt !== null && f.expiresAt <= now) throw new KeyAdminError('expires_at: must be in the future', 'expires_at');
+  const key = mintKey();
+  const rec: KeyRecord = KeyRecord.parse({
+    id: `key_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+    hash: hashKey(deps.secret, key),
+    name: f.name,
+    workspaceId: f.workspaceId,
+    trust: f.trust,
+    scopes: f.scopes,
+    agents: f.agents,
+    limits: f.limits,
+    createdAt: now,
+    expiresAt: f.expiresAt,
+    revokedAt: null,
+    rotatedFrom: f.rotatedFrom,
   });
   await deps.keys.put(rec);
   return { key, record: rec, view: { ...publicKeyView(rec), key } };
@@ -105,16 +122,34 @@ export async function revokeKey(deps: KeyLifeDeps, id: string) {
  * A new key with the same workspace, trust, scopes, agents, limits and expiry, and the same place on relay agents'
  * permitted-key lists; the old one stays valid until revoked. The new key is stored first: a stop between the writes
  * leaves it with less access, never more.
+ * The values are copied as stored, even where an earlier version took what `createKey` refuses today (limits past
+ * 10^9, more than 256 agents): they were the operator's choice, and rotating replaces the secret, not the settings.
+ * A workspace id a key may no longer name ('/' or '*') is the exception: it is refused, saying what to do instead,
+ * since those bounds keep workspaces apart and rotating would make another key for such a workspace.
  */
 export async function rotateKey(deps: KeyLifeDeps, id: string) {
   const rec = await deps.keys.get(id);
   if (!rec) throw new KeyAdminError(`no key with id ${id}`);
   if (rec.revokedAt !== null) throw new KeyAdminError(`key ${id} is revoked; create a new one instead`);
-  const made = await createKey(
-    deps,
-    { workspace: rec.workspaceId, trust: rec.trust, scopes: rec.scopes, agents: rec.agents, name: rec.name, expiresAt: rec.expiresAt, limits: rec.limits },
-    rec.id,
-  );
+  const ws = WorkspaceId.safeParse(rec.workspaceId);
+  if (!ws.success) {
+    throw new KeyAdminError(
+      `workspace: key ${id} belongs to workspace '${rec.workspaceId}', which a key may no longer name (${ws.error.issues[0]!.message}), so it is not ` +
+        `rotated. Make a key for a workspace without '/' and other than '*' (a2a-gateway keys create --workspace <id> ...), move its callers ` +
+        `to it, then revoke this one (a2a-gateway keys revoke ${id})`,
+      'workspace',
+    );
+  }
+  const made = await storeNewKey(deps, {
+    workspaceId: rec.workspaceId,
+    trust: rec.trust,
+    scopes: rec.scopes,
+    agents: rec.agents,
+    name: rec.name,
+    expiresAt: rec.expiresAt,
+    limits: rec.limits,
+    rotatedFrom: rec.id,
+  });
   await carryRotatedKey(deps, { workspace: rec.workspaceId, from: rec.id, to: made.record.id });
   return made;
 }

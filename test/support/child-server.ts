@@ -3,6 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/a2a-gateway.js', import.meta.url));
+/** the relay's command, `a2a-relay` */
+export const RELAY_BIN = fileURLToPath(new URL('../../bin/a2a-relay.js', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The parent's env without the gateway's own settings, so a developer's shell cannot steer a test. */
@@ -30,10 +32,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `a2a-gateway <args>` to its end (killed after `timeoutMs`). */
-export function runCli(args: string[], o: { env?: Record<string, string | undefined>; timeoutMs?: number } = {}): Promise<CliResult> {
+/** Runs `a2a-gateway <args>` (or `bin`: RELAY_BIN, `a2a-relay <args>`) to its end (killed after `timeoutMs`). */
+export function runCli(args: string[], o: { env?: Record<string, string | undefined>; timeoutMs?: number; bin?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: cleanEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [o.bin ?? BIN, ...args], { cwd: REPO_ROOT, env: cleanEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));

@@ -78,6 +78,8 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
     const task = ensureVisible(parts, ctx, existing.id, existing);
     checkAgentTrust(parts, ctx, task.agentId);
     const message = toMessage(p.message, task);
+    // refused before a stream opens; a task in another state is refused for that when the message is delivered
+    if (task.status.state === 'input-required') parts.supervisor.checkRoom(task, message);
     return {
       task,
       params: p,
@@ -116,6 +118,7 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
     createdAt: now,
     updatedAt: now,
   };
+  parts.supervisor.checkRoom(task);
   return {
     task,
     params: p,
