@@ -270,7 +270,7 @@ export function renderStreams(o: StreamsOutcome): string[] {
   return [
     '## Streams (SSE): idle streams, fan-out and a chunk stream',
     '',
-    `Each server alone on core 0, one client process (raw \`node:net\`, HTTP/1.1 by hand) on core 1; all on 127.0.0.1. ` +
+    `Each server alone on core 0, one client process on core 1 (idle and fan-out: raw \`node:net\`, HTTP/1.1 by hand; chunk stream: \`node:http\`); all on 127.0.0.1. ` +
       `Open-files limit: server ${nf.server ?? '?'}, client ${nf.client ?? '?'} (asked for ${fmt(nf.wanted)})${limitNote}. ` +
       `Load average (1/5/15 min) at section start: ${o.load.start}, at end: ${o.load.end}.`,
     ...(o.error !== undefined ? ['', `**streams section aborted**: ${cell(o.error)}`] : []),
