@@ -166,7 +166,7 @@ async function main(): Promise<number> {
   let streams: string[] | undefined;
   let streamsOk = true;
   if (sections.has('streams')) {
-    log('streams: idle streams and fan-out');
+    log('streams: idle streams, fan-out and the chunk stream');
     const outcome = await runStreamsSection();
     streamsOk = outcome.error === undefined;
     streams = renderStreams(outcome);

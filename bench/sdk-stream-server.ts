@@ -1,26 +1,29 @@
 // Bench reference for the streams section: the official @a2a-js/sdk 0.3 server (DefaultRequestHandler +
 // InMemoryTaskStore + A2AExpressApp on express, no auth) at /api/a2a with streaming on, and an
-// AgentExecutor that behaves like our two bench agents, chosen by the first data part:
+// AgentExecutor that behaves like our three bench agents, chosen by the first data part:
 //   { ms }            "slow": publishes the Task (working), stays idle for ms, then completes;
 //   { events, gate? } "ticker": publishes the Task and a "waiting for the gate" status, waits until the
 //                     gate file exists, then publishes `events` status updates "tick 1".."tick N" in a
-//                     tight loop and a final `completed` — the same events bench/agents/ticker.js yields.
+//                     tight loop and a final `completed` — the same events bench/agents/ticker.js yields;
+//   { chunks, alphabet } "chunks": publishes the Task, then `chunks` artifact-update events (artifactId "out",
+//                     append: true, one one-byte text part alphabet[i % length], the last with lastChunk) in a
+//                     tight loop and a final `completed` — the same chunks bench/agents/chunks.js yields.
 import { access } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AgentCard, Message, Task, TaskState, TaskStatusUpdateEvent } from '@a2a-js/sdk';
+import type { AgentCard, Message, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { serveSdk } from './sdk-serve.js';
 
 const card: AgentCard = {
   name: 'bench-streams',
-  description: 'Idle and ticking tasks (benchmark reference for streams).',
+  description: 'Idle, ticking and chunk-streaming tasks (benchmark reference for streams).',
   url: 'http://127.0.0.1/api/a2a',
   version: '0.0.0',
   protocolVersion: '0.3.0',
   capabilities: { streaming: true, pushNotifications: false },
   defaultInputModes: ['text/plain'],
   defaultOutputModes: ['text/plain'],
-  skills: [{ id: 'streams', name: 'streams', description: 'slow and ticker', tags: ['bench'] }],
+  skills: [{ id: 'streams', name: 'streams', description: 'slow, ticker and chunks', tags: ['bench'] }],
 };
 
 function dataOf(msg: Message): Record<string, unknown> {
@@ -59,7 +62,22 @@ class StreamsExecutor implements AgentExecutor {
     bus.publish(task);
     const data = dataOf(ctx.userMessage);
     try {
-      if (typeof data.events === 'number') {
+      if (typeof data.chunks === 'number') {
+        const n = Math.max(1, Math.min(1_000_000, Math.floor(data.chunks)));
+        const alphabet = typeof data.alphabet === 'string' && data.alphabet.length > 0 ? data.alphabet : 'x';
+        for (let i = 0; i < n; i++) {
+          const chunk: TaskArtifactUpdateEvent = {
+            kind: 'artifact-update',
+            taskId,
+            contextId,
+            append: true,
+            lastChunk: i === n - 1,
+            artifact: { artifactId: 'out', parts: [{ kind: 'text', text: alphabet[i % alphabet.length]! }] },
+          };
+          bus.publish(chunk);
+        }
+        bus.publish(status('completed', `sent ${n} chunks`, true));
+      } else if (typeof data.events === 'number') {
         const events = Math.max(1, Math.min(1_000_000, Math.floor(data.events)));
         bus.publish(status('working', 'waiting for the gate', false));
         if (typeof data.gate === 'string') {

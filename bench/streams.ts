@@ -1,24 +1,22 @@
-// Bench streams section: concurrent idle SSE streams (memory per stream) and fan-out of one task's
-// events to many subscribers (events/s), for our gateway and the official @a2a-js/sdk 0.3 server in
+// Bench streams section: concurrent idle SSE streams (memory per stream), fan-out of one task's
+// events to many subscribers (events/s) and a stream of tiny artifact chunks (bench/chunk-stream.ts), for our gateway and the official @a2a-js/sdk 0.3 server in
 // the same run. Each server runs alone, pinned to core 0; the client (bench/stream-client.ts, raw
 // node:net) is one child pinned to core 1. Both children get `ulimit -n 65536` when the box allows
 // it, else the hard limit. Run by `npm run bench` (BENCH_SECTIONS) or alone:
 //   node --import tsx bench/streams.ts
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { type ChunkRow, chunkRow, chunkTable, chunkRatios } from './chunk-stream.js';
 import { envInt, loadNow } from './env.js';
 import { errText, sectionLog } from './log.js';
-import { createKey } from './gateway-target.js';
-import { killAll, spawnPinned, stop, waitListening } from './proc.js';
+import { killAll } from './proc.js';
 import type { FanoutResult, FanoutSpec, IdleResult, IdleSpec, OpenSummary } from './stream-client.js';
-import { LOAD_CORE, ROOT, SERVER_CORE } from './targets.js';
+import { LABELS, measureRow, nofileOf, rssKiB, rssSampler, type StreamTarget, startClient, startServer, startTask, WANT_NOFILE } from './stream-procs.js';
 
-export type StreamTarget = 'gateway' | 'sdk';
-const LABELS: Record<StreamTarget, string> = { gateway: 'ours (gateway)', sdk: '@a2a-js/sdk 0.3 (express)' };
+const STREAM_CLIENT = 'bench/stream-client.ts';
 
 export interface StreamsOptions {
   targets: StreamTarget[];
@@ -29,6 +27,8 @@ export interface StreamsOptions {
   holdSeconds: number;
   fanoutSubs: number[];
   fanoutEvents: number;
+  /** one-byte artifact chunks the chunk stream's agent sends (0: no chunk stream rows) */
+  chunks: number;
   /** connections waiting for their first event at a time */
   concurrency: number;
   openTimeoutMs: number;
@@ -60,14 +60,12 @@ export interface StreamsOutcome {
   options: StreamsOptions;
   idle: IdleRow[];
   fanout: FanoutRow[];
+  chunk: ChunkRow[];
   nofile: { server?: number; client?: number; wanted: number };
   load: { start: string; end: string };
   error?: string;
 }
 
-const WANT_NOFILE = 65536;
-// raise the open-files limit for the exec'd process; fall back to the hard limit when not allowed
-const NOFILE_WRAP = `ulimit -n ${WANT_NOFILE} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$@"`;
 const log = sectionLog('streams');
 
 export function streamsOptions(env = process.env): StreamsOptions {
@@ -88,214 +86,14 @@ export function streamsOptions(env = process.env): StreamsOptions {
     holdSeconds: envInt('BENCH_STREAMS_HOLD', 20),
     fanoutSubs,
     fanoutEvents: envInt('BENCH_FANOUT_EVENTS', 1000),
+    chunks: envInt('BENCH_CHUNKS', 20_000, { allowZero: true }),
     concurrency: 256,
     openTimeoutMs: 120_000,
     runTimeoutMs: 180_000,
   };
 }
 
-// ---------------------------------------------------------------- processes
-
-function rssKiB(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m === null ? undefined : Number(m[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-function nofileOf(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const m = /^Max open files\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/limits`, 'utf8'));
-    return m === null ? undefined : Number(m[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Samples a process's RSS every 200 ms and keeps the peak. */
-function rssSampler(pid: number | undefined): { peak: () => number | undefined; stop: () => void } {
-  let peak: number | undefined;
-  const take = (): void => {
-    const v = rssKiB(pid);
-    if (v !== undefined && (peak === undefined || v > peak)) peak = v;
-  };
-  take();
-  const timer = setInterval(take, 200);
-  return { peak: () => peak, stop: () => clearInterval(timer) };
-}
-
-function spawnWithNofile(core: number, args: string[], stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
-  return spawnPinned(core, 'bash', ['-c', NOFILE_WRAP, 'bash', process.execPath, ...args], ROOT, undefined, stdin);
-}
-
-/** Watches a child's exit and keeps the tail of its stderr, so a crash can be told precisely. */
-function watch(child: ChildProcess): { exited: () => string | undefined } {
-  let exit: string | undefined;
-  let err = '';
-  child.stderr?.on('data', (b: Buffer) => (err = (err + b.toString()).slice(-1500)));
-  child.once('exit', (code, signal) => {
-    exit = `exited (code ${code}, signal ${signal})${err.trim() === '' ? '' : `; stderr tail: ${err.trim().slice(-600)}`}`;
-  });
-  return { exited: () => exit };
-}
-
-interface Server {
-  endpoint: string;
-  port: number;
-  authorization?: string;
-  pid?: number;
-  exited: () => string | undefined;
-  shutdown: () => Promise<void>;
-}
-
-async function startServer(target: StreamTarget, workDir: string): Promise<Server> {
-  let args: string[];
-  let authorization: string | undefined;
-  const dataDir = mkdtempSync(join(workDir, `${target}-`));
-  if (target === 'gateway') {
-    const config = join(dataDir, 'config.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        agents: [
-          { id: 'slow', name: 'Slow', entry: 'slow', default: true, timeoutMs: 3_600_000 },
-          { id: 'ticker', name: 'Ticker', kind: 'module', entry: join(ROOT, 'bench', 'agents', 'ticker.js'), timeoutMs: 600_000 },
-        ],
-      }),
-    );
-    const storeDir = join(dataDir, 'data');
-    authorization = `Bearer ${await createKey(ROOT, storeDir)}`;
-    args = ['bin/a2a-gateway.js', 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', storeDir, '--config', config];
-  } else {
-    args = ['--import', 'tsx', 'bench/sdk-stream-server.ts'];
-  }
-  const child = spawnWithNofile(SERVER_CORE, args);
-  const watcher = watch(child);
-  const shutdown = async (): Promise<void> => {
-    await stop(child);
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  try {
-    const base = await waitListening(child, target === 'gateway' ? 'gateway' : 'sdk-stream-server');
-    return { endpoint: `${base}/api/a2a`, port: Number(new URL(base).port), authorization, pid: child.pid, exited: watcher.exited, shutdown };
-  } catch (err) {
-    await shutdown();
-    throw err;
-  }
-}
-
-/** Starts a task without waiting for it (configuration.blocking = false); returns its id. */
-async function startTask(server: Server, agentId: string, data: Record<string, unknown>): Promise<string> {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 'start',
-    method: 'message/send',
-    params: {
-      configuration: { blocking: false },
-      message: { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'data', data }], metadata: { agentId } },
-    },
-  });
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (server.authorization !== undefined) headers.authorization = server.authorization;
-  const res = await fetch(server.endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(15_000) });
-  const text = await res.text();
-  let id: unknown;
-  try {
-    id = (JSON.parse(text) as { result?: { id?: unknown } }).result?.id;
-  } catch {
-    // reported below
-  }
-  if (res.status !== 200 || typeof id !== 'string') throw new Error(`starting a ${agentId} task failed: HTTP ${res.status} ${text.slice(0, 300)}`);
-  return id;
-}
-
-interface Client {
-  pid?: number;
-  next<T>(tag: string, timeoutMs: number): Promise<T>;
-  send(line: string): void;
-  done(): Promise<void>;
-}
-
-function startClient(spec: IdleSpec | FanoutSpec): Client {
-  const child = spawnWithNofile(LOAD_CORE, ['--import', 'tsx', 'bench/stream-client.ts', JSON.stringify(spec)], 'pipe');
-  const watcher = watch(child);
-  const lines: string[] = [];
-  const waiters: Array<() => void> = [];
-  let buf = '';
-  child.stdout?.on('data', (b: Buffer) => {
-    buf += b.toString();
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      lines.push(buf.slice(0, nl));
-      buf = buf.slice(nl + 1);
-    }
-    for (const w of waiters.splice(0)) w();
-  });
-  child.once('exit', () =>
-    setImmediate(() => {
-      for (const w of waiters.splice(0)) w();
-    }),
-  );
-  return {
-    pid: child.pid,
-    async next<T>(tag: string, timeoutMs: number): Promise<T> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const i = lines.findIndex((l) => l.startsWith(`${tag} `) || l.startsWith('FAILED '));
-        if (i >= 0) {
-          const line = lines.splice(i, 1)[0]!;
-          if (line.startsWith('FAILED ')) throw new Error(`stream client failed: ${line.slice(7, 600)}`);
-          return JSON.parse(line.slice(tag.length + 1)) as T;
-        }
-        const exit = watcher.exited();
-        if (exit !== undefined) throw new Error(`stream client ${exit} before ${tag}`);
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`stream client printed no ${tag} within ${Math.round(timeoutMs / 1000)} s`);
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, Math.min(left, 1000));
-          waiters.push(() => {
-            clearTimeout(t);
-            resolve();
-          });
-        });
-      }
-    },
-    send(line: string) {
-      if (child.stdin?.writable === true) child.stdin.write(`${line}\n`);
-    },
-    done: () => stop(child),
-  };
-}
-
 // ---------------------------------------------------------------- rows
-
-/** What one row starts: each is stopped, and the server's peak memory and exit read, however the row ends. */
-interface RowParts {
-  server?: Server;
-  client?: Client;
-  sampler?: ReturnType<typeof rssSampler>;
-}
-
-async function measureRow<R extends { failure?: string; peakRssKiB?: number }>(row: R, body: (h: RowParts) => Promise<void>): Promise<R> {
-  const h: RowParts = {};
-  try {
-    await body(h);
-    const exit = h.server?.exited();
-    if (exit !== undefined) row.failure = `server ${exit}`;
-  } catch (err) {
-    row.failure = h.server?.exited() !== undefined ? `server ${h.server.exited()} (${errText(err)})` : errText(err);
-  } finally {
-    h.sampler?.stop();
-    row.peakRssKiB = h.sampler?.peak();
-    await h.client?.done();
-    await h.server?.shutdown();
-  }
-  return row;
-}
 
 async function idleRow(target: StreamTarget, o: StreamsOptions, workDir: string, nofile: StreamsOutcome['nofile']): Promise<IdleRow> {
   const row: IdleRow = { target, label: LABELS[target], asked: o.streams };
@@ -315,7 +113,7 @@ async function idleRow(target: StreamTarget, o: StreamsOptions, workDir: string,
     };
     // warm-up: open and drop a few hundred streams so the baseline has the stream code paths compiled
     log(`${target} idle: warm-up`);
-    const warm = startClient({ ...base, n: Math.min(500, o.streams), holdMaxMs: 30_000 });
+    const warm = startClient(STREAM_CLIENT, { ...base, n: Math.min(500, o.streams), holdMaxMs: 30_000 } satisfies IdleSpec);
     await warm.next<OpenSummary>('OPENED', o.openTimeoutMs + 30_000);
     warm.send('close');
     await warm.next<IdleResult>('RESULT', 30_000);
@@ -324,7 +122,11 @@ async function idleRow(target: StreamTarget, o: StreamsOptions, workDir: string,
     row.rssBeforeKiB = rssKiB(server.pid);
     h.sampler = rssSampler(server.pid);
     log(`${target} idle: opening ${o.streams} streams`);
-    const client = (h.client = startClient({ ...base, n: o.streams, holdMaxMs: o.openTimeoutMs + o.holdSeconds * 1000 + 120_000 }));
+    const client = (h.client = startClient(STREAM_CLIENT, {
+      ...base,
+      n: o.streams,
+      holdMaxMs: o.openTimeoutMs + o.holdSeconds * 1000 + 120_000,
+    } satisfies IdleSpec));
     nofile.client = nofileOf(client.pid);
     const opened = await client.next<OpenSummary>('OPENED', o.openTimeoutMs + 60_000);
     log(`${target} idle: ${opened.opened} open, ${opened.failures} failed in ${opened.openMs} ms; holding ${o.holdSeconds}s`);
@@ -343,7 +145,7 @@ async function fanoutRow(target: StreamTarget, subs: number, o: StreamsOptions, 
     const gatePath = join(workDir, `gate-${target}-${subs}-${Date.now()}`);
     const taskId = await startTask(server, 'ticker', { events: o.fanoutEvents, gate: gatePath, gateTimeoutMs: o.openTimeoutMs + 60_000 });
     h.sampler = rssSampler(server.pid);
-    const client = (h.client = startClient({
+    const client = (h.client = startClient(STREAM_CLIENT, {
       mode: 'fanout',
       port: server.port,
       authorization: server.authorization,
@@ -354,7 +156,7 @@ async function fanoutRow(target: StreamTarget, subs: number, o: StreamsOptions, 
       concurrency: o.concurrency,
       openTimeoutMs: o.openTimeoutMs,
       runTimeoutMs: o.runTimeoutMs,
-    }));
+    } satisfies FanoutSpec));
     row.result = await client.next<FanoutResult>('RESULT', o.openTimeoutMs + o.runTimeoutMs + 60_000);
     const r = row.result;
     log(`${target} fan-out ${subs}×${o.fanoutEvents}: ${r.delivered}/${r.expected} delivered in ${Math.round(r.spanMs)} ms, ${r.missing} missing`);
@@ -362,13 +164,14 @@ async function fanoutRow(target: StreamTarget, subs: number, o: StreamsOptions, 
 }
 
 export async function runStreamsSection(o: StreamsOptions = streamsOptions()): Promise<StreamsOutcome> {
-  const outcome: StreamsOutcome = { options: o, idle: [], fanout: [], nofile: { wanted: WANT_NOFILE }, load: { start: loadNow(), end: '' } };
+  const outcome: StreamsOutcome = { options: o, idle: [], fanout: [], chunk: [], nofile: { wanted: WANT_NOFILE }, load: { start: loadNow(), end: '' } };
   const workDir = mkdtempSync(join(tmpdir(), 'a2a-bench-streams-'));
   const removeWorkDir = (): void => rmSync(workDir, { recursive: true, force: true });
   process.on('exit', removeWorkDir);
   try {
     for (const t of o.targets) outcome.idle.push(await idleRow(t, o, workDir, outcome.nofile));
     for (const subs of o.fanoutSubs) for (const t of o.targets) outcome.fanout.push(await fanoutRow(t, subs, o, workDir));
+    if (o.chunks > 0) for (const t of o.targets) outcome.chunk.push(await chunkRow(t, { chunks: o.chunks, runTimeoutMs: o.runTimeoutMs, workDir }));
   } catch (err) {
     outcome.error = errText(err);
   } finally {
@@ -465,9 +268,9 @@ export function renderStreams(o: StreamsOutcome): string[] {
   const limitNote =
     nf.server !== undefined && nf.server < nf.wanted ? ` — **${fmt(nf.wanted)} could not be set** (hard limit; raising it needs CAP_SYS_RESOURCE)` : '';
   return [
-    '## Streams (SSE): idle streams and fan-out',
+    '## Streams (SSE): idle streams, fan-out and a chunk stream',
     '',
-    `Each server alone on core 0, one client process (raw \`node:net\`, HTTP/1.1 by hand) on core 1; all on 127.0.0.1. ` +
+    `Each server alone on core 0, one client process on core 1 (idle and fan-out: raw \`node:net\`, HTTP/1.1 by hand; chunk stream: \`node:http\`); all on 127.0.0.1. ` +
       `Open-files limit: server ${nf.server ?? '?'}, client ${nf.client ?? '?'} (asked for ${fmt(nf.wanted)})${limitNote}. ` +
       `Load average (1/5/15 min) at section start: ${o.load.start}, at end: ${o.load.end}.`,
     ...(o.error !== undefined ? ['', `**streams section aborted**: ${cell(o.error)}`] : []),
@@ -481,6 +284,12 @@ export function renderStreams(o: StreamsOutcome): string[] {
     ...(o.fanout.length > 0 ? fanoutTable(o) : ['not run.']),
     '',
     ...ratios(o),
+    '',
+    `### Chunk stream: one task whose agent streams ${fmt(op.chunks)} one-byte artifact chunks (append) as fast as it can; a probe calls \`tasks/get\` of another task every 10 ms meanwhile`,
+    '',
+    ...(o.chunk.length > 0 ? chunkTable(o.chunk, op.runTimeoutMs) : ['not run.']),
+    '',
+    ...chunkRatios(o.chunk),
     '',
   ];
 }
