@@ -3,6 +3,7 @@ import { decodeBody, errorResponse, resultResponse, type DecodedEntry, type RpcR
 import { ERRORS, RpcError } from '../protocol/errors.js';
 import { StreamResult } from './context.js';
 import { toSanitizedJson } from '../runtime/sanitizer.js';
+import { RawJson } from '../protocol/raw-json.js';
 import type { AdminApi, GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRequest, TunnelApi } from './api.js';
 import { agentCard, isPublic, serviceCard } from './card.js';
 import { runCall, type PipelineDeps } from './pipeline.js';
@@ -34,6 +35,12 @@ interface Answer {
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+/** A response as JSON, sanitized; a result that is already sanitized JSON (RawJson) goes in as it is. */
+function responseJson(r: RpcResponse): string {
+  if ('result' in r && r.result instanceof RawJson) return `{"jsonrpc":"2.0","id":${JSON.stringify(r.id)},"result":${r.result.json}}`;
+  return toSanitizedJson(r);
+}
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' };
 
 /** Strict: a body that is not valid UTF-8 is a parse error, never silently repaired with U+FFFD. */
@@ -91,11 +98,11 @@ export function createGateway(o: GatewayOptions): GatewayApi {
     return { response: errorResponse(entry.ok ? entry.call.id : null, err, { v1 }), status: 200, headers: a.headers };
   };
 
-  const reply = (status: number, headers: Record<string, string>, body: unknown): JsonReply => ({
+  const reply = (status: number, headers: Record<string, string>, body: RpcResponse | RpcResponse[]): JsonReply => ({
     kind: 'json',
     status,
     headers: { ...JSON_HEADERS, ...headers },
-    body: toSanitizedJson(body),
+    body: Array.isArray(body) ? `[${body.map(responseJson).join(',')}]` : responseJson(body),
   });
 
   /** one request id per HTTP call (a batch's calls share it) */
@@ -123,7 +130,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       // clients of a streaming method read text/event-stream: past authentication, scope and the limit (which keep
       // their HTTP statuses), its error is one event, and the stream ends
       if (a.streaming && a.status === 200) {
-        const data = toSanitizedJson(a.response);
+        const data = responseJson(a.response);
         return {
           kind: 'stream',
           headers: { ...SSE_HEADERS, ...a.headers },
