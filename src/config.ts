@@ -196,9 +196,11 @@ export const Config = z
           .default(1024 * 1024),
         /** how often the keys holding open streams are read again: a revoked key's streams end within this */
         keyCheckMs: z.number().int().positive().default(1_000),
+        /** SSE streams one key may hold open on one instance at once; the next is refused with HTTP 429 until one closes */
+        maxStreamsPerKey: z.number().int().positive().default(100),
       })
       .strict()
-      .default({ pingIntervalMs: 15_000, eventRetention: 1000, maxBufferedBytes: 1024 * 1024, keyCheckMs: 1_000 }),
+      .default({ pingIntervalMs: 15_000, eventRetention: 1000, maxBufferedBytes: 1024 * 1024, keyCheckMs: 1_000, maxStreamsPerKey: 100 }),
   })
   .strict();
 export type Config = z.infer<typeof Config>;

@@ -265,6 +265,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     log,
     maxBodyBytes: config.maxBodyBytes,
     maxBatchSize: config.maxBatchSize,
+    maxStreamsPerKey: config.streaming.maxStreamsPerKey,
     publicUrl: config.publicUrl,
     ready: () => readiness({ store, bus }),
   });

@@ -38,7 +38,13 @@ export interface StreamingSettings {
 
 /** A handler's answer that is a stream, not a JSON result: the transport opens SSE and calls `start`. */
 export class StreamResult {
-  constructor(readonly start: (sink: SseSink) => () => void) {}
+  /** the key the stream is opened for (it holds one of the key's stream slots while open) */
+  readonly keyId: string;
+  readonly start: (sink: SseSink) => () => void;
+  constructor(o: { keyId: string; start: (sink: SseSink) => () => void }) {
+    this.keyId = o.keyId;
+    this.start = o.start;
+  }
 }
 
 export interface CallContext {
