@@ -77,9 +77,11 @@ export const Config = z
           .int()
           .positive()
           .default(15 * 60_000),
+        /** push configs one task may hold (each is one webhook per change); another is refused until one is deleted */
+        maxConfigsPerTask: z.number().int().positive().default(10),
       })
       .strict()
-      .default({ allowlist: [], timeoutMs: 10_000, maxAttempts: 12, backoffBaseMs: 2_000, backoffMaxMs: 15 * 60_000 }),
+      .default({ allowlist: [], timeoutMs: 10_000, maxAttempts: 12, backoffBaseMs: 2_000, backoffMaxMs: 15 * 60_000, maxConfigsPerTask: 10 }),
     redis: z
       .object({
         /** a Redis command unanswered this long fails: calls during an outage get a 503 instead of hanging */

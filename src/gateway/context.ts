@@ -14,6 +14,7 @@ import type { PushRuntime } from '../runtime/push/push.js';
 import type { AgentRegistry } from '../runtime/agents/registry.js';
 import type { CardSettings } from './card.js';
 import type { KeyWatch } from './key-watch.js';
+import type { PushQuota } from './push-quota.js';
 
 export interface GatewayParts {
   store: Store;
@@ -29,6 +30,8 @@ export interface GatewayParts {
   keyWatch: KeyWatch;
   /** the webhook URL check (SSRF guard) every push config passes before it is stored */
   push: Pick<PushRuntime, 'checkUrl' | 'configs'>;
+  /** the bound on push configs per task (push.maxConfigsPerTask) */
+  pushQuota: PushQuota;
 }
 
 export interface StreamingSettings {
