@@ -43,6 +43,8 @@ export const Config = z
       .int()
       .positive()
       .default(1024 * 1024),
+    /** a request body must arrive whole within this long of its headers, else 408 and the connection is closed */
+    bodyTimeoutMs: z.coerce.number({ error: 'must be a number of milliseconds' }).int().positive().default(30_000),
     /** a JSON-RPC batch of more calls is refused whole (-32600): each call is answered, so this bounds an answer's size */
     maxBatchSize: z.coerce.number({ error: 'must be a number of calls' }).int().positive().default(100),
     limits: RateLimits.default(DEFAULT_RATE_LIMITS),

@@ -277,6 +277,8 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     port: config.port,
     log,
     sse: { maxBufferedBytes: config.streaming.maxBufferedBytes },
+    bodyTimeoutMs: config.bodyTimeoutMs,
+    timers,
     tls: config.tls,
   });
 
