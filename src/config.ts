@@ -43,6 +43,8 @@ export const Config = z
       .strict()
       .optional(),
     maxBodyBytes: fromDecimalText(z.number({ error: 'must be a number of bytes' }).int().positive()).default(1024 * 1024),
+    /** a request body must arrive whole within this long of its headers, else 408 and the connection is closed */
+    bodyTimeoutMs: fromDecimalText(z.number({ error: 'must be a number of milliseconds' }).int().positive()).default(30_000),
     /** a JSON-RPC batch of more calls is refused whole (-32600): each call is answered, so this bounds an answer's size */
     maxBatchSize: fromDecimalText(z.number({ error: 'must be a number of calls' }).int().positive()).default(100),
     limits: RateLimits.default(DEFAULT_RATE_LIMITS),
@@ -77,9 +79,11 @@ export const Config = z
           .int()
           .positive()
           .default(15 * 60_000),
+        /** push configs one task may hold (each is one webhook per change); another is refused until one is deleted */
+        maxConfigsPerTask: z.number().int().positive().default(10),
       })
       .strict()
-      .default({ allowlist: [], timeoutMs: 10_000, maxAttempts: 12, backoffBaseMs: 2_000, backoffMaxMs: 15 * 60_000 }),
+      .default({ allowlist: [], timeoutMs: 10_000, maxAttempts: 12, backoffBaseMs: 2_000, backoffMaxMs: 15 * 60_000, maxConfigsPerTask: 10 }),
     redis: z
       .object({
         /** a Redis command unanswered this long fails: calls during an outage get a 503 instead of hanging */
@@ -197,9 +201,11 @@ export const Config = z
           .default(1024 * 1024),
         /** how often the keys holding open streams are read again: a revoked key's streams end within this */
         keyCheckMs: z.number().int().positive().default(1_000),
+        /** SSE streams one key may hold open on one instance at once; the next is refused with HTTP 429 until one closes */
+        maxStreamsPerKey: z.number().int().positive().default(100),
       })
       .strict()
-      .default({ pingIntervalMs: 15_000, eventRetention: 1000, maxBufferedBytes: 1024 * 1024, keyCheckMs: 1_000 }),
+      .default({ pingIntervalMs: 15_000, eventRetention: 1000, maxBufferedBytes: 1024 * 1024, keyCheckMs: 1_000, maxStreamsPerKey: 100 }),
   })
   .strict();
 export type Config = z.infer<typeof Config>;

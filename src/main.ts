@@ -10,6 +10,7 @@ import { createRemoteRunner } from './runtime/agents/remote-runner.js';
 import type { ConnectionSupervisor } from './actors/connection-supervisor.js';
 import { createOutbound } from './outbound.js';
 import { createGateway } from './gateway/gateway.js';
+import { PushQuota } from './gateway/push-quota.js';
 import { KeyWatch } from './gateway/key-watch.js';
 import { RelayHub } from './gateway/relay/hub.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './runtime/clock.js';
@@ -264,6 +265,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
       push,
       streaming: { pingIntervalMs: config.streaming.pingIntervalMs },
       keyWatch,
+      pushQuota: new PushQuota({ maxPerTask: config.push.maxConfigsPerTask, configs: store.pushConfigs }),
       card: { name: config.card.name, description: config.card.description, streaming: true, pushNotifications: true },
     },
     limiter,
@@ -274,6 +276,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     log,
     maxBodyBytes: config.maxBodyBytes,
     maxBatchSize: config.maxBatchSize,
+    maxStreamsPerKey: config.streaming.maxStreamsPerKey,
     publicUrl: config.publicUrl,
     ready: () => readiness({ store, bus }),
   });
@@ -283,6 +286,8 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     port: config.port,
     log,
     sse: { maxBufferedBytes: config.streaming.maxBufferedBytes },
+    bodyTimeoutMs: config.bodyTimeoutMs,
+    timers,
     tls: config.tls,
   });
 

@@ -44,6 +44,8 @@ export interface StreamReply {
   headers: Record<string, string>;
   /** starts the stream into `sink`; returns a function the transport calls when the client goes away */
   start(sink: SseSink): () => void;
+  /** the transport calls this instead of `start` when the client went away before the stream opened (frees its slot) */
+  abandon?(): void;
 }
 
 export type HttpReply = JsonReply | StreamReply;

@@ -25,16 +25,15 @@ export function outcomeOf(response: RpcResponse): string {
   return typeof reason === 'string' ? reason : String(response.error.code);
 }
 
-/** Counts the stream open from its start until it ends, by itself or because the client went away (once either way). */
-export function meteredStream(metrics: GatewayMetrics, start: StreamReply['start']): StreamReply['start'] {
+/** Calls `ended` once when the stream ends, by itself or because the client went away. */
+export function onStreamEnd(start: StreamReply['start'], ended: () => void): StreamReply['start'] {
   return (sink: SseSink) => {
     let open = true;
     const close = () => {
       if (!open) return;
       open = false;
-      metrics.streams(-1);
+      ended();
     };
-    metrics.streams(1);
     const stop = start({
       event: (ev) => sink.event(ev),
       comment: (text) => sink.comment(text),
@@ -49,5 +48,14 @@ export function meteredStream(metrics: GatewayMetrics, start: StreamReply['start
       close();
       stop();
     };
+  };
+}
+
+/** Counts the stream open from its start until it ends (once either way). */
+export function meteredStream(metrics: GatewayMetrics, start: StreamReply['start']): StreamReply['start'] {
+  const counted = onStreamEnd(start, () => metrics.streams(-1));
+  return (sink: SseSink) => {
+    metrics.streams(1);
+    return counted(sink);
   };
 }

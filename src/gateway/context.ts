@@ -14,6 +14,7 @@ import type { PushRuntime } from '../runtime/push/push.js';
 import type { AgentRegistry } from '../runtime/agents/registry.js';
 import type { CardSettings } from './card.js';
 import type { KeyWatch } from './key-watch.js';
+import type { PushQuota } from './push-quota.js';
 
 export interface GatewayParts {
   store: Store;
@@ -29,6 +30,8 @@ export interface GatewayParts {
   keyWatch: KeyWatch;
   /** the webhook URL check (SSRF guard) every push config passes before it is stored */
   push: Pick<PushRuntime, 'checkUrl' | 'configs'>;
+  /** the bound on push configs per task (push.maxConfigsPerTask) */
+  pushQuota: PushQuota;
 }
 
 export interface StreamingSettings {
@@ -38,7 +41,13 @@ export interface StreamingSettings {
 
 /** A handler's answer that is a stream, not a JSON result: the transport opens SSE and calls `start`. */
 export class StreamResult {
-  constructor(readonly start: (sink: SseSink) => () => void) {}
+  /** the key the stream is opened for (it holds one of the key's stream slots while open) */
+  readonly keyId: string;
+  readonly start: (sink: SseSink) => () => void;
+  constructor(o: { keyId: string; start: (sink: SseSink) => () => void }) {
+    this.keyId = o.keyId;
+    this.start = o.start;
+  }
 }
 
 export interface CallContext {

@@ -10,12 +10,15 @@ import { runCall, type PipelineDeps } from './pipeline.js';
 import { methodRow } from './methods/table.js';
 import { versionAnswersV1 } from '../protocol/codec.js';
 import { noMetrics } from '../runtime/metrics/metrics.js';
-import { meteredStream, outcomeOf, requestIdOf } from './call-meter.js';
+import { meteredStream, onStreamEnd, outcomeOf, requestIdOf } from './call-meter.js';
+import { StreamSlots } from './stream-slots.js';
 
 export interface GatewayOptions extends PipelineDeps {
   maxBodyBytes: number;
   /** a longer batch is refused whole with -32600 */
   maxBatchSize: number;
+  /** SSE streams one key may hold open on this instance at once (streaming.maxStreamsPerKey) */
+  maxStreamsPerKey: number;
   /** overrides the base URL seen in requests (behind a proxy) */
   publicUrl?: string;
   ready: () => Promise<{ ok: boolean; detail?: string }>;
@@ -27,6 +30,8 @@ export interface GatewayOptions extends PipelineDeps {
 
 interface Answer {
   stream?: StreamResult;
+  /** frees the key's stream slot `stream` holds */
+  release?: () => void;
   response: RpcResponse;
   status: number;
   headers: Record<string, string>;
@@ -49,6 +54,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export function createGateway(o: GatewayOptions): GatewayApi {
   const metrics = o.metrics ?? noMetrics;
   const debug = o.log.debug;
+  const slots = new StreamSlots({ limit: o.maxStreamsPerKey });
 
   async function answer(entry: DecodedEntry, req: RpcHttpRequest, baseUrl: string, requestId: string): Promise<Answer> {
     const started = performance.now();
@@ -84,7 +90,15 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       requestId,
     });
     if (out.ok && out.result instanceof StreamResult) {
-      return { stream: out.result, response: resultResponse(call.id, null), status: 200, headers: out.headers };
+      // the handler changed nothing yet (a send starts its task when the stream opens): refusing here is clean
+      let release: () => void;
+      try {
+        release = slots.take(out.result.keyId);
+      } catch (e) {
+        if (!(e instanceof RpcError)) throw e;
+        return { response: errorResponse(call.id, e, { v1 }), status: e.httpStatus, headers: out.headers };
+      }
+      return { stream: out.result, release, response: resultResponse(call.id, null), status: 200, headers: out.headers };
     }
     const response = out.ok ? resultResponse(call.id, out.result) : errorResponse(call.id, out.error, { v1 });
     return { response, status: out.ok ? 200 : out.error.httpStatus, headers: out.headers, streaming };
@@ -92,6 +106,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
 
   const noBatchStreams = (entry: DecodedEntry, a: Answer): Answer => {
     if (!a.stream) return a;
+    a.release?.();
     // the stream's work starts only when it is opened, so refusing it here changes nothing
     const err = new RpcError('INVALID_REQUEST', { message: 'Invalid request: a streaming method cannot be part of a batch' });
     const v1 = entry.ok && methodRow(entry.call.method)?.dialect === 'V1';
@@ -125,7 +140,16 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       const a = await answer(decoded.entry, req, baseUrl, requestId);
       if (a.stream) {
         const stream = a.stream;
-        return { kind: 'stream', headers: { ...SSE_HEADERS, ...a.headers }, start: meteredStream(metrics, (sink) => stream.start(sink)) };
+        const release = a.release ?? (() => undefined);
+        return {
+          kind: 'stream',
+          headers: { ...SSE_HEADERS, ...a.headers },
+          start: meteredStream(
+            metrics,
+            onStreamEnd((sink) => stream.start(sink), release),
+          ),
+          abandon: release,
+        };
       }
       // clients of a streaming method read text/event-stream: past authentication, scope and the limit (which keep
       // their HTTP statuses), its error is one event, and the stream ends

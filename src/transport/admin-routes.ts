@@ -2,13 +2,13 @@
 // body when one is announced, hand it to the gateway's AdminApi, write its reply.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { AdminApi, AdminHttpRequest } from '../gateway/api.js';
-import { readBody } from './body.js';
+import { readBody, type BodyDeadline } from './body.js';
 import { send, sendJson, trackAbort } from './http-response.js';
 import { startSse, type SseLimits } from './sse.js';
 
 export function serveAdmin(
   app: TemplatedApp,
-  o: { admin: AdminApi; tls: boolean; sse: SseLimits; log?: (msg: string, fields?: Record<string, unknown>) => void },
+  o: { admin: AdminApi; tls: boolean; sse: SseLimits; deadline: BodyDeadline; log?: (msg: string, fields?: Record<string, unknown>) => void },
 ): void {
   const route = (res: HttpResponse, req: HttpRequest) => {
     const state = trackAbort(res);
@@ -28,10 +28,19 @@ export function serveAdmin(
     };
     // a request without a body (GET, most DELETEs) never gets an onData call to wait for
     const body = hasBody
-      ? readBody(res, { limit: o.admin.maxBodyBytes, declaredLength: length || undefined })
+      ? readBody(res, { limit: o.admin.maxBodyBytes, declaredLength: length || undefined, deadline: o.deadline, state })
       : Promise.resolve({ ok: true as const, body: Buffer.alloc(0) });
     void body
       .then(async (b) => {
+        if (!b.ok && b.why === 'timeout') {
+          const message = `Request timeout: the request body did not arrive within ${o.deadline.ms} ms (bodyTimeoutMs)`;
+          return send(res, state, {
+            status: 408,
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ error: 'request_timeout', message }),
+            close: true,
+          });
+        }
         if (!b.ok)
           return sendJson(res, state, 413, { error: 'payload_too_large', message: `Request body too large: the limit is ${o.admin.maxBodyBytes} bytes` });
         const reply = await o.admin.handle({ ...base, body: b.body });

@@ -5,7 +5,7 @@ import { serveTunnel } from './tunnel.js';
 import { serveAdmin } from './admin-routes.js';
 import { errorResponse } from '../protocol/envelope.js';
 import { ERRORS, RpcError } from '../protocol/errors.js';
-import { readBody } from './body.js';
+import { readBody, type BodyDeadline, type BodyTimers } from './body.js';
 import { send, sendJson, trackAbort, type ResponseState } from './http-response.js';
 import { startSse, type SseLimits } from './sse.js';
 import { listenExclusive } from './listen.js';
@@ -15,6 +15,10 @@ export interface HttpServerOptions {
   host: string;
   port: number;
   sse: SseLimits;
+  /** a request body must arrive whole within this long of its headers, else 408 (setting bodyTimeoutMs) */
+  bodyTimeoutMs: number;
+  /** the gateway's injected timers (the body deadline runs on them) */
+  timers: BodyTimers;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** serve HTTPS (and WSS for the relay tunnel) from these PEM files */
   tls?: { certFile: string; keyFile: string };
@@ -61,7 +65,25 @@ function tooLarge(res: HttpResponse, state: ResponseState, o: { limit: number; d
   });
 }
 
-function rpcRoute({ gateway, log, sse, tls }: HttpServerOptions) {
+/** The body did not arrive whole in time: 408, and the connection is closed (the rest of the body may still come). */
+function timedOut(res: HttpResponse, state: ResponseState, ms: number): void {
+  const err = new RpcError('REQUEST_TIMEOUT', {
+    message: `Request timeout: the request body did not arrive within ${ms} ms (bodyTimeoutMs)`,
+    data: { limitMs: ms },
+  });
+  send(res, state, {
+    status: ERRORS.REQUEST_TIMEOUT.http,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(errorResponse(null, err)),
+    close: true,
+  });
+}
+
+const deadlineOf = (o: HttpServerOptions): BodyDeadline => ({ ms: o.bodyTimeoutMs, timers: o.timers });
+
+function rpcRoute(o: HttpServerOptions) {
+  const { gateway, log, sse, tls } = o;
+  const deadline = deadlineOf(o);
   return (res: HttpResponse, req: HttpRequest, agentId: string | undefined) => {
     // everything from req is copied now: req is gone after the first await
     const authorization = req.getHeader('authorization') || undefined;
@@ -72,8 +94,9 @@ function rpcRoute({ gateway, log, sse, tls }: HttpServerOptions) {
     const baseUrl = baseUrlOf(req, tls !== undefined);
     const state = trackAbort(res);
     const declaredLength = lengthHeader ? Number(lengthHeader) : undefined;
-    void readBody(res, { limit: gateway.maxBodyBytes, declaredLength })
+    void readBody(res, { limit: gateway.maxBodyBytes, declaredLength, deadline, state })
       .then(async (b) => {
+        if (!b.ok && b.why === 'timeout') return timedOut(res, state, deadline.ms);
         if (!b.ok) return tooLarge(res, state, { limit: gateway.maxBodyBytes, drained: b.drained });
         const reply = await gateway.rpc({ body: b.body, authorization, a2aVersion, lastEventId, agentId, baseUrl, requestId });
         writeReply(res, state, reply, sse);
@@ -100,7 +123,7 @@ function buildApp(o: HttpServerOptions): TemplatedApp {
   const rpc = rpcRoute(o);
   const app = o.tls ? uWS.SSLApp({ cert_file_name: o.tls.certFile, key_file_name: o.tls.keyFile }) : uWS.App();
   if (gateway.tunnel) serveTunnel(app, { tunnel: gateway.tunnel, log: o.log });
-  if (gateway.admin) serveAdmin(app, { admin: gateway.admin, tls: o.tls !== undefined, sse: o.sse, log: o.log });
+  if (gateway.admin) serveAdmin(app, { admin: gateway.admin, tls: o.tls !== undefined, sse: o.sse, deadline: deadlineOf(o), log: o.log });
   app.post('/api/a2a', (res, req) => rpc(res, req, undefined));
   app.post('/api/a2a/agents/:agentId', (res, req) => rpc(res, req, segment(req, 0)));
   for (const path of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {

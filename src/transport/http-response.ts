@@ -28,6 +28,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   415: 'Unsupported Media Type',
   413: 'Payload Too Large',

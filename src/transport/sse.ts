@@ -41,7 +41,10 @@ const scheduleFlush = (fn: () => void) => {
 const MAX_HELD_CHARS = 64 * 1024;
 
 export function startSse(res: HttpResponse, state: ResponseState, reply: StreamReply, limits: SseLimits): void {
-  if (state.aborted) return;
+  if (state.aborted) {
+    reply.abandon?.();
+    return;
+  }
   const queue: string[] = [];
   let queuedBytes = 0;
   let waiting = false; // uWS holds unsent bytes: queue ours until onWritable

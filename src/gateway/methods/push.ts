@@ -8,6 +8,14 @@ import { answerDialect, readsOf, visibleTask, type CallContext, type GatewayPart
 
 const pushKey = (t: Task) => `${t.workspaceId}/${t.id}`;
 
+/** Where a config sits in the call's params: its url's path without `.url` (1.0 has the fields at `params`). */
+const configPath = (urlPath: string) => urlPath.replace(/\.url$/, '');
+
+/** Refuses now when the task has no room for another push config (a send checks before anything starts). */
+export function assertPushRoom(parts: GatewayParts, o: { task: Task; config: PushConfig; urlPath: string }): Promise<void> {
+  return parts.pushQuota.check({ taskKey: pushKey(o.task), taskId: o.task.id, configId: o.config.id, path: configPath(o.urlPath) });
+}
+
 /** Refuses a webhook URL the SSRF guard does not admit: -32602 naming the reason and the field. Stores nothing. */
 export async function assertPushUrl(parts: GatewayParts, o: { url: string; path: string }): Promise<void> {
   const v = await parts.push.checkUrl(o.url);
@@ -16,7 +24,11 @@ export async function assertPushUrl(parts: GatewayParts, o: { url: string; path:
   throw new RpcError('INVALID_PARAMS', { message, data: { path: o.path, refused: reason, ...(address !== undefined && { address }) } });
 }
 
-export async function storePushConfig(parts: GatewayParts, o: { task: Task; config: PushConfig; ctx: CallContext }): Promise<StoredPushConfig> {
+/** Stores the config if the task has room for it (push.maxConfigsPerTask); `urlPath` names where the caller wrote it. */
+export async function storePushConfig(
+  parts: GatewayParts,
+  o: { task: Task; config: PushConfig; ctx: CallContext; urlPath: string },
+): Promise<StoredPushConfig> {
   const rec: StoredPushConfig = {
     ...o.config,
     id: o.config.id ?? randomUUID(),
@@ -26,7 +38,8 @@ export async function storePushConfig(parts: GatewayParts, o: { task: Task; conf
     disabled: false,
   };
   // the reply masks the credentials either way; the store gets them sealed
-  await parts.store.pushConfigs.put(parts.push.configs.seal(rec));
+  const room = { taskKey: rec.taskId, taskId: o.task.id, configId: o.config.id, path: configPath(o.urlPath) };
+  await parts.pushQuota.add(room, () => parts.store.pushConfigs.put(parts.push.configs.seal(rec)));
   return rec;
 }
 
@@ -37,7 +50,7 @@ export async function setPushConfig(params: unknown, ctx: CallContext, parts: Ga
   const p = readsOf(ctx).pushSet(params);
   const t = await visibleTask(parts, ctx, p.taskId);
   await assertPushUrl(parts, { url: p.config.url, path: p.urlPath });
-  const rec = await storePushConfig(parts, { task: t, config: p.config, ctx });
+  const rec = await storePushConfig(parts, { task: t, config: p.config, ctx, urlPath: p.urlPath });
   return codecs[answerDialect(ctx, t)].pushConfig(rec, t.id);
 }
 

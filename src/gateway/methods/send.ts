@@ -10,7 +10,7 @@ import type { MessageIn, SendParams } from '../../protocol/params.js';
 import { taskView } from '../../protocol/views.js';
 import type { CallContext, GatewayParts } from '../context.js';
 import { canSee, checkAgentTrust, ensureVisible, limitedToAgents, viewOptions } from '../context.js';
-import { assertPushUrl, storePushConfig } from './push.js';
+import { assertPushRoom, assertPushUrl, storePushConfig } from './push.js';
 
 function toMessage(m: MessageIn, task: { id: string; contextId: string }): Message {
   return {
@@ -61,10 +61,8 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
   const existingId = codec.send.callerNamesNewTask ? p.id : (p.message.taskId ?? p.id);
   const existing = existingId === undefined ? undefined : await parts.supervisor.get(ctx.key.workspaceId, existingId);
   const inlinePush = p.pushNotification ?? p.configuration?.pushNotificationConfig;
-  if (inlinePush) {
-    const path = p.pushNotification ? 'params.pushNotification.url' : (codec.send.inlinePushUrlPath ?? 'params.configuration.pushNotificationConfig.url');
-    await assertPushUrl(parts, { url: inlinePush.url, path });
-  }
+  const pushUrlPath = p.pushNotification ? 'params.pushNotification.url' : (codec.send.inlinePushUrlPath ?? 'params.configuration.pushNotificationConfig.url');
+  if (inlinePush) await assertPushUrl(parts, { url: inlinePush.url, path: pushUrlPath });
 
   if (existingId !== undefined && limitedToAgents(ctx) && (!existing || !canSee(parts, ctx, existing))) {
     // such a key must not learn whether an id is taken by a task it cannot see: it continues only tasks it can
@@ -77,6 +75,8 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
   if (existing) {
     const task = ensureVisible(parts, ctx, existing.id, existing);
     checkAgentTrust(parts, ctx, task.agentId);
+    // a task already holding its most push configs refuses the send before the message is delivered
+    if (inlinePush) await assertPushRoom(parts, { task, config: inlinePush, urlPath: pushUrlPath });
     const message = toMessage(p.message, task);
     // refused before a stream opens; a task in another state is refused for that when the message is delivered
     if (task.status.state === 'input-required') parts.supervisor.checkRoom(task, message);
@@ -85,7 +85,7 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
       params: p,
       go: async () => {
         const handle = await parts.supervisor.followUp(task, message, { requestId: ctx.requestId });
-        if (inlinePush) await storePushConfig(parts, { task, config: inlinePush, ctx });
+        if (inlinePush) await storePushConfig(parts, { task, config: inlinePush, ctx, urlPath: pushUrlPath });
         return handle;
       },
     };
@@ -124,7 +124,7 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
     params: p,
     go: async () => {
       // the config (checked above) is stored before the task runs, so its first update is delivered
-      const cfg = inlinePush ? await storePushConfig(parts, { task, config: inlinePush, ctx }) : undefined;
+      const cfg = inlinePush ? await storePushConfig(parts, { task, config: inlinePush, ctx, urlPath: pushUrlPath }) : undefined;
       try {
         // a caller that waits for the end, on an id no one else can hold, lets a quick task be stored once
         return await parts.supervisor.start(task, { holdFirstWrite: !o.streaming && blocking(p) && existingId === undefined });

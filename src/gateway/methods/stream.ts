@@ -13,22 +13,24 @@ export async function sendStream(params: unknown, ctx: CallContext, parts: Gatew
   const view = viewOptions(ctx, p.historyLength ?? p.configuration?.historyLength);
   const workspaceId = ctx.key.workspaceId;
   const fromSeq = prepared.task.seq ?? 0;
-  return new StreamResult((sink) =>
-    runStream(
-      {
-        parts,
-        ctx,
-        dialect,
-        view,
-        workspaceId,
-        taskId: prepared.task.id,
-        // a follow-up streams what its message causes: replay from the task's seq before it
-        afterSeq: fromSeq > 0 ? fromSeq : undefined,
-        begin: () => prepared.go(),
-      },
-      sink,
-    ),
-  );
+  return new StreamResult({
+    keyId: ctx.key.id,
+    start: (sink) =>
+      runStream(
+        {
+          parts,
+          ctx,
+          dialect,
+          view,
+          workspaceId,
+          taskId: prepared.task.id,
+          // a follow-up streams what its message causes: replay from the task's seq before it
+          afterSeq: fromSeq > 0 ? fromSeq : undefined,
+          begin: () => prepared.go(),
+        },
+        sink,
+      ),
+  });
 }
 
 function parseLastEventId(v: string | undefined): number | undefined {
@@ -49,7 +51,8 @@ export async function resubscribe(params: unknown, ctx: CallContext, parts: Gate
   const afterSeq = parseLastEventId(ctx.lastEventId);
   const t = await visibleTask(parts, ctx, p.id);
   const dialect = answerDialect(ctx, t);
-  return new StreamResult((sink) =>
-    runStream({ parts, ctx, dialect, view: viewOptions(ctx, p.historyLength), workspaceId: t.workspaceId, taskId: t.id, afterSeq }, sink),
-  );
+  return new StreamResult({
+    keyId: ctx.key.id,
+    start: (sink) => runStream({ parts, ctx, dialect, view: viewOptions(ctx, p.historyLength), workspaceId: t.workspaceId, taskId: t.id, afterSeq }, sink),
+  });
 }

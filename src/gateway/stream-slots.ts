@@ -1,0 +1,37 @@
+// Open SSE streams per key on this instance: a key holding `limit` streams gets its next one refused (HTTP 429), so
+// one caller cannot tie up this process's sockets and memory for everybody. Rate limits count calls, not what stays open.
+import { RpcError } from '../protocol/errors.js';
+
+/** The setting that names the bound (in refusals and docs). */
+export const STREAMS_SETTING = 'streaming.maxStreamsPerKey';
+
+export class StreamSlots {
+  private readonly open = new Map<string, number>();
+
+  constructor(private readonly o: { limit: number }) {}
+
+  /** Takes one of the key's slots; returns its release (idempotent). Throws RATE_LIMITED (429) when none is free. */
+  take(keyId: string): () => void {
+    const held = this.open.get(keyId) ?? 0;
+    if (held >= this.o.limit) {
+      throw new RpcError('RATE_LIMITED', {
+        message: `Too many open streams: this key already holds ${this.o.limit}, the limit (${STREAMS_SETTING}); close one first`,
+        data: { detail: 'too_many_streams', limit: this.o.limit, setting: STREAMS_SETTING },
+      });
+    }
+    this.open.set(keyId, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const now = (this.open.get(keyId) ?? 1) - 1;
+      if (now > 0) this.open.set(keyId, now);
+      else this.open.delete(keyId);
+    };
+  }
+
+  /** Streams the key holds open now. */
+  held(keyId: string): number {
+    return this.open.get(keyId) ?? 0;
+  }
+}
