@@ -10,7 +10,7 @@ import type { MessageIn, SendParams } from '../../protocol/params.js';
 import { taskView } from '../../protocol/views.js';
 import type { CallContext, GatewayParts } from '../context.js';
 import { canSee, checkAgentTrust, ensureVisible, limitedToAgents, viewOptions } from '../context.js';
-import { assertPushUrl, storePushConfig } from './push.js';
+import { assertPushUrl, assertQueueFits, storePushConfig } from './push.js';
 
 function toMessage(m: MessageIn, task: { id: string; contextId: string }): Message {
   return {
@@ -63,6 +63,8 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
   const inlinePush = p.pushNotification ?? p.configuration?.pushNotificationConfig;
   if (inlinePush) {
     const path = p.pushNotification ? 'params.pushNotification.url' : (codec.send.inlinePushUrlPath ?? 'params.configuration.pushNotificationConfig.url');
+    // a new task's id is the caller's or a random UUID (36 characters, as the placeholder)
+    assertQueueFits({ taskKey: `${ctx.key.workspaceId}/${existingId ?? randomUUID()}`, configId: inlinePush.id, path: path.replace(/url$/, 'id') });
     await assertPushUrl(parts, { url: inlinePush.url, path });
   }
 
