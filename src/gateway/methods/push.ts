@@ -4,6 +4,7 @@ import { codecs } from '../../protocol/codec.js';
 import { RpcError } from '../../protocol/errors.js';
 import type { Task } from '../../protocol/model.js';
 import type { PushConfig, StoredPushConfig } from '../../protocol/records.js';
+import { MAX_QUEUE_BYTES, queueBytes } from '../../runtime/push/jobs.js';
 import { answerDialect, readsOf, visibleTask, type CallContext, type GatewayParts } from '../context.js';
 
 const pushKey = (t: Task) => `${t.workspaceId}/${t.id}`;
@@ -22,6 +23,19 @@ export async function assertPushUrl(parts: GatewayParts, o: { url: string; path:
   if (v.ok) return;
   const { message, reason, address } = v.refusal;
   throw new RpcError('INVALID_PARAMS', { message, data: { path: o.path, refused: reason, ...(address !== undefined && { address }) } });
+}
+
+/**
+ * Refuses a config whose deliveries could not be stored (their queue name too long for a store key), before anything
+ * is stored: -32602 naming the config id. Otherwise every later write of the task would fail with it.
+ */
+export function assertQueueFits(o: { taskKey: string; configId: string | undefined; path: string }): void {
+  const bytes = queueBytes(o.taskKey, o.configId);
+  if (bytes <= MAX_QUEUE_BYTES) return;
+  throw new RpcError('INVALID_PARAMS', {
+    message: `push notification config id too long for this task: with the task id it names a delivery queue of ${bytes} bytes, over ${MAX_QUEUE_BYTES} (a control character counts 6)`,
+    data: { path: o.path },
+  });
 }
 
 /** Stores the config if the task has room for it (push.maxConfigsPerTask); `urlPath` names where the caller wrote it. */
@@ -49,6 +63,7 @@ const configIdPath = (ctx: CallContext) => (ctx.dialect === 'V1' ? 'params.id' :
 export async function setPushConfig(params: unknown, ctx: CallContext, parts: GatewayParts) {
   const p = readsOf(ctx).pushSet(params);
   const t = await visibleTask(parts, ctx, p.taskId);
+  assertQueueFits({ taskKey: pushKey(t), configId: p.config.id, path: p.urlPath.replace(/url$/, 'id') });
   await assertPushUrl(parts, { url: p.config.url, path: p.urlPath });
   const rec = await storePushConfig(parts, { task: t, config: p.config, ctx, urlPath: p.urlPath });
   return codecs[answerDialect(ctx, t)].pushConfig(rec, t.id);

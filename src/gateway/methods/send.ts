@@ -10,7 +10,7 @@ import type { MessageIn, SendParams } from '../../protocol/params.js';
 import { taskView } from '../../protocol/views.js';
 import type { CallContext, GatewayParts } from '../context.js';
 import { canSee, checkAgentTrust, ensureVisible, limitedToAgents, viewOptions } from '../context.js';
-import { assertPushRoom, assertPushUrl, storePushConfig } from './push.js';
+import { assertPushRoom, assertPushUrl, assertQueueFits, storePushConfig } from './push.js';
 
 function toMessage(m: MessageIn, task: { id: string; contextId: string }): Message {
   return {
@@ -62,7 +62,11 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
   const existing = existingId === undefined ? undefined : await parts.supervisor.get(ctx.key.workspaceId, existingId);
   const inlinePush = p.pushNotification ?? p.configuration?.pushNotificationConfig;
   const pushUrlPath = p.pushNotification ? 'params.pushNotification.url' : (codec.send.inlinePushUrlPath ?? 'params.configuration.pushNotificationConfig.url');
-  if (inlinePush) await assertPushUrl(parts, { url: inlinePush.url, path: pushUrlPath });
+  if (inlinePush) {
+    // a new task's id is the caller's or a random UUID (36 characters, as the placeholder)
+    assertQueueFits({ taskKey: `${ctx.key.workspaceId}/${existingId ?? randomUUID()}`, configId: inlinePush.id, path: pushUrlPath.replace(/url$/, 'id') });
+    await assertPushUrl(parts, { url: inlinePush.url, path: pushUrlPath });
+  }
 
   if (existingId !== undefined && limitedToAgents(ctx) && (!existing || !canSee(parts, ctx, existing))) {
     // such a key must not learn whether an id is taken by a task it cannot see: it continues only tasks it can

@@ -10,6 +10,18 @@ import { taskKey } from '../store/types.js';
 /** One queue per task and config; JSON keeps any characters of either id from making two names meet. */
 export const queueOf = (taskKeyValue: string, configId: string): string => JSON.stringify([taskKeyValue, configId]);
 
+/**
+ * The longest queue name (UTF-8 bytes) a config may make. A job is stored under [queue, seq], and LMDB refuses a key
+ * over 1,978 bytes (the seq and the key's framing take 12): every write of the task would then fail. Ids are bounded
+ * in characters, but JSON writes a control character or a lone surrogate as 6 bytes, so two ids of 256 such
+ * characters name a queue of about 3 KB.
+ */
+export const MAX_QUEUE_BYTES = 1960;
+
+/** The byte length of the queue a config would make (an absent config id is a random UUID: 36 characters). */
+export const queueBytes = (taskKeyValue: string, configId: string | undefined): number =>
+  Buffer.byteLength(queueOf(taskKeyValue, configId ?? '00000000-0000-0000-0000-000000000000'));
+
 /** What a receiver may be sent: what the key that registered its config may read (results.read, results.files). */
 export type PushView = Pick<TaskViewOptions, 'results' | 'files'>;
 

@@ -54,3 +54,20 @@ export function isStoreUnavailable(e: unknown): boolean {
   const code = (e as { code?: unknown }).code;
   return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ETIMEDOUT';
 }
+
+/**
+ * A write refused before it changed anything because one of its keys is longer than the engine allows (LMDB: 1,978
+ * bytes). Caller-chosen ids are bounded well below that; this names the write that still got through.
+ */
+export class StoreKeyTooLongError extends Error {
+  readonly code = 'ERR_STORE_KEY_TOO_LONG';
+  readonly record: RecordKind;
+  readonly bytes: number;
+
+  constructor(opts: { record: RecordKind; bytes: number; limit: number }) {
+    super(`${opts.record} write refused: a key of ${opts.bytes} bytes is over the store's limit of ${opts.limit}`);
+    this.name = 'StoreKeyTooLongError';
+    this.record = opts.record;
+    this.bytes = opts.bytes;
+  }
+}

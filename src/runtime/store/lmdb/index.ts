@@ -27,7 +27,8 @@
 //   dashboard-key-used        key id -> ms                 (keys' last use, flushed by the server periodically)
 //   dashboard-delivery-log    [workspace, seq] -> DeliveryRecord (recent webhook deliveries, one per attempt, bounded)
 //   dashboard-deliveries      workspace -> DeliveryRecord[] (an older version's layout: moved to the log on open)
-// Every multi-entry write (a record plus its index) is one LMDB transaction.
+// Every multi-entry write (a record plus its index) is one LMDB transaction, and fails (if it fails) before its first
+// change: lmdb-js commits what a transaction put before its callback threw (key sizes: key-size.ts).
 //
 // Freshness: the CLI revokes keys while the server runs, so no lmdb-js object cache (`cache: false`, but for tasks)
 // and every read first drops lmdb-js's reused read snapshot. lmdb-js otherwise keeps one snapshot

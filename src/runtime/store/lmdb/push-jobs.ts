@@ -10,6 +10,7 @@ import { PushJob } from '../../../protocol/records.js';
 import type { ClaimedPushJob, PushJobStore } from '../types.js';
 import { checked } from '../validate.js';
 import { heldByEarlierRun, leaseToken } from '../lease-holder.js';
+import { assertKeysFit } from './key-size.js';
 
 const StoredJob = z.object({
   job: PushJob,
@@ -91,14 +92,14 @@ export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, 
     },
     releaseEarlierLeases(holder) {
       return root.transaction(() => {
-        let n = 0;
+        // every record read (a damaged one throws) before the first change: a throw must leave nothing half done
+        const freed: Array<{ key: Key; job: PushJob }> = [];
         for (const { key, value } of db.getRange()) {
           const s = read(value, key);
-          if (!s.lease || !heldByEarlierRun(s.lease.token, holder)) continue;
-          db.put(key, { job: s.job } satisfies StoredJob);
-          n++;
+          if (s.lease && heldByEarlierRun(s.lease.token, holder)) freed.push({ key, job: s.job });
         }
-        return n;
+        for (const { key, job } of freed) db.put(key, { job } satisfies StoredJob);
+        return freed.length;
       });
     },
     async nextDueAt() {
@@ -114,13 +115,11 @@ export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, 
       const drop = new Set(taskKeys);
       if (drop.size === 0) return Promise.resolve(0);
       return root.transaction(() => {
-        let n = 0;
-        for (const { key, value } of db.getRange()) {
-          if (!drop.has(read(value, key).job.taskKey)) continue;
-          db.remove(key);
-          n++;
-        }
-        return n;
+        // every record read (a damaged one throws) before the first removal: a throw must leave nothing half done
+        const gone: Key[] = [];
+        for (const { key, value } of db.getRange()) if (drop.has(read(value, key).job.taskKey)) gone.push(key);
+        for (const key of gone) db.remove(key);
+        return gone.length;
       });
     },
     async list() {
@@ -132,7 +131,11 @@ export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, 
   };
 }
 
-/** Inside a write transaction (an enqueue, or a task write carrying the jobs its change causes): adds jobs to their queues. */
+/**
+ * Inside a write transaction (an enqueue, or a task write carrying the jobs its change causes): adds jobs to their
+ * queues. Every key is checked before the first put, so a job that cannot be stored leaves none of them behind.
+ */
 export function putPushJobs(db: Database<unknown, Key>, jobs: readonly PushJob[]): void {
+  assertKeysFit({ record: 'push-job', keys: jobs.map(keyOf) });
   for (const job of jobs) db.put(keyOf(job), { job } satisfies StoredJob);
 }

@@ -4,6 +4,7 @@ import { StoredResult } from '../../../protocol/connections.js';
 import { oldestFirst } from '../order.js';
 import type { ResultStore } from '../types.js';
 import { checked } from '../validate.js';
+import { assertKeysFit } from './key-size.js';
 import { AFTER_ANY_STRING } from './ranges.js';
 
 export interface LmdbResultStoreOptions {
@@ -21,8 +22,10 @@ export function lmdbResultStore(o: LmdbResultStoreOptions): ResultStore {
   const read = (value: unknown, key: Key) => checked({ schema: StoredResult, value, record: 'result', id: Array.isArray(key) ? key.join('/') : String(key) });
   return {
     async put(r) {
+      const key = [r.workspace, r.id];
+      // the longer of its two keys, checked before the first change (lmdb-js commits what was put before a throw)
+      assertKeysFit({ record: 'result', keys: [[r.expiresAt, r.workspace, r.id]] });
       await root.transaction(() => {
-        const key = [r.workspace, r.id];
         // a replaced result may expire at another time: its old index entry must not outlive it
         const prev = db.get(key);
         const prevAt = typeof prev === 'object' && prev !== null && 'expiresAt' in prev ? prev.expiresAt : undefined;

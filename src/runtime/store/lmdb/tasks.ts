@@ -1,11 +1,13 @@
 // The LMDB tasks: `tasks` and their indexes (`task-state`, `tasks-by-state`, `tasks-ended`, and the legacy `task-seq`); one write path, one sweep.
 import type { Database, Key, RootDatabase } from 'lmdb';
+import type { TaskEvent } from '../../../protocol/events.js';
 import { Task, TERMINAL_STATES, type TaskState } from '../../../protocol/model.js';
 import type { TaskPutOptions, TaskStore } from '../types.js';
 import { taskKey } from '../types.js';
 import { checked } from '../validate.js';
 import { dropEvents, putEvents } from './events.js';
 import { dropPushConfigs } from './push-configs.js';
+import { assertKeysFit } from './key-size.js';
 import { putPushJobs } from './push-jobs.js';
 
 export interface LmdbTaskStoreOptions {
@@ -57,20 +59,22 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
       const prev = readIndex(taskState.get(key));
       const prevSeq = prev?.legacy ? taskSeq.get(key) : prev?.seq;
       if (!admits({ state: prev?.state, seq: prevSeq, create: w.create, expectSeq: w.expectSeq })) return false;
-      // the webhooks this change causes, in its own commit, so that no crash keeps the change and loses them. First:
-      // lmdb-js commits what an async transaction put before a throw, so a job that cannot be stored (a key over
-      // LMDB's size limit) must fail the write before the task is touched
+      const terminal = TERMINAL_STATES.has(state);
+      const list = w.events ?? [];
+      // lmdb-js commits what an async transaction put before a throw: every key this write puts is checked before its
+      // first change (values cannot fail: what reaches a task is plain JSON data, bounded in depth at the boundaries)
+      assertKeysFit({ record: 'task', keys: writtenKeys({ key, terminal, endedAt: task.updatedAt, events: list }) });
+      // the webhooks this change causes, in its own commit, so that no crash keeps the change and loses them; first,
+      // so that a job that cannot be stored fails the write before the task is touched
       if (w.pushJobs && w.pushJobs.length > 0) putPushJobs(o.pushJobs, w.pushJobs);
       // an admitted write never follows a terminal record, so a previous state is an unfinished, indexed one
       if (prev !== undefined && prev.state !== state) byState.remove(prev.state, key);
       tasks.put(key, task);
       taskState.put(key, indexValue(state, task.seq ?? 0));
       if (prev?.legacy) taskSeq.remove(key);
-      const terminal = TERMINAL_STATES.has(state);
       // only unfinished tasks are listed by state (recovery): a terminal one costs no entry there
       if (!terminal && prev?.state !== state) byState.put(state, key);
       if (terminal) ended.put([task.updatedAt, key], true);
-      const list = w.events ?? [];
       // one value per write (a group commit's events): one B-tree write instead of one per event
       if (list.length > 0) putEvents(events, key, list, w.retainEvents);
       return true;
@@ -146,6 +150,18 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
       });
     },
   };
+}
+
+/**
+ * The keys a task write puts besides its push jobs' (checked by putPushJobs): the task key (record, state index,
+ * by-state entry), its ended-index key when terminal, its events key. An events key's seq is a fixed-width number in
+ * ordered-binary, so this one also stands for the keys a trim re-puts.
+ */
+function writtenKeys(o: { key: string; terminal: boolean; endedAt: number; events: readonly TaskEvent[] }): Key[] {
+  const keys: Key[] = [o.key];
+  if (o.terminal) keys.push([o.endedAt, o.key]);
+  if (o.events.length > 0) keys.push([o.key, o.events[0]!.seq]);
+  return keys;
 }
 
 /**
