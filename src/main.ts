@@ -10,6 +10,7 @@ import { createRemoteRunner } from './runtime/agents/remote-runner.js';
 import type { ConnectionSupervisor } from './actors/connection-supervisor.js';
 import { createOutbound } from './outbound.js';
 import { createGateway } from './gateway/gateway.js';
+import { AuthFailureThrottle } from './gateway/auth-throttle.js';
 import { KeyWatch } from './gateway/key-watch.js';
 import { RelayHub } from './gateway/relay/hub.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './runtime/clock.js';
@@ -211,7 +212,9 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     onError: (e) => log('key check failed', { error: errorText(e) }),
   });
   const hasher = new KeyHasher({ secret });
-  const relays = new RelayHub({ store, agents, hasher, keyWatch, bus, clock, timers, log });
+  // the A2A endpoint and the relay tunnel test the same keys: one budget of failures per address for both
+  const authFailures = new AuthFailureThrottle({ limiter, limits: config.authFailures, bucket: 'auth-failed' });
+  const relays = new RelayHub({ store, agents, hasher, keyWatch, bus, clock, timers, log, authFailures });
   await relays.start();
   metrics.sources({
     tasksByState: () => supervisor.liveStates(),
@@ -254,6 +257,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const gateway = createGateway({
     admin,
     usage,
+    authFailures,
     parts: {
       store,
       clock,

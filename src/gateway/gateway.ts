@@ -82,6 +82,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       lastEventId: req.lastEventId,
       baseUrl,
       requestId,
+      address: req.address,
     });
     if (out.ok && out.result instanceof StreamResult) {
       return { stream: out.result, response: resultResponse(call.id, null), status: 200, headers: out.headers };
