@@ -73,11 +73,13 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
   try {
     const { parts } = deps;
     const presented = bearer(input.authorization);
-    // an address past its failures is refused before the key is looked at, so a lucky guess reads as a wrong one;
-    // nothing presented is no guess and counts not
-    const blocked = presented === undefined ? undefined : await deps.authFailures?.gate(input.address);
+    // an address past its failures is refused whatever the key's check says, so a lucky guess reads as a wrong one;
+    // nothing presented is no guess and counts not. The peek runs beside the key's read: no added round trip
+    const [blocked, check] = await Promise.all([
+      presented === undefined ? undefined : deps.authFailures?.gate(input.address),
+      verifyKey({ hasher: deps.hasher, keys: parts.store.keys, clock: parts.clock, presented }),
+    ]);
     if (blocked) throw tooManyFailures(blocked);
-    const check = await verifyKey({ hasher: deps.hasher, keys: parts.store.keys, clock: parts.clock, presented });
     if (!check.ok) {
       const passed = check.why === 'missing' ? undefined : await deps.authFailures?.failed(input.address);
       if (passed) throw tooManyFailures(passed);

@@ -41,8 +41,10 @@ export function serveTunnel(app: TemplatedApp, o: { tunnel: TunnelApi; log?: (ms
           }
           res.cork(() => {
             if (!r.ok) {
-              res.writeStatus(STATUS_TEXT[r.status]).writeHeader('Content-Type', 'application/json').writeHeader('WWW-Authenticate', 'Bearer');
-              for (const [name, value] of Object.entries(r.status === 429 ? r.headers : {})) res.writeHeader(name, value);
+              res.writeStatus(STATUS_TEXT[r.status]).writeHeader('Content-Type', 'application/json');
+              // a 429 says nothing of the key it refused: no challenge, only when to come back
+              if (r.status === 429) for (const [name, value] of Object.entries(r.headers)) res.writeHeader(name, value);
+              else res.writeHeader('WWW-Authenticate', 'Bearer');
               res.end(JSON.stringify({ error: ERROR_CODE[r.status], message: r.message }), true);
               return;
             }
