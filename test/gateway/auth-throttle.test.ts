@@ -6,6 +6,7 @@ import { parseConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { addRelay } from '../../src/runtime/relay-admin.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
+import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { openTunnel } from '../support/tunnel-client.js';
 
 t.setTimeout(60_000);
@@ -109,6 +110,8 @@ t.test("wrong keys on the relay tunnel's upgrade count against the address, the 
   if (!third.ok) {
     t.equal(third.status, 429, 'the third failure: 429');
     t.match(JSON.parse(third.body), { error: 'rate_limited', message: /failed authentications/ });
+    t.equal(third.headers['retry-after'], '60', 'with Retry-After');
+    t.notOk(third.headers['www-authenticate'], 'and no Bearer challenge');
   }
   t.equal((await tunnelStatus(relay.key)).status, 429, 'the relay key itself is refused from that address');
   t.equal((await send(good.key)).status, 429, 'and so is an A2A call with a right key');
@@ -120,4 +123,26 @@ t.test('the default budget lets ordinary mistakes through: a few wrong keys neve
   const good = await tg.key({ workspace: 'ws1', trust: 'execute' });
   for (let i = 0; i < 20; i++) t.equal((await send(`a2a_wrong${i}`)).status, 401);
   t.equal((await send(good.key)).status, 200, 'twenty wrong keys in a minute leave the right one working');
+});
+
+t.test('on Redis the budget is shared: failures on one instance block the address on another', async (t) => {
+  const prefix = testPrefix('auth-throttle');
+  t.teardown(() => cleanupPrefix(REDIS_URL, prefix));
+  const config = (instanceId: string) => ({
+    store: 'redis' as const,
+    redisUrl: REDIS_URL,
+    redisPrefix: prefix,
+    instanceId,
+    authFailures: { perMinute: 2, perHour: 100 },
+  });
+  const a = await startTestGateway({ config: config('gw-a') });
+  t.teardown(() => a.close());
+  const b = await startTestGateway({ config: config('gw-b') });
+  t.teardown(() => b.close());
+  const good = await a.key({ workspace: 'ws1', trust: 'execute' });
+  t.equal((await b.rpc({ method: 'message/send', key: good.key, params: msgB('hi') })).status, 200, 'the right key works on B');
+  for (const g of [a, a]) t.equal((await g.rpc({ method: 'message/send', key: 'a2a_' + 'x'.repeat(40), params: msgB('hi') })).status, 401);
+  const refused = await b.rpc({ method: 'message/send', key: good.key, params: msgB('hi') });
+  t.equal(refused.status, 429, "A's failures block the address on B, its right key too");
+  t.ok(Number(refused.headers.get('retry-after')) >= 1, 'with Retry-After');
 });
