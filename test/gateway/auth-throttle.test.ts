@@ -12,6 +12,8 @@ import { openTunnel } from '../support/tunnel-client.js';
 t.setTimeout(60_000);
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
+/** a key of the right shape that no one holds */
+const wrongKey = (c: string) => `a2a_${c.repeat(40)}`;
 
 async function setup(t: Test, authFailures?: { perMinute: number; perHour: number }) {
   const clock = new ManualClock(T0);
@@ -72,12 +74,12 @@ t.test('failed A2A authentications are throttled per address: 429 with Retry-Aft
   const relay = await relayKey();
 
   t.equal((await send(good.key)).status, 200, 'the right key works');
-  t.equal((await send('a2a_' + 'x'.repeat(40))).status, 401, 'an unknown key: 401');
+  t.equal((await send(wrongKey('x'))).status, 401, 'an unknown key: 401');
   t.equal((await send(undefined, 'Basic Zm9vOmJhcg==')).status, 401, 'a malformed header: 401');
   t.equal((await send(expired.key)).status, 401, 'an expired key: 401');
   t.equal((await send(undefined)).status, 401, 'no key at all: 401, and no guess');
 
-  const refused = await send('a2a_' + 'y'.repeat(40));
+  const refused = await send(wrongKey('y'));
   t.equal(refused.status, 429, 'the fourth failure in the minute: 429');
   t.equal(refused.json.error?.code, -32004, 'the JSON-RPC rate-limit error');
   t.match(refused.json.error?.message, /failed authentications/);
@@ -103,9 +105,9 @@ t.test("wrong keys on the relay tunnel's upgrade count against the address, the 
   const { tg, send, relayKey, tunnelStatus } = await setup(t, { perMinute: 2, perHour: 100 });
   const relay = await relayKey();
   const good = await tg.key({ workspace: 'ws1', trust: 'execute' });
-  t.equal((await tunnelStatus('a2a_' + 'x'.repeat(40))).status, 401);
-  t.equal((await tunnelStatus('a2a_' + 'y'.repeat(40))).status, 401);
-  const third = await openTunnel({ url: tg.url, key: 'a2a_' + 'z'.repeat(40) });
+  t.equal((await tunnelStatus(wrongKey('x'))).status, 401);
+  t.equal((await tunnelStatus(wrongKey('y'))).status, 401);
+  const third = await openTunnel({ url: tg.url, key: wrongKey('z') });
   t.notOk(third.ok);
   if (!third.ok) {
     t.equal(third.status, 429, 'the third failure: 429');
@@ -141,7 +143,7 @@ t.test('on Redis the budget is shared: failures on one instance block the addres
   t.teardown(() => b.close());
   const good = await a.key({ workspace: 'ws1', trust: 'execute' });
   t.equal((await b.rpc({ method: 'message/send', key: good.key, params: msgB('hi') })).status, 200, 'the right key works on B');
-  for (const g of [a, a]) t.equal((await g.rpc({ method: 'message/send', key: 'a2a_' + 'x'.repeat(40), params: msgB('hi') })).status, 401);
+  for (const g of [a, a]) t.equal((await g.rpc({ method: 'message/send', key: wrongKey('x'), params: msgB('hi') })).status, 401);
   const refused = await b.rpc({ method: 'message/send', key: good.key, params: msgB('hi') });
   t.equal(refused.status, 429, "A's failures block the address on B, its right key too");
   t.ok(Number(refused.headers.get('retry-after')) >= 1, 'with Retry-After');
