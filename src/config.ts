@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { AgentSpec } from './protocol/agent-events.js';
-import { DEFAULT_ADMIN_AUTH_FAILURES, DEFAULT_ADMIN_LIMITS, DEFAULT_RATE_LIMITS, RateLimits } from './protocol/records.js';
+import { DEFAULT_ADMIN_AUTH_FAILURES, DEFAULT_ADMIN_LIMITS, DEFAULT_AUTH_FAILURES, DEFAULT_RATE_LIMITS, RateLimits } from './protocol/records.js';
 import { DEMO_AGENTS } from './demo-agents.js';
 import { PLAIN_DECIMAL_RULE, plainDecimal } from './protocol/decimal.js';
 import { isIpOrCidr } from './runtime/net/guard.js';
@@ -48,6 +48,11 @@ export const Config = z
     /** a JSON-RPC batch of more calls is refused whole (-32600): each call is answered, so this bounds an answer's size */
     maxBatchSize: fromDecimalText(z.number({ error: 'must be a number of calls' }).int().positive()).default(100),
     limits: RateLimits.default(DEFAULT_RATE_LIMITS),
+    /**
+     * failed authentications (an unknown, malformed, revoked or expired key) allowed per client address on the A2A
+     * endpoint and the relay tunnel together; past it the address is answered 429 whatever key it presents
+     */
+    authFailures: RateLimits.default(DEFAULT_AUTH_FAILURES),
     pool: z
       .object({
         minThreads: z.number().int().positive().optional(),

@@ -11,6 +11,7 @@ import type { ConnectionSupervisor } from './actors/connection-supervisor.js';
 import { createOutbound } from './outbound.js';
 import { createGateway } from './gateway/gateway.js';
 import { PushQuota } from './gateway/push-quota.js';
+import { AuthFailureThrottle } from './gateway/auth-throttle.js';
 import { KeyWatch } from './gateway/key-watch.js';
 import { RelayHub } from './gateway/relay/hub.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './runtime/clock.js';
@@ -212,7 +213,9 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     onError: (e) => log('key check failed', { error: errorText(e) }),
   });
   const hasher = new KeyHasher({ secret });
-  const relays = new RelayHub({ store, agents, hasher, keyWatch, bus, clock, timers, log });
+  // the A2A endpoint and the relay tunnel test the same keys: one budget of failures per address for both
+  const authFailures = new AuthFailureThrottle({ limiter, limits: config.authFailures, bucket: 'auth-failed' });
+  const relays = new RelayHub({ store, agents, hasher, keyWatch, bus, clock, timers, log, authFailures });
   await relays.start();
   metrics.sources({
     tasksByState: () => supervisor.liveStates(),
@@ -255,6 +258,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const gateway = createGateway({
     admin,
     usage,
+    authFailures,
     parts: {
       store,
       clock,

@@ -11,6 +11,8 @@ export interface RpcHttpRequest {
   baseUrl: string;
   /** the caller's X-Request-Id, kept when it is a sane token; else the gateway makes one */
   requestId?: string;
+  /** the peer's IP address as text (the connection's): failed authentications are counted per address */
+  address: string;
 }
 
 export interface JsonReply {
@@ -117,9 +119,13 @@ export interface TunnelSession {
   closed(code: number): void;
 }
 
-export type TunnelOpen = { ok: true; session: TunnelSession } | { ok: false; status: 401 | 403; message: string };
+export type TunnelOpen =
+  | { ok: true; session: TunnelSession }
+  | { ok: false; status: 401 | 403; message: string }
+  /** the address is past its budget of failed authentications: `headers` carry Retry-After */
+  | { ok: false; status: 429; message: string; headers: Record<string, string> };
 
 /** The tunnel endpoint (GET /api/relay, WebSocket upgrade): decides the upgrade from the Authorization header. */
 export interface TunnelApi {
-  open(req: { authorization: string | undefined }): Promise<TunnelOpen>;
+  open(req: { authorization: string | undefined /** the peer's IP address as text */; address: string }): Promise<TunnelOpen>;
 }

@@ -88,6 +88,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       lastEventId: req.lastEventId,
       baseUrl,
       requestId,
+      address: req.address,
     });
     if (out.ok && out.result instanceof StreamResult) {
       // the handler changed nothing yet (a send starts its task when the stream opens): refusing here is clean

@@ -6,10 +6,11 @@ import { dialectOfVersionHeader, isSupportedVersion, SUPPORTED_VERSIONS } from '
 import { effectiveScopes } from '../protocol/scopes.js';
 import { type KeyHasher, verifyKey } from '../runtime/keys.js';
 import { rateLimitHeaders } from '../runtime/limiter/headers.js';
-import type { Limiter } from '../runtime/limiter/types.js';
+import type { LimitDecision, Limiter } from '../runtime/limiter/types.js';
 import { errorText, type Log } from '../runtime/log.js';
 import type { GatewayMetrics } from '../runtime/metrics/metrics.js';
 import type { KeyUsage } from './key-usage.js';
+import type { AuthFailureThrottle } from './auth-throttle.js';
 import { isStoreUnavailable } from '../runtime/store/errors.js';
 import { storeUnavailable } from './errors.js';
 import type { CallContext, GatewayParts } from './context.js';
@@ -25,6 +26,8 @@ export interface PipelineDeps {
   metrics?: GatewayMetrics;
   /** notes when each key was last used (the dashboard shows it) */
   usage?: KeyUsage;
+  /** failed authentications per client address (absent: not counted) */
+  authFailures?: AuthFailureThrottle;
 }
 
 export interface CallInput {
@@ -36,6 +39,8 @@ export interface CallInput {
   baseUrl: string;
   /** this call's id in logs and in the X-Request-Id response header */
   requestId: string;
+  /** the peer's IP address as text */
+  address: string;
 }
 
 export type CallOutcome = { ok: true; result: unknown; headers: Record<string, string> } | { ok: false; error: RpcError; headers: Record<string, string> };
@@ -55,12 +60,29 @@ const WHY_TEXT = {
   expired: 'Unauthorized: API key expired',
 } as const;
 
+/** An address past its budget of failed authentications: the same answer whatever key it presents now. */
+const tooManyFailures = (d: LimitDecision) =>
+  new RpcError('RATE_LIMITED', {
+    message: 'Rate limit exceeded: too many failed authentications from this address; retry after the Retry-After seconds',
+    headers: rateLimitHeaders(d),
+    data: { window: d.window, retryAfterMs: d.retryAfterMs },
+  });
+
 export async function runCall(deps: PipelineDeps, input: CallInput): Promise<CallOutcome> {
   let headers: Record<string, string> = {};
   try {
     const { parts } = deps;
-    const check = await verifyKey({ hasher: deps.hasher, keys: parts.store.keys, clock: parts.clock, presented: bearer(input.authorization) });
+    const presented = bearer(input.authorization);
+    // an address past its failures is refused whatever the key's check says, so a lucky guess reads as a wrong one;
+    // nothing presented is no guess and counts not. The peek runs beside the key's read: no added round trip
+    const [blocked, check] = await Promise.all([
+      presented === undefined ? undefined : deps.authFailures?.gate(input.address),
+      verifyKey({ hasher: deps.hasher, keys: parts.store.keys, clock: parts.clock, presented }),
+    ]);
+    if (blocked) throw tooManyFailures(blocked);
     if (!check.ok) {
+      const passed = check.why === 'missing' ? undefined : await deps.authFailures?.failed(input.address);
+      if (passed) throw tooManyFailures(passed);
       throw new RpcError('UNAUTHORIZED', { message: WHY_TEXT[check.why], headers: { 'WWW-Authenticate': 'Bearer' } });
     }
     const key = check.key;

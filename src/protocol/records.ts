@@ -16,6 +16,12 @@ export const DEFAULT_RATE_LIMITS: RateLimits = { perMinute: 60, perHour: 1000 };
 /** An admin key's admin API budget: room for a few dashboard tabs polling every 3 s (about 40 calls a minute each). */
 export const DEFAULT_ADMIN_LIMITS: RateLimits = { perMinute: 600, perHour: 20_000 };
 
+/**
+ * Failed authentications per client address on the A2A endpoint and the relay tunnel: far above a misconfigured
+ * client's retries (one a second never reaches the hour's budget), far below a guessing run.
+ */
+export const DEFAULT_AUTH_FAILURES: RateLimits = { perMinute: 60, perHour: 3600 };
+
 /** Failed admin authentications per client address: a typo or two, never a guessing run. */
 export const DEFAULT_ADMIN_AUTH_FAILURES: RateLimits = { perMinute: 10, perHour: 100 };
 

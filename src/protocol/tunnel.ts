@@ -54,6 +54,27 @@ export interface RelayAgentHealth {
   error?: string;
 }
 
+/** The kind of a failed check, all a caller (an A2A key) reads of it: the relay's text can name local hosts and paths. */
+export type RelayHealthProblem = 'timeout' | 'unreachable' | 'bad_response';
+
+/**
+ * Sorts a relay's check error into its kind by the words the relay's client uses (relays of every version send only
+ * the text): a timeout, a local agent that cannot be reached, else one that answered but not with a usable card.
+ */
+export function healthProblem(error: string): RelayHealthProblem {
+  if (/\bETIMEDOUT\b|\btimed? ?out\b|\btimeout\b/i.test(error)) return 'timeout';
+  if (/cannot be reached|\bE(CONNREFUSED|CONNRESET|HOSTUNREACH|NETUNREACH|NOTFOUND|AI_AGAIN|PIPE)\b|socket hang up|fetch failed|other side closed/i.test(error))
+    return 'unreachable';
+  return 'bad_response';
+}
+
+/** A relay agent's health as a caller sees it: up or down, since when, and a down check's kind, never its text. */
+export const callerHealth = (h: RelayAgentHealth): { up: boolean; checkedAt: string; error?: RelayHealthProblem } => ({
+  up: h.up,
+  checkedAt: h.checkedAt,
+  ...(h.error !== undefined && { error: healthProblem(h.error) }),
+});
+
 /** The caller's dialect, as a run frame (and a turn forwarded between instances) names it. */
 export const TurnDialect = z.enum(['A', 'B', 'V1']);
 

@@ -92,13 +92,14 @@ function rpcRoute(o: HttpServerOptions) {
     const lengthHeader = req.getHeader('content-length');
     const requestId = req.getHeader('x-request-id') || undefined;
     const baseUrl = baseUrlOf(req, tls !== undefined);
+    const address = Buffer.from(res.getRemoteAddressAsText()).toString();
     const state = trackAbort(res);
     const declaredLength = lengthHeader ? Number(lengthHeader) : undefined;
     void readBody(res, { limit: gateway.maxBodyBytes, declaredLength, deadline, state })
       .then(async (b) => {
         if (!b.ok && b.why === 'timeout') return timedOut(res, state, deadline.ms);
         if (!b.ok) return tooLarge(res, state, { limit: gateway.maxBodyBytes, drained: b.drained });
-        const reply = await gateway.rpc({ body: b.body, authorization, a2aVersion, lastEventId, agentId, baseUrl, requestId });
+        const reply = await gateway.rpc({ body: b.body, authorization, a2aVersion, lastEventId, agentId, baseUrl, requestId, address });
         writeReply(res, state, reply, sse);
       })
       .catch((e: unknown) => {

@@ -8,7 +8,8 @@ interface Data {
   session: TunnelSession;
 }
 
-const STATUS_TEXT = { 401: '401 Unauthorized', 403: '403 Forbidden' } as const;
+const STATUS_TEXT = { 401: '401 Unauthorized', 403: '403 Forbidden', 429: '429 Too Many Requests' } as const;
+const ERROR_CODE = { 401: 'unauthorized', 403: 'forbidden', 429: 'rate_limited' } as const;
 
 export function serveTunnel(app: TemplatedApp, o: { tunnel: TunnelApi; log?: (msg: string, fields?: Record<string, unknown>) => void }): void {
   app.ws<Data>(TUNNEL_PATH, {
@@ -26,12 +27,13 @@ export function serveTunnel(app: TemplatedApp, o: { tunnel: TunnelApi; log?: (ms
       const wsKey = req.getHeader('sec-websocket-key');
       const wsProtocol = req.getHeader('sec-websocket-protocol');
       const wsExtensions = req.getHeader('sec-websocket-extensions');
+      const address = Buffer.from(res.getRemoteAddressAsText()).toString();
       let aborted = false;
       res.onAborted(() => {
         aborted = true;
       });
       void o.tunnel
-        .open({ authorization })
+        .open({ authorization, address })
         .then((r) => {
           if (aborted) {
             if (r.ok) r.session.closed(1006);
@@ -39,11 +41,11 @@ export function serveTunnel(app: TemplatedApp, o: { tunnel: TunnelApi; log?: (ms
           }
           res.cork(() => {
             if (!r.ok) {
-              res
-                .writeStatus(STATUS_TEXT[r.status])
-                .writeHeader('Content-Type', 'application/json')
-                .writeHeader('WWW-Authenticate', 'Bearer')
-                .end(JSON.stringify({ error: r.status === 401 ? 'unauthorized' : 'forbidden', message: r.message }), true);
+              res.writeStatus(STATUS_TEXT[r.status]).writeHeader('Content-Type', 'application/json');
+              // a 429 says nothing of the key it refused: no challenge, only when to come back
+              if (r.status === 429) for (const [name, value] of Object.entries(r.headers)) res.writeHeader(name, value);
+              else res.writeHeader('WWW-Authenticate', 'Bearer');
+              res.end(JSON.stringify({ error: ERROR_CODE[r.status], message: r.message }), true);
               return;
             }
             res.upgrade<Data>({ session: r.session }, wsKey, wsProtocol, wsExtensions, context);

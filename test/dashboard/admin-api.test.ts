@@ -306,3 +306,20 @@ t.test("a key's agents are at most 256 agent ids, each as configured agents spel
   t.equal(ok.status, 200, '256 agent ids are allowed');
   t.equal(ok.json.agents.length, 256);
 });
+
+t.test("a task's live view is of the admin key's own workspace: another workspace's admin key gets 404, nothing streamed", async (t) => {
+  const tg = await startTestGateway({ config: { dashboard: { enabled: true } } });
+  t.teardown(() => tg.close());
+  const acme = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const globex = await tg.key({ workspace: 'globex', trust: 'admin' });
+  const sent = await tg.rpc({
+    method: 'message/send',
+    key: acme.key,
+    params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }], metadata: { agentId: 'converse' } } },
+  });
+  t.equal(sent.json.result.status.state, 'input-required', 'a task that stays open');
+  const res = await fetch(`${tg.url}/api/admin/tasks/${sent.json.result.id}/events`, { headers: { Authorization: `Bearer ${globex.key}` } });
+  t.equal(res.status, 404, "another workspace's task is not found");
+  t.match(res.headers.get('content-type'), /application\/json/, 'no stream is opened');
+  t.match(((await res.json()) as { error: string }).error, 'not_found');
+});

@@ -3,7 +3,7 @@
 import { request } from 'node:http';
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { addressBucket } from '../../src/gateway/admin/throttle.js';
+import { addressBucket } from '../../src/gateway/auth-throttle.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);

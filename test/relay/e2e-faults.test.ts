@@ -97,9 +97,22 @@ t.test('a local agent down is listed down, and a send to it fails at once naming
   await until(async () => (await view.listed('sdk-echo'))?.health?.up === false, 'the gateway lists the local agent down');
   const gone = await view.listed('sdk-echo');
   t.equal(gone?.online, true, 'its relay is still there');
-  t.ok(gone?.health?.error, `the check's error is shown: ${gone?.health?.error}`);
+  // a caller reads the check's kind and time, never the relay's text of it (it names the local agent's host and port)
+  t.equal(gone?.health?.error, 'unreachable', "the check's kind is shown");
+  t.ok(!Number.isNaN(Date.parse(gone!.health!.checkedAt)), 'and when it was reported');
+  const local = new URL(sdk.url);
+  t.notMatch(JSON.stringify(gone?.health), local.port, "nothing of the relay's text: not the local agent's port");
+  t.notMatch(JSON.stringify(gone?.health), /cannot be reached|ECONN|socket|http/i, 'nor its words');
   const got = await gw.rpc({ method: 'agents/get', key: (await gw.key({ workspace: WS })).key, params: { id: 'sdk-echo' } });
-  t.match(got.json.result, { kind: 'relay', online: true, health: { up: false } }, 'agents/get says so too');
+  t.match(got.json.result, { kind: 'relay', online: true, health: { up: false, error: 'unreachable' } }, 'agents/get says so too');
+  t.notMatch(JSON.stringify(got.json.result.health), local.port, 'agents/get without the text too');
+  // the workspace's operator (an admin key, the dashboard's API) keeps the detail
+  const admin = await gw.key({ workspace: WS, trust: 'admin' });
+  const dash = (await (await fetch(`${gw.url}/api/admin/agents`, { headers: { Authorization: `Bearer ${admin.key}` } })).json()) as {
+    agents: Array<{ id: string; health: { error?: string } | null }>;
+  };
+  const detail = dash.agents.find((a) => a.id === 'sdk-echo')?.health?.error;
+  t.match(detail, local.port, `the admin API shows the relay's text: ${detail}`);
 
   const callsBefore = sdk.calls().length;
   const refused = await view.send('sdk-echo', 'anyone home?');

@@ -16,7 +16,7 @@ export interface TunnelClient {
   close(): void;
 }
 
-export type Upgrade = { ok: true; client: TunnelClient } | { ok: false; status: number; body: string };
+export type Upgrade = { ok: true; client: TunnelClient } | { ok: false; status: number; body: string; headers: Record<string, string | string[] | undefined> };
 
 const wsUrl = (httpUrl: string) => httpUrl.replace(/^http/, 'ws') + TUNNEL_PATH;
 
@@ -43,7 +43,7 @@ export function openTunnel(o: { url: string; key?: string; ca?: Buffer }): Promi
     ws.on('unexpected-response', (_req, res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ ok: false, status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ ok: false, status: res.statusCode ?? 0, body, headers: res.headers }));
     });
     ws.on('error', (e) => reject(e));
     let seen = 0;

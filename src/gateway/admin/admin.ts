@@ -5,7 +5,8 @@ import { verifyKey } from '../../runtime/keys.js';
 import { errorText } from '../../runtime/log.js';
 import type { AdminApi, AdminHttpRequest, HttpReply } from '../api.js';
 import { serveAsset } from './assets.js';
-import { AdminError, errorReply, json } from './http.js';
+import { isStoreUnavailable } from '../../runtime/store/errors.js';
+import { AdminError, AdminStoreUnavailable, errorReply, json } from './http.js';
 import { SESSION_COOKIE, SessionStore, cookieValue, csrfMatches, sessionCookie, type Session } from './sessions.js';
 import { settingsRoutes } from './routes-settings.js';
 import { AdminThrottle } from './throttle.js';
@@ -156,6 +157,11 @@ export function createAdmin(d: AdminDeps): AdminApi {
       try {
         return await api(req);
       } catch (e) {
+        // before the admin modules' codes: a client's outage error may carry an ERR_ code of its own
+        if (isStoreUnavailable(e)) {
+          d.log('store unavailable', { path: req.path, method: req.method, error: errorText(e) });
+          return errorReply(new AdminStoreUnavailable());
+        }
         const known = asAdminError(e);
         if (known) return errorReply(known);
         d.log('admin call failed', { path: req.path, method: req.method, error: errorText(e) });

@@ -1,4 +1,5 @@
 // The admin API's replies and errors: JSON with no-store and the security headers every dashboard response carries.
+import { ERRORS } from '../../protocol/errors.js';
 import type { JsonReply } from '../api.js';
 
 /** A strict CSP: scripts, styles and fetches from this origin only; no inline script or style, no framing. */
@@ -33,6 +34,15 @@ export class AdminRateLimited extends AdminError {
   }
 }
 
+/** 503: the store (or Redis) cannot be reached now; the same answer and message as the A2A endpoint's outage error. */
+export class AdminStoreUnavailable extends AdminError {
+  readonly headers = { 'Retry-After': '1' };
+  constructor() {
+    super(ERRORS.STORE_UNAVAILABLE.http, 'store_unavailable', ERRORS.STORE_UNAVAILABLE.message);
+    this.name = 'AdminStoreUnavailable';
+  }
+}
+
 export const notFound = (what: string) => new AdminError(404, 'not_found', what);
 export const badInput = (message: string, field?: string) => new AdminError(400, 'invalid_input', message, field);
 
@@ -46,4 +56,8 @@ export function json(status: number, value: unknown, headers: Record<string, str
 }
 
 export const errorReply = (e: AdminError): JsonReply =>
-  json(e.status, { error: e.code, message: e.message, ...(e.field && { field: e.field }) }, e instanceof AdminRateLimited ? e.headers : {});
+  json(
+    e.status,
+    { error: e.code, message: e.message, ...(e.field && { field: e.field }) },
+    e instanceof AdminRateLimited || e instanceof AdminStoreUnavailable ? e.headers : {},
+  );

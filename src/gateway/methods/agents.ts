@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AgentSpec } from '../../protocol/agent-events.js';
 import { RpcError } from '../../protocol/errors.js';
 import { parseParams } from '../../protocol/params.js';
+import { callerHealth } from '../../protocol/tunnel.js';
 import type { CallContext, GatewayParts } from '../context.js';
 
 const AgentIdParams = z.object({ id: z.string().min(1) });
@@ -18,10 +19,13 @@ const describe = (a: AgentSpec, baseUrl: string, parts: GatewayParts) => ({
   ...(a.kind === 'relay' ? relayState(a, parts) : {}),
 });
 
-/** Whether its relay is there and, while it is, its local agent's last reported health. */
+/**
+ * Whether its relay is there and, while it is, its local agent's last reported health: a down check's kind, not the
+ * relay's text of it (local hosts, ports, paths are the operator's, whom the dashboard shows them).
+ */
 const relayState = (a: AgentSpec, parts: GatewayParts) => {
   const health = parts.agents.health(a.workspace, a.id);
-  return { kind: 'relay', online: parts.agents.online(a.workspace, a.id), ...(health && { health }) };
+  return { kind: 'relay', online: parts.agents.online(a.workspace, a.id), ...(health && { health: callerHealth(health) }) };
 };
 
 export async function listAgents(_params: unknown, ctx: CallContext, parts: GatewayParts) {

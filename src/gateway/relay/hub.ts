@@ -17,6 +17,9 @@ import { recordAnnouncement, relayOfKey } from '../../runtime/relay-admin.js';
 import type { Store } from '../../runtime/store/types.js';
 import type { TunnelApi, TunnelOpen, TunnelSocket } from '../api.js';
 import type { KeyWatch } from '../key-watch.js';
+import type { AuthFailureThrottle } from '../auth-throttle.js';
+import { rateLimitHeaders } from '../../runtime/limiter/headers.js';
+import type { LimitDecision } from '../../runtime/limiter/types.js';
 import { encodeFrame } from './frames.js';
 import { handshakeSession, type Hello } from './handshake.js';
 import { acceptableCards, type LinkDeps, linkKey, RelayLink, registerCards, type RemoteHold, settingsOf, storedCards } from './link.js';
@@ -39,7 +42,17 @@ export interface RelayHubDeps {
   clock: Clock;
   timers: Timers;
   log: (msg: string, fields?: Record<string, unknown>) => void;
+  /** failed authentications per client address, the A2A endpoint's (absent: not counted) */
+  authFailures?: AuthFailureThrottle;
 }
+
+/** An address past its budget of failed authentications: the upgrade is refused whatever key it presents now. */
+const tooManyFailures = (d: LimitDecision): TunnelOpen => ({
+  ok: false,
+  status: 429,
+  message: 'Too many failed authentications from this address: rate limit exceeded; retry after the Retry-After seconds',
+  headers: rateLimitHeaders(d),
+});
 
 const fail = (reason: string, message: string): AgentRunResult => ({ ok: false, error: { reason, message } });
 
@@ -132,11 +145,19 @@ export class RelayHub implements TunnelApi {
     }
   }
 
-  async open(req: { authorization: string | undefined }): Promise<TunnelOpen> {
+  async open(req: { authorization: string | undefined; address: string }): Promise<TunnelOpen> {
     if (this.closed) return { ok: false, status: 403, message: 'the gateway is shutting down' };
-    const check = await verifyKey({ hasher: this.d.hasher, keys: this.d.store.keys, clock: this.d.clock, presented: bearer(req.authorization) });
+    const presented = bearer(req.authorization);
+    const blocked = presented === undefined ? undefined : await this.d.authFailures?.gate(req.address);
+    if (blocked) {
+      this.d.log('relay tunnel refused', { why: 'too many failed authentications from this address' });
+      return tooManyFailures(blocked);
+    }
+    const check = await verifyKey({ hasher: this.d.hasher, keys: this.d.store.keys, clock: this.d.clock, presented });
     if (!check.ok) {
       this.d.log('relay tunnel refused', { why: check.why });
+      const passed = check.why === 'missing' ? undefined : await this.d.authFailures?.failed(req.address);
+      if (passed) return tooManyFailures(passed);
       return { ok: false, status: 401, message: `Unauthorized: ${UNAUTHORIZED[check.why]}` };
     }
     const rec = await relayOfKey(this.d.store.relays, check.key.id, check.key.workspaceId);
