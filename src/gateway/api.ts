@@ -11,8 +11,11 @@ export interface RpcHttpRequest {
   baseUrl: string;
   /** the caller's X-Request-Id, kept when it is a sane token; else the gateway makes one */
   requestId?: string;
-  /** the peer's IP address as text (the connection's): failed authentications are counted per address */
-  address: string;
+  /**
+   * the peer's IP address as text (the connection's): failed authentications are counted per address. Read only when
+   * needed: formatting it costs a few µs, and most calls never need it
+   */
+  address: () => string;
 }
 
 export interface JsonReply {

@@ -13,6 +13,13 @@ export interface AuthFailureThrottleOptions {
   bucket: string;
 }
 
+/** A client address as text, or how to read it when it is needed (the A2A endpoint reads it only then). */
+export type AddressOf = string | (() => string);
+const textOf = (a: AddressOf): string => (typeof a === 'string' ? a : a());
+
+/** Past this many addresses that failed here, every call is looked up again (their set stays bounded). */
+const MAX_SUSPECTS = 10_000;
+
 /**
  * The bucket of a client address: an IPv4 address whole (also when it arrives IPv4-mapped), an IPv6 address by its
  * /64, the block one subscriber usually holds whole, so walking its addresses buys no fresh budget.
@@ -29,7 +36,15 @@ export function addressBucket(address: string): string {
 }
 
 export class AuthFailureThrottle {
-  constructor(private readonly o: AuthFailureThrottleOptions) {}
+  /** the addresses, as the transport gives them, that failed to authenticate here; undefined: look every call up */
+  private suspects: Set<string> | undefined;
+
+  constructor(private readonly o: AuthFailureThrottleOptions) {
+    // a limiter shared with other instances (Redis) may hold failures made elsewhere: every call is looked up. A
+    // process's own limiter has an empty bucket for every address that never failed here, so only those that did
+    // are, which keeps the lookup and the address parsing off the calls of everyone else
+    this.suspects = o.limiter.shared ? undefined : new Set();
+  }
 
   private bucketOf(address: string): string {
     return `${this.o.bucket}:${addressBucket(address)}`;
@@ -37,16 +52,24 @@ export class AuthFailureThrottle {
 
   /**
    * Before any key is checked: the refusing decision when the address is past its budget of failures (whatever it
-   * presents now, so a guess that happens to be right answers the same as a wrong one), else undefined.
+   * presents now, so a guess that happens to be right answers the same as a wrong one), else undefined. Nothing to
+   * wait for (undefined, not a promise) when the address has no failures to look up.
    */
-  async gate(address: string): Promise<LimitDecision | undefined> {
-    const d = await this.o.limiter.peek(this.bucketOf(address), this.o.limits);
-    return d.allowed ? undefined : d;
+  gate(address: AddressOf): Promise<LimitDecision | undefined> | undefined {
+    if (this.suspects?.size === 0) return undefined;
+    const a = textOf(address);
+    if (this.suspects && !this.suspects.has(a)) return undefined;
+    return this.o.limiter.peek(this.bucketOf(a), this.o.limits).then((d) => (d.allowed ? undefined : d));
   }
 
   /** Counts one failed authentication of the address: the refusing decision when this one passes the budget. */
-  async failed(address: string): Promise<LimitDecision | undefined> {
-    const d = await this.o.limiter.check(this.bucketOf(address), this.o.limits);
+  async failed(address: AddressOf): Promise<LimitDecision | undefined> {
+    const a = textOf(address);
+    if (this.suspects) {
+      this.suspects.add(a);
+      if (this.suspects.size > MAX_SUSPECTS) this.suspects = undefined;
+    }
+    const d = await this.o.limiter.check(this.bucketOf(a), this.o.limits);
     return d.allowed ? undefined : d;
   }
 }

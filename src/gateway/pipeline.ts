@@ -39,8 +39,8 @@ export interface CallInput {
   baseUrl: string;
   /** this call's id in logs and in the X-Request-Id response header */
   requestId: string;
-  /** the peer's IP address as text */
-  address: string;
+  /** the peer's IP address as text, read when needed */
+  address: () => string;
 }
 
 export type CallOutcome = { ok: true; result: unknown; headers: Record<string, string> } | { ok: false; error: RpcError; headers: Record<string, string> };
@@ -75,10 +75,11 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
     const presented = bearer(input.authorization);
     // an address past its failures is refused whatever the key's check says, so a lucky guess reads as a wrong one;
     // nothing presented is no guess and counts not. The peek runs beside the key's read: no added round trip
-    const [blocked, check] = await Promise.all([
-      presented === undefined ? undefined : deps.authFailures?.gate(input.address),
-      verifyKey({ hasher: deps.hasher, keys: parts.store.keys, clock: parts.clock, presented }),
-    ]);
+    const gating = presented === undefined ? undefined : deps.authFailures?.gate(input.address);
+    // handled here so a failing lookup is no unhandled rejection while the key is read; awaiting it below still throws
+    gating?.catch(() => undefined);
+    const check = await verifyKey({ hasher: deps.hasher, keys: parts.store.keys, clock: parts.clock, presented });
+    const blocked = gating && (await gating);
     if (blocked) throw tooManyFailures(blocked);
     if (!check.ok) {
       const passed = check.why === 'missing' ? undefined : await deps.authFailures?.failed(input.address);

@@ -92,8 +92,10 @@ function rpcRoute(o: HttpServerOptions) {
     const lengthHeader = req.getHeader('content-length');
     const requestId = req.getHeader('x-request-id') || undefined;
     const baseUrl = baseUrlOf(req, tls !== undefined);
-    const address = Buffer.from(res.getRemoteAddressAsText()).toString();
     const state = trackAbort(res);
+    // read at the first need, at the latest when a failed key is counted; a client already gone has no address left
+    let peer: string | undefined;
+    const address = () => (peer ??= state.aborted ? '' : Buffer.from(res.getRemoteAddressAsText()).toString());
     const declaredLength = lengthHeader ? Number(lengthHeader) : undefined;
     void readBody(res, { limit: gateway.maxBodyBytes, declaredLength, deadline, state })
       .then(async (b) => {

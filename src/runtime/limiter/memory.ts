@@ -88,6 +88,7 @@ export function createMemoryLimiter(opts: { clock: Clock; idleEvictMs?: number }
   const checkSync = (key: string, limits: RateLimits): LimitDecision => decideAt(key, limits, true);
 
   return {
+    shared: false,
     checkSync,
     async check(key, limits) {
       return checkSync(key, limits);

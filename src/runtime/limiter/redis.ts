@@ -74,6 +74,7 @@ export async function createRedisLimiter(opts: RedisLimiterOptions): Promise<Lim
   }
 
   return {
+    shared: true,
     check: (key, limits) => decideAt(key, limits, true),
     peek: (key, limits) => decideAt(key, limits, false),
     close() {

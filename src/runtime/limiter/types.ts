@@ -14,6 +14,8 @@ export interface LimitDecision {
 }
 
 export interface Limiter {
+  /** other instances count in the same windows (Redis); false: this process's own */
+  readonly shared: boolean;
   /** Checks and, only when allowed, records one request at `now` in both windows. */
   check(key: string, limits: RateLimits): Promise<LimitDecision>;
   /**
