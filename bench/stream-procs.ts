@@ -89,6 +89,9 @@ export async function startServer(target: StreamTarget, workDir: string): Promis
         ],
         // the chunk stream's task holds every chunk (about 80 bytes of output each): no output limit may fail it
         tasks: { maxTaskBytes: 1024 * 1024 * 1024 },
+        // every stream of the section is one key's (the SDK has no keys): the per-key cap (100 by default) would
+        // refuse all but the first hundred of the idle streams and the fan-out's subscribers
+        streaming: { maxStreamsPerKey: 1_000_000 },
       }),
     );
     const storeDir = join(dataDir, 'data');
