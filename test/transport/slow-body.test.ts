@@ -38,8 +38,11 @@ async function setup(t: Test) {
   const clock = new ManualClock(Date.now());
   const gw = await startTestGateway({ clock, timers: clock });
   t.teardown(() => gw.close());
-  // what the first request arms once is armed now, so `pending` counts the body deadline alone
+  // what the first request arms once is armed now, and the background work that re-arms its own timers once it is
+  // done (the webhook worker's first look at the store, the retention sweep) has settled, so `pending` counts the
+  // body deadline alone
   await roundTrip(gw);
+  await Promise.all([gw.gw.push.idle(), gw.gw.retention.idle(), gw.gw.usage.idle(), gw.gw.deliveries.idle()]);
   return { gw, clock };
 }
 
