@@ -31,13 +31,19 @@ export const DEFAULT_ADMIN_AUTH_FAILURES: RateLimits = { perMinute: 10, perHour:
  */
 const StoredRateLimits = z.object({ perMinute: z.number().int().min(1), perHour: z.number().int().min(1) });
 
+/** The longest workspace id a key, connection or relay may name: with a task id (256) it stays a valid store key. */
+export const MAX_WORKSPACE_ID = 128;
+
 /**
  * A workspace id as an operator names one (keys, connections). Never a '/': store keys join workspace and task id with
- * it, so 'ws1' would read the tasks of 'ws1/x'. Never '*': that is where agents shared by every workspace live.
+ * it, so 'ws1' would read the tasks of 'ws1/x'. Never '*': that is where agents shared by every workspace live. At
+ * most 128 characters: every store key of its tasks begins with it, and LMDB refuses keys past 1,978 bytes, so a
+ * longer one would make task writes fail instead of the key's creation.
  */
 export const WorkspaceId = z
   .string()
   .min(1)
+  .max(MAX_WORKSPACE_ID, `at most ${MAX_WORKSPACE_ID} characters`)
   .refine((w) => !w.includes('/'), 'a workspace id has no "/"')
   .refine((w) => w !== '*', 'a workspace id is not "*" (it names the agents shared by every workspace)');
 

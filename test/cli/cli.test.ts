@@ -215,6 +215,8 @@ t.test('keys create refuses bad input, naming the field, and creates nothing', a
     ['a workspace with a slash', ['--workspace', 'ws1/x', '--trust', 'admin'], /\bworkspace\b.*"\/"/],
     // '*' is where agents shared by every workspace live: a relay of that workspace would serve every workspace
     ['the shared workspace', ['--workspace', '*', '--trust', 'admin'], /\bworkspace\b.*"\*"/],
+    // every store key of its tasks begins with it: a longer one would make its task writes fail past LMDB's key limit
+    ['a workspace of 129 characters', ['--workspace', 'w'.repeat(129), '--trust', 'admin'], /\bworkspace: at most 128 characters/],
     ['scopes beyond the trust level', ['--workspace', 'ws1', '--trust', 'read_only', '--scopes', 'tasks.read,tasks.create'], /scopes: tasks\.create/],
     ['streaming outside admin', ['--workspace', 'ws1', '--trust', 'autonomous', '--scopes', 'tasks.stream'], /scopes: tasks\.stream/],
     ['an unknown scope', ['--workspace', 'ws1', '--trust', 'admin', '--scopes', 'tasks.fly'], /\bscopes\b/],
