@@ -285,6 +285,32 @@ function storeContract(engine: Engine) {
       t.strictSame(ids(await s.tasks.listByWorkspace('A')), ['a-new']);
     });
 
+    t.test('tasks: scanWorkspace visits each task of a workspace of thousands exactly once, across its slices', async (t) => {
+      const s = await (await fresh('scan-slices')).open();
+      const n = 2_345; // past two slices of the LMDB scan (1,000) and several Redis chunks (500)
+      const mine = Array.from({ length: n }, (_, i) => `t${String(i).padStart(5, '0')}`);
+      await Promise.all(mine.map((id) => s.tasks.create({ ...sampleTask({ id }), workspaceId: 'W', seq: 1 })));
+      // neighbours on both sides of the range, and one whose id starts like the workspace's
+      await s.tasks.create({ ...sampleTask({ id: 'n1' }), workspaceId: 'V', seq: 1 });
+      await s.tasks.create({ ...sampleTask({ id: 'n2' }), workspaceId: 'W-x', seq: 1 });
+      await s.tasks.create({ ...sampleTask({ id: 'n3' }), workspaceId: 'W/y', seq: 1 });
+      const seen: string[] = [];
+      let turns = 0;
+      // counts the event loop turns the scan gave back: a scan in one go would give none (or one, before it starts)
+      let ticker: NodeJS.Immediate | undefined;
+      const tick = () => {
+        turns++;
+        ticker = setImmediate(tick);
+      };
+      ticker = setImmediate(tick);
+      await s.tasks.scanWorkspace('W', (task) => seen.push(task.id));
+      clearImmediate(ticker);
+      t.equal(seen.length, n, 'every task once');
+      t.strictSame([...seen].sort(), mine, 'exactly the workspace own tasks');
+      t.ok(turns >= 2, `the scan gave the event loop back between slices (${turns} turns)`);
+      t.strictSame(ids(await s.tasks.listByWorkspace('W/y')), ['n3']);
+    });
+
     t.test('tasks: a corrupt stored value is refused, not returned', async (t) => {
       const loc = await fresh('corrupt');
       const s = await loc.open();

@@ -4,6 +4,7 @@ import { codecs } from '../../protocol/codec.js';
 import { TERMINAL_STATES, TaskState, type Task } from '../../protocol/model.js';
 import { taskView } from '../../protocol/views.js';
 import { toSanitizedJson } from '../../runtime/sanitizer.js';
+import { TopK } from '../../runtime/top-k.js';
 import { taskKey } from '../../runtime/store/types.js';
 import { agentCard } from '../card.js';
 import { badInput, notFound } from './http.js';
@@ -65,11 +66,12 @@ export function workRoutes(d: AdminDeps): AdminRoute[] {
         const limit = Math.min(Math.max(Number(c.query.get('limit') ?? 50) || 50, 1), 500);
         if (state !== undefined && !TaskState.safeParse(state).success) throw badInput(`state: one of ${ALL_STATES.join(', ')}`, 'state');
         // the workspace's own tasks only: never a read of every workspace's tasks in these states
-        const tasks = (await d.store.tasks.listByWorkspace(c.workspace))
-          .filter((t) => (state === undefined || t.status.state === state) && (agent === undefined || t.agentId === agent))
-          .sort((a, b) => b.updatedAt - a.updatedAt)
-          .slice(0, limit);
-        return { tasks: tasks.map(summary) };
+        // the newest `limit` kept while scanning, whatever the workspace holds (ties by id: a stable order)
+        const kept = new TopK<Task>(limit, (a, b) => a.updatedAt > b.updatedAt || (a.updatedAt === b.updatedAt && a.id < b.id));
+        await d.store.tasks.scanWorkspace(c.workspace, (t) => {
+          if ((state === undefined || t.status.state === state) && (agent === undefined || t.agentId === agent)) kept.offer(t);
+        });
+        return { tasks: kept.sorted().map(summary) };
       },
     },
     {

@@ -3,26 +3,34 @@
 import { codecs, taskListPage } from '../../protocol/codec.js';
 import type { Task } from '../../protocol/model.js';
 import { taskView } from '../../protocol/views.js';
+import { TopK } from '../../runtime/top-k.js';
 import { answerDialect, canSee, readsOf, viewOptions, type CallContext, type GatewayParts } from '../context.js';
 
-const statusTime = (t: Task) => Date.parse(t.status.timestamp);
+/** A listed task with its status time read once (the sort key; Date.parse in a comparator would run n log n times). */
+interface Listed {
+  t: Task;
+  time: number;
+}
 /** Newest status first (the time statusTimestampAfter filters on); ties by id, so pages never overlap while nothing changes. */
-const newestFirst = (a: Task, b: Task) => statusTime(b) - statusTime(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const newestFirst = (a: Listed, b: Listed) => a.time > b.time || (a.time === b.time && a.t.id < b.t.id);
 
 export async function listTasks(params: unknown, ctx: CallContext, parts: GatewayParts) {
   const q = readsOf(ctx).listTasks(params);
   const ws = ctx.key.workspaceId;
-  const matching = (await parts.store.tasks.listByWorkspace(ws))
-    .filter(
-      (t) =>
-        canSee(parts, ctx, t) &&
-        parts.agents.allowsScope(ws, t.agentId, ctx.scope) &&
-        (q.contextId === undefined || t.contextId === q.contextId) &&
-        (q.states === undefined || q.states.includes(t.status.state)) &&
-        (q.statusSince === undefined || statusTime(t) >= q.statusSince),
-    )
-    .sort(newestFirst);
-  const page = matching.slice(q.offset, q.offset + q.pageSize);
+  // only the tasks up to the end of the asked page are kept, whatever the workspace holds; the rest are counted
+  const kept = new TopK<Listed>(q.offset + q.pageSize, newestFirst);
+  await parts.store.tasks.scanWorkspace(ws, (t) => {
+    if (q.contextId !== undefined && t.contextId !== q.contextId) return;
+    if (q.states !== undefined && !q.states.includes(t.status.state)) return;
+    const time = Date.parse(t.status.timestamp);
+    if (q.statusSince !== undefined && time < q.statusSince) return;
+    if (!canSee(parts, ctx, t) || !parts.agents.allowsScope(ws, t.agentId, ctx.scope)) return;
+    kept.offer({ t, time });
+  });
+  const page = kept
+    .sorted()
+    .slice(q.offset)
+    .map((l) => l.t);
   const end = q.offset + page.length;
   const view = viewOptions(ctx, q.historyLength);
   return taskListPage({
@@ -31,8 +39,8 @@ export async function listTasks(params: unknown, ctx: CallContext, parts: Gatewa
       // artifacts only when asked for: a listing is for finding tasks, GetTask reads one
       return codecs[answerDialect(ctx, t)].task(q.includeArtifacts ? v : { ...v, artifacts: [] });
     }),
-    nextPageToken: end < matching.length ? String(end) : '',
+    nextPageToken: end < kept.offered ? String(end) : '',
     pageSize: q.pageSize,
-    totalSize: matching.length,
+    totalSize: kept.offered,
   });
 }

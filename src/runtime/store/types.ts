@@ -51,8 +51,14 @@ export interface TaskStore {
   get(workspaceId: string, id: string): Promise<Task | undefined>;
   /** Tasks whose stored state is one of `states` (start-up recovery). */
   listByState(states: readonly TaskState[]): Promise<Task[]>;
-  /** Every task of one workspace, in no particular order (ListTasks filters, sorts and pages them). */
+  /** Every task of one workspace, in no particular order (tests and small workspaces; listings use scanWorkspace). */
   listByWorkspace(workspaceId: string): Promise<Task[]>;
+  /**
+   * Hands every task of one workspace to `visit`, in no particular order, a slice at a time, giving the event loop
+   * back between slices: a workspace may hold millions of tasks, and neither the listing's memory nor the other
+   * callers' wait may grow with it.
+   */
+  scanWorkspace(workspaceId: string, visit: (task: Task) => void): Promise<void>;
   /**
    * Retention: deletes up to `limit` tasks that became terminal at or before `endedBy` (their terminal record's
    * `updatedAt`), with their state index entries, events and push configs. Returns their task keys (oldest first).

@@ -32,6 +32,10 @@ export interface LmdbTaskStoreOptions {
   fresh: () => void;
 }
 
+/** tasks read per slice of a workspace scan before the event loop gets a turn */
+const SCAN_SLICE = 1_000;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
   const { root, tasks, taskState, byState, taskSeq, ended, events, fresh } = o;
   // a cached value is the same object until this process writes that task again, which lets a validated read
@@ -81,6 +85,33 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
     });
   };
 
+  const scanWorkspace = async (workspaceId: string, visit: (task: Task) => void): Promise<void> => {
+    fresh();
+    // task keys are `${workspace}/${id}`: the range from `${workspace}/` up to `${workspace}0` ('0' follows '/') holds
+    // them all, and a workspace whose id starts with this one's and a slash is read back out by the filter. Each slice
+    // is its own range read, starting at the last key read (inclusive, so skipped), so no read outlives a slice.
+    const end = `${workspaceId}0`;
+    let start = `${workspaceId}/`;
+    let first = true;
+    for (;;) {
+      let read = 0;
+      let last: string | undefined;
+      for (const key of tasks.getKeys({ start, end, limit: SCAN_SLICE + 1 })) {
+        if (!first && key === start) continue;
+        read++;
+        if (typeof key !== 'string') continue;
+        last = key;
+        const task = readTask(key);
+        if (task && task.workspaceId === workspaceId) visit(task);
+        if (read === SCAN_SLICE) break;
+      }
+      if (last === undefined || read < SCAN_SLICE) return;
+      start = last;
+      first = false;
+      await yieldToLoop();
+    }
+  };
+
   return {
     create(task, w) {
       return writeTask(task, { ...w, create: true });
@@ -118,17 +149,11 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
       return out;
     },
     async listByWorkspace(workspaceId) {
-      fresh();
-      // task keys are `${workspace}/${id}`: the range from `${workspace}/` up to `${workspace}0` ('0' follows '/') holds
-      // them all, and a workspace whose id starts with this one's and a slash is read back out by the filter
       const out: Task[] = [];
-      for (const key of tasks.getKeys({ start: `${workspaceId}/`, end: `${workspaceId}0` })) {
-        if (typeof key !== 'string') continue;
-        const task = readTask(key);
-        if (task && task.workspaceId === workspaceId) out.push(task);
-      }
+      await scanWorkspace(workspaceId, (t) => out.push(t));
       return out;
     },
+    scanWorkspace,
     sweep({ endedBy, limit }) {
       return root.transaction(() => {
         const gone: string[] = [];

@@ -124,6 +124,26 @@ export function redisTaskStore(o: RedisParts): TaskStore {
     return reply === 1;
   }
 
+  const scanWorkspace = async (workspaceId: string, visit: (task: Task) => void): Promise<void> => {
+    // the workspace's own set, read in chunks so that no one reply (SMEMBERS, MGET) grows with the workspace; each
+    // chunk's await gives the event loop back
+    const seen = new Set<string>();
+    for await (const batch of client.sScanIterator(k.workspaceTasks(workspaceId), { COUNT: LIST_CHUNK })) {
+      // SSCAN may hand a member out twice (the set rehashing between calls)
+      const ids = batch.filter((id) => !seen.has(id));
+      for (const id of ids) seen.add(id);
+      for (let i = 0; i < ids.length; i += LIST_CHUNK) {
+        const chunk = ids.slice(i, i + LIST_CHUNK);
+        const values = await bin.mGet(chunk.map((id) => k.task(id)));
+        values.forEach((bytes, j) => {
+          if (bytes === null) return; // swept since the scan read its key
+          const task = decodeTask(bytes, chunk[j]!);
+          if (task.workspaceId === workspaceId) visit(task);
+        });
+      }
+    }
+  };
+
   return {
     create(task, w) {
       return writeTask(task, { ...w, create: true });
@@ -148,25 +168,11 @@ export function redisTaskStore(o: RedisParts): TaskStore {
       return out;
     },
     async listByWorkspace(workspaceId) {
-      // the workspace's own set, read in chunks so that no one reply (SMEMBERS, MGET) grows with the workspace
-      const seen = new Set<string>();
       const out: Task[] = [];
-      for await (const batch of client.sScanIterator(k.workspaceTasks(workspaceId), { COUNT: LIST_CHUNK })) {
-        // SSCAN may hand a member out twice (the set rehashing between calls)
-        const ids = batch.filter((id) => !seen.has(id));
-        for (const id of ids) seen.add(id);
-        for (let i = 0; i < ids.length; i += LIST_CHUNK) {
-          const chunk = ids.slice(i, i + LIST_CHUNK);
-          const values = await bin.mGet(chunk.map((id) => k.task(id)));
-          values.forEach((bytes, j) => {
-            if (bytes === null) return; // swept since the scan read its key
-            const task = decodeTask(bytes, chunk[j]!);
-            if (task.workspaceId === workspaceId) out.push(task);
-          });
-        }
-      }
+      await scanWorkspace(workspaceId, (t) => out.push(t));
       return out;
     },
+    scanWorkspace,
     async sweep({ endedBy, limit }) {
       if (limit <= 0) return [];
       const reply = await run({
