@@ -28,11 +28,32 @@ export interface RunHooks {
   onForged: () => void;
 }
 
+/** live events handed on per event-loop turn, all runs together (about 10 ms of main-thread work for tiny chunks) */
+const DELIVER_BUDGET = 512;
+
+/** this turn's spending, and the runs whose batches wait for the next turn; one setImmediate per turn that spent */
+const turn = { spent: 0, resetQueued: false, waiting: new Set<PoolRun>() };
+
+function spend(n: number): void {
+  turn.spent += n;
+  if (turn.resetQueued) return;
+  turn.resetQueued = true;
+  setImmediate(() => {
+    turn.resetQueued = false;
+    turn.spent = 0;
+    const waiting = [...turn.waiting];
+    turn.waiting.clear();
+    for (const run of waiting) run.resume();
+  });
+}
+
 export class PoolRun {
   #received = 0;
   #reply: RunReply | null = null;
   #settled = false;
   #calls: RunCalls | null = null;
+  /** live batches not handed on yet (the first may wait for a later event-loop turn) */
+  #queued: Array<readonly unknown[]> = [];
   readonly #hooks: RunHooks;
 
   constructor(hooks: RunHooks) {
@@ -43,15 +64,46 @@ export class PoolRun {
     return this.#settled;
   }
 
-  /** A live batch from the worker. Nothing is delivered after the run settled. */
+  /**
+   * A live batch from the worker. Nothing is delivered after the run settled. Batches are queued and handed on at most
+   * DELIVER_BUDGET events per event-loop turn, across all runs: a worker that outruns the main thread leaves many
+   * batches queued, and Node drains a port's whole queue in one go, so handing each batch on there would hold every
+   * other caller until the agent's whole burst was handled (100,000 chunks: 2 s).
+   */
   deliver(events: readonly unknown[], key: string): void {
     if (key !== this.#hooks.key) {
       this.#hooks.onForged();
       return;
     }
-    if (this.#settled || !this.#checked(events)) return;
-    this.#emit(events);
-    this.#received += events.length;
+    if (this.#settled) return;
+    this.#queued.push(events);
+    if (this.#queued.length === 1) this.#drain();
+  }
+
+  /** the next turn: hands on what waited (called by the turn's reset, not by the run's owner) */
+  resume(): void {
+    this.#drain();
+  }
+
+  #drain(): void {
+    while (this.#queued.length > 0 && !this.#settled) {
+      const room = DELIVER_BUDGET - turn.spent;
+      if (room <= 0) {
+        turn.waiting.add(this);
+        return;
+      }
+      let events = this.#queued[0]!;
+      if (events.length > room) {
+        // the rest of a long batch waits for the next turn, in front of the batches after it
+        this.#queued[0] = events.slice(room);
+        events = events.slice(0, room);
+      } else this.#queued.shift();
+      spend(events.length);
+      if (!this.#checked(events)) break;
+      this.#emit(events);
+      this.#received += events.length;
+    }
+    this.#queued = [];
     if (this.#reply) this.#tryComplete(this.#reply);
   }
 
@@ -78,7 +130,7 @@ export class PoolRun {
   }
 
   #tryComplete(reply: RunReply): void {
-    if (this.#received < reply.posted) return;
+    if (this.#queued.length > 0 || this.#received < reply.posted) return;
     if (!this.#checked(reply.tail)) return;
     this.#emit(reply.tail);
     if (reply.ok) this.#settle({ ok: true, events: reply.events }, null);
