@@ -251,6 +251,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
         limiter,
         limits: config.dashboard.limits,
         authFailures: config.dashboard.authFailures,
+        maxStreamsPerKey: config.dashboard.maxStreamsPerKey,
         maxBodyBytes: Math.min(config.maxBodyBytes, 256 * 1024),
         log,
       })
