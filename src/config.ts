@@ -167,9 +167,11 @@ export const Config = z
         limits: RateLimits.default(DEFAULT_ADMIN_LIMITS),
         /** failed admin authentications (a wrong Bearer or sign-in key) allowed per client address */
         authFailures: RateLimits.default(DEFAULT_ADMIN_AUTH_FAILURES),
+        /** live views (SSE) one admin key may hold open on one instance at once; the next is refused with HTTP 429 */
+        maxStreamsPerKey: z.number().int().positive().default(20),
       })
       .strict()
-      .default({ enabled: true, sessionTtlMs: 8 * 3_600_000, limits: DEFAULT_ADMIN_LIMITS, authFailures: DEFAULT_ADMIN_AUTH_FAILURES }),
+      .default({ enabled: true, sessionTtlMs: 8 * 3_600_000, limits: DEFAULT_ADMIN_LIMITS, authFailures: DEFAULT_ADMIN_AUTH_FAILURES, maxStreamsPerKey: 20 }),
     /** Prometheus metrics at GET /metrics (prom-client); off: no /metrics and no counting */
     metrics: z
       .object({ enabled: z.boolean().default(true) })

@@ -153,7 +153,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
 
   if (config.store === 'redis' && config.instanceId === undefined && config.port === 0) {
     // its next start cannot know its old tasks for its own: they wait for the presence sweep instead (and a cancel of
-    // one waits for a dead instance meanwhile), and each start leaves one more beat key in Redis
+    // one waits for a dead instance meanwhile), and each start leaves one more beat key in Redis until it expires
     log('this instance has no stable name (port 0 and no A2A_INSTANCE_ID)', {
       instance: instanceId,
       effect: `tasks it leaves running are failed only once instances.deadAfterMs has passed after its restart (reason instance_lost), not at its next start`,
@@ -251,6 +251,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
         limiter,
         limits: config.dashboard.limits,
         authFailures: config.dashboard.authFailures,
+        maxStreamsPerKey: config.dashboard.maxStreamsPerKey,
         maxBodyBytes: Math.min(config.maxBodyBytes, 256 * 1024),
         log,
       })

@@ -16,6 +16,13 @@ export interface PresenceOptions {
 
 const keyOf = (id: string) => `instance-beat:${id}`;
 
+/**
+ * A beat is collectable this many `deadAfterMs` after it was stamped: every instance id that ever ran (port-0 runs,
+ * restarts under new ids) would otherwise leave its key in the store for good. Long past dead, so a collected beat
+ * reads as what it was, dead; slack for clocks that differ between instances.
+ */
+export const BEAT_KEPT_DEAD_AFTERS = 3;
+
 export class Presence {
   private cancel: (() => void) | undefined;
   private stopped = false;
@@ -37,7 +44,7 @@ export class Presence {
       if (this.stopped) return;
       try {
         const now = this.o.clock.now();
-        await this.o.meta.put(keyOf(this.o.instanceId), now);
+        await this.o.meta.put(keyOf(this.o.instanceId), now, { now, expiresAt: now + BEAT_KEPT_DEAD_AFTERS * this.o.deadAfterMs });
         // a gap: a beat that failed, or a stall that held this one past two periods
         const steady = this.lastBeat !== undefined && now - this.lastBeat <= 2 * this.o.beatMs && this.steadySince !== undefined;
         if (!steady) this.steadySince = now;
@@ -59,7 +66,7 @@ export class Presence {
     this.cancel?.();
   }
 
-  /** true when `id` has not beaten within `deadAfterMs` (or never did) */
+  /** true when `id` has not beaten within `deadAfterMs` (or never did, or its beat was collected) */
   async isDead(id: string): Promise<boolean> {
     const seen = await this.o.meta.get(keyOf(id));
     return typeof seen !== 'number' || this.o.clock.now() - seen > this.o.deadAfterMs;

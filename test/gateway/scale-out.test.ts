@@ -1,6 +1,8 @@
 // Two gateway instances sharing one Redis: tasks, keys, limits, live events and cancels cross between them.
 import t, { type Test } from 'tap';
+import { createClient } from 'redis';
 import { ManualClock } from '../../src/runtime/clock.js';
+import { redisKeys } from '../../src/runtime/redis/keys.js';
 import { startTestGateway, msgB, type TestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { openSse } from '../support/sse.js';
@@ -109,4 +111,43 @@ t.test('a task left running by an instance that stopped beating is failed by ano
   }
   t.equal(state, 'failed', 'B failed the task of the silent instance');
   t.equal(task.status.message.metadata.reason, 'instance_lost');
+});
+
+t.test('an instance that stopped leaves no beat key behind: it is collected a few deadAfterMs later (injected clock)', async (t) => {
+  const prefix = testPrefix('scale-beat');
+  const clock = new ManualClock(Date.now());
+  const config = (id: string) => ({
+    store: 'redis' as const,
+    redisUrl: REDIS_URL,
+    redisPrefix: prefix,
+    instanceId: id,
+    instances: { heartbeatMs: 5_000, deadAfterMs: 20_000 },
+  });
+  const a = await startTestGateway({ config: config('gw-gone'), clock, timers: clock });
+  const b = await startTestGateway({ config: config('gw-stays'), clock, timers: clock });
+  const raw = createClient({ url: REDIS_URL });
+  raw.on('error', () => {});
+  await raw.connect();
+  t.teardown(async () => {
+    await raw.close();
+    await a.close();
+    await b.close();
+    await cleanupPrefix(REDIS_URL, prefix);
+  });
+  const keys = redisKeys(prefix);
+  const beatOf = (id: string) => raw.hGet(keys.meta, `instance-beat:${id}`);
+  t.ok(await beatOf('gw-gone'), 'a running instance has its beat stored');
+
+  await a.gw.close();
+  const stoppedAt = clock.now();
+  let goneAfter: number | undefined;
+  for (let i = 0; i < 40 && goneAfter === undefined; i++) {
+    clock.advance(5_000); // B beats on; each of its beats may collect expired ones
+    await new Promise((r) => setTimeout(r, 20));
+    if ((await beatOf('gw-gone')) === null) goneAfter = clock.now() - stoppedAt;
+  }
+  t.ok(goneAfter !== undefined, 'the stopped instance beat key is gone');
+  t.ok(goneAfter! > 20_000, `kept past deadAfterMs (gone after ${goneAfter} ms)`);
+  t.equal(await raw.zScore(keys.metaExpiry, 'instance-beat:gw-gone'), null, 'with its expiry entry');
+  t.ok(await beatOf('gw-stays'), 'the live instance beat stays');
 });

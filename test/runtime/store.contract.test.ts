@@ -561,6 +561,36 @@ function storeContract(engine: Engine) {
       t.equal(await (await loc.open()).meta.get('webhook-secret:ws-a'), 'whsec_2', 'overwritten, seen by another instance');
     });
 
+    t.test('meta: an entry put with an expiry is collected by a later expiring put past it; renewed or unexpiring ones stay', async (t) => {
+      const loc = await fresh('meta-expiry');
+      const s = await loc.open();
+      const T = Date.UTC(2026, 0, 1);
+      await s.meta.put('beat:gone', 1, { now: T, expiresAt: T + 100 });
+      await s.meta.put('beat:later', 2, { now: T, expiresAt: T + 300 });
+      await s.meta.put('beat:renewed', 3, { now: T, expiresAt: T + 100 });
+      await s.meta.put('beat:renewed', 4, { now: T + 50, expiresAt: T + 250 });
+      await s.meta.put('secret', 'kept', { now: T, expiresAt: T + 100 });
+      await s.meta.put('secret', 'kept for good');
+      t.equal(await s.meta.get('beat:gone'), 1, 'an expired entry reads as stored until a later expiring put collects it');
+
+      await s.meta.put('beat:other', 5, { now: T + 200, expiresAt: T + 500 });
+      const other = await loc.open();
+      t.equal(await other.meta.get('beat:gone'), undefined, 'collected once an expiring put ran past its expiry');
+      t.strictSame(await loc.residue('beat:gone'), [], 'with its expiry entries');
+      t.equal(await other.meta.get('beat:renewed'), 4, 'a renewed expiry counts, not the first one');
+      t.equal(await other.meta.get('beat:later'), 2, 'not yet expired');
+      t.equal(await other.meta.get('secret'), 'kept for good', 'a put without an expiry dropped the earlier one');
+      t.equal(await other.meta.get('beat:other'), 5);
+
+      await other.meta.put('beat:other', 6, { now: T + 600, expiresAt: T + 900 });
+      for (const k of ['beat:later', 'beat:renewed']) {
+        t.equal(await s.meta.get(k), undefined, `${k} collected at or past its expiry`);
+        t.strictSame(await loc.residue(k), []);
+      }
+      t.equal(await s.meta.get('secret'), 'kept for good');
+      t.equal(await s.meta.get('beat:other'), 6, 'the putting entry itself is stored after the sweep');
+    });
+
     t.test('connections: put, get, list by workspace then name, isolation, delete', async (t) => {
       const loc = await fresh('connections');
       const s = await loc.open();

@@ -23,11 +23,15 @@ export class AdminError extends Error {
   }
 }
 
-/** 429: a budget is spent; its headers (Retry-After, RateLimit-*) say when to come back. */
+/**
+ * 429: a budget is spent; its headers (Retry-After, RateLimit-*) say when to come back. `details` go into the body
+ * beside error and message (a bound's `limit` and `setting`).
+ */
 export class AdminRateLimited extends AdminError {
   constructor(
     message: string,
     readonly headers: Record<string, string>,
+    readonly details: Record<string, unknown> = {},
   ) {
     super(429, 'rate_limited', message);
     this.name = 'AdminRateLimited';
@@ -58,6 +62,6 @@ export function json(status: number, value: unknown, headers: Record<string, str
 export const errorReply = (e: AdminError): JsonReply =>
   json(
     e.status,
-    { error: e.code, message: e.message, ...(e.field && { field: e.field }) },
+    { ...(e instanceof AdminRateLimited && e.details), error: e.code, message: e.message, ...(e.field && { field: e.field }) },
     e instanceof AdminRateLimited || e instanceof AdminStoreUnavailable ? e.headers : {},
   );

@@ -6,8 +6,11 @@ import { taskView } from '../../protocol/views.js';
 import { toSanitizedJson } from '../../runtime/sanitizer.js';
 import { TopK } from '../../runtime/top-k.js';
 import { taskKey } from '../../runtime/store/types.js';
+import { RpcError } from '../../protocol/errors.js';
+import { onStreamEnd } from '../call-meter.js';
 import { agentCard } from '../card.js';
-import { badInput, notFound } from './http.js';
+import { StreamSlots } from '../stream-slots.js';
+import { AdminRateLimited, badInput, notFound } from './http.js';
 import { Reply, type AdminDeps, type AdminRoute } from './types.js';
 
 const ALL_STATES = TaskState.options;
@@ -25,10 +28,25 @@ const summary = (t: Task) => ({
   updated_at: new Date(t.updatedAt).toISOString(),
 });
 
+/** The setting that bounds each admin key's open live views (apart from its A2A streams' bound). */
+export const ADMIN_STREAMS_SETTING = 'dashboard.maxStreamsPerKey';
+
 /** The task as a caller with every result scope sees it: its own dialect, sanitized at the exit like any reply. */
 const callerView = (t: Task): unknown => JSON.parse(toSanitizedJson(codecs[t.dialect].task(taskView(t, { results: true, files: true }))));
 
 export function workRoutes(d: AdminDeps): AdminRoute[] {
+  // one count per admin API (per process), as the A2A endpoint keeps its own
+  const slots = new StreamSlots({ limit: d.maxStreamsPerKey, setting: ADMIN_STREAMS_SETTING });
+  /** Takes one of the key's live-view slots, or refuses as the admin API refuses a spent budget (429 rate_limited). */
+  const takeSlot = (keyId: string): (() => void) => {
+    try {
+      return slots.take(keyId);
+    } catch (e) {
+      if (!(e instanceof RpcError)) throw e;
+      const { limit, setting } = e.data ?? {};
+      throw new AdminRateLimited(e.message, {}, { limit, setting });
+    }
+  };
   const own = async (workspace: string, id: string) => {
     const t = await d.supervisor.get(workspace, id);
     if (!t) throw notFound(`No task ${id} in workspace ${workspace}`);
@@ -102,10 +120,14 @@ export function workRoutes(d: AdminDeps): AdminRoute[] {
       handler: async (c) => {
         const first = await own(c.workspace, c.params[0]!);
         const key = taskKey(c.workspace, first.id);
+        // taken last, once nothing can refuse the call any more; freed once however the view ends (its own end, the
+        // client going away, or the client gone before it opened)
+        const release = takeSlot(c.keyId);
         return new Reply({
           kind: 'stream',
           headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
-          start(sink) {
+          abandon: release,
+          start: onStreamEnd((sink) => {
             let done = false;
             let seq = 0;
             const stop = () => {
@@ -134,7 +156,7 @@ export function workRoutes(d: AdminDeps): AdminRoute[] {
             // read after the subscription is live: a change between the first read and now is not missed
             void sub.ready.then(() => d.supervisor.get(c.workspace, first.id)).then((t) => t && push(t));
             return stop;
-          },
+          }, release),
         });
       },
     },

@@ -58,6 +58,8 @@ export interface AdminDeps {
   limits: RateLimits;
   /** failed admin authentications allowed per client address */
   authFailures: RateLimits;
+  /** live views (SSE) one admin key may hold open on this instance at once (dashboard.maxStreamsPerKey) */
+  maxStreamsPerKey: number;
   maxBodyBytes: number;
   log: Log;
 }

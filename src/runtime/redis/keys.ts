@@ -36,6 +36,8 @@ export interface RedisKeys {
   pushConfigs(taskId: string): string;
   /** hash: meta key -> value */
   readonly meta: string;
+  /** sorted set: the meta keys put with an expiry, scored by it (each expiring put sweeps a few) */
+  readonly metaExpiry: string;
   /** sorted set: one task's events, scored by seq */
   events(taskKey: string): string;
   /** hash {data: packed PushJob, due: dueAt}: one waiting webhook delivery */
@@ -94,6 +96,7 @@ export function redisKeys(prefix: string): RedisKeys {
     workspaceTasksBuilt: `${prefix}tasks:workspace-index-built`,
     pushConfigs: (taskId) => `${idPrefix.pushConfigs}${taskId}`,
     meta: `${prefix}meta`,
+    metaExpiry: `${prefix}meta-expiry`,
     events: (taskKey) => `${idPrefix.events}${taskKey}`,
     pushJob: (id) => `${idPrefix.pushJob}${id}`,
     pushQueue: (queue) => `${idPrefix.pushQueue}${queue}`,

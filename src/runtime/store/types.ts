@@ -127,10 +127,21 @@ export interface EventStore {
   after(taskKey: string, after: number): Promise<TaskEvent[]>;
 }
 
-/** A small key-value area for server-wide values (e.g. per-workspace webhook secrets). */
+/**
+ * When a meta entry may be collected: once some later expiring put runs at a `now` at or past `expiresAt`, the entry and its
+ * expiry go (a bounded batch per put, on both engines, judged on the caller's clock rather than the engine's).
+ */
+export interface MetaExpiry {
+  expiresAt: number;
+  now: number;
+}
+
+/** A small key-value area for server-wide values (e.g. per-workspace webhook secrets, instance beats). */
 export interface MetaStore {
+  /** the value as stored (an expired entry not yet collected included: whether it is stale is the caller's to judge) */
   get(key: string): Promise<unknown>;
-  put(key: string, value: unknown): Promise<void>;
+  /** stores the value; with `expiry`, collectable after it (see MetaExpiry), without, kept for good (any earlier expiry dropped) */
+  put(key: string, value: unknown, expiry?: MetaExpiry): Promise<void>;
 }
 
 /** Outbound connections, per workspace by name; with each one's last reported status (its actor writes it). */

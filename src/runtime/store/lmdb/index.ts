@@ -14,6 +14,8 @@
 //   tasks-ended     [endedAt, task id] -> true         (terminal tasks by when they ended: retention sweeps it)
 //   push-configs    [taskId, configId] -> StoredPushConfig
 //   meta            key -> any value
+//   meta-expires    key -> expiresAt                   (meta entries put with an expiry; see meta.ts)
+//   meta-expiry     [expiresAt, key] -> true            (those entries by expiry: each expiring put sweeps a few)
 //   events          [taskKey, firstSeq] -> TaskEvent or TaskEvent[]  (one value per append, its events in seq
 //                                                       order; range reads replay after a seq; trimmed per task)
 //   push-jobs       [queue, seq] -> {job, lease?}        (webhook deliveries waiting; see push-jobs.ts)
@@ -59,6 +61,8 @@ export const LMDB_DBS = {
   tasksEnded: 'tasks-ended',
   pushConfigs: 'push-configs',
   meta: 'meta',
+  metaExpires: 'meta-expires',
+  metaExpiry: 'meta-expiry',
   events: 'events',
   pushJobs: 'push-jobs',
   connections: 'connections',
@@ -124,7 +128,13 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
     pushConfigs: lmdbPushConfigStore({ root, db: pushConfigs, fresh }),
     pushJobs: lmdbPushJobStore({ root, db: pushJobs, fresh }),
     events: lmdbEventStore({ root, db: events, fresh }),
-    meta: lmdbMetaStore({ db: meta, fresh }),
+    meta: lmdbMetaStore({
+      root,
+      db: meta,
+      expires: db(LMDB_DBS.metaExpires),
+      expiry: root.openDB<true, Key>({ name: LMDB_DBS.metaExpiry, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false }),
+      fresh,
+    }),
     connections: lmdbConnectionStore({ root, db: connections, status: connectionStatus, fresh }),
     relays: lmdbRelayStore({ root, db: relays, fresh }),
     results: lmdbResultStore({ root, db: results, expiry: resultsExpiry, fresh }),
