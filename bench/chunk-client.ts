@@ -27,13 +27,10 @@ export interface ProbeStats {
   worstMs: number;
 }
 
-export interface ChunkResult {
-  chunks: number;
-  /** ms from sending message/stream to its final event (or to the stream's end) */
-  completeMs: number;
+/** What the stream's events add up to (onFrame folds each one in); the result carries all of it. */
+interface StreamTally {
   /** chunks the client's copy of the artifact holds at the end (appends added, a replacement starts it over) */
   delivered: number;
-  missing: number;
   /** artifact-update events received (ours may carry several chunks in one) */
   artifactEvents: number;
   /** artifact-update events without append: they replace the artifact (the first may, when it starts it) */
@@ -45,6 +42,13 @@ export interface ChunkResult {
   finalState?: string;
   errorFrames: number;
   errorSample: string;
+}
+
+export interface ChunkResult extends StreamTally {
+  chunks: number;
+  /** ms from sending message/stream to its final event (or to the stream's end) */
+  completeMs: number;
+  missing: number;
   timedOut: boolean;
   probe: ProbeStats;
 }
@@ -119,17 +123,6 @@ function startProbe(spec: ChunkSpec, agent: http.Agent): { stop: () => Promise<P
   };
 }
 
-interface StreamTally {
-  delivered: number;
-  artifactEvents: number;
-  replacements: number;
-  outOfOrder: number;
-  firstOutOfOrder?: number;
-  finalState?: string;
-  errorFrames: number;
-  errorSample: string;
-}
-
 interface Part {
   kind?: string;
   text?: string;
@@ -186,7 +179,17 @@ function runStream(spec: ChunkSpec): Promise<{ tally: StreamTally; completeMs: n
       },
     },
   });
-  const tally: StreamTally = { delivered: 0, artifactEvents: 0, replacements: 0, outOfOrder: 0, errorFrames: 0, errorSample: '' };
+  // every field named, in the order the result line has always listed them (it spreads the tally)
+  const tally: StreamTally = {
+    delivered: 0,
+    artifactEvents: 0,
+    replacements: 0,
+    outOfOrder: 0,
+    firstOutOfOrder: undefined,
+    finalState: undefined,
+    errorFrames: 0,
+    errorSample: '',
+  };
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     let settled = false;
@@ -258,19 +261,13 @@ async function main(spec: ChunkSpec): Promise<void> {
   });
   const stats = await probe.stop();
   agent.destroy();
-  const t = run.tally;
+  const { delivered, ...tally } = run.tally;
   const result: ChunkResult = {
     chunks: spec.chunks,
     completeMs: run.completeMs,
-    delivered: t.delivered,
-    missing: spec.chunks - t.delivered,
-    artifactEvents: t.artifactEvents,
-    replacements: t.replacements,
-    outOfOrder: t.outOfOrder,
-    firstOutOfOrder: t.firstOutOfOrder,
-    finalState: t.finalState,
-    errorFrames: t.errorFrames,
-    errorSample: t.errorSample,
+    delivered,
+    missing: spec.chunks - delivered,
+    ...tally,
     timedOut: run.timedOut,
     probe: stats,
   };

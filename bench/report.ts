@@ -91,8 +91,8 @@ export interface Extra {
 export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome, extra: Extra = {}): string {
   const invalid = rows.filter((r) => !isValid(r));
   const rpc = extra.sections === undefined || extra.sections.has('rpc');
-  const streams = extra.streams ?? [];
-  const outbound = [...(extra.outbound ?? []), ...(extra.relay ?? [])];
+  // the sections after the throughput one, the same whether it ran or not
+  const rest = [...(extra.outbound ?? []), ...(extra.relay ?? []), ...(extra.streams ?? []), '## Limiter (per check)', '', ...limiterTable(limiter), ''];
   if (!rpc) {
     return [
       `# Bench results — ${info.date}`,
@@ -101,12 +101,7 @@ export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome, extr
       '',
       'Throughput section not selected (BENCH_SECTIONS).',
       '',
-      ...outbound,
-      ...streams,
-      '## Limiter (per check)',
-      '',
-      ...limiterTable(limiter),
-      '',
+      ...rest,
     ].join('\n');
   }
   return [
@@ -137,11 +132,6 @@ export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome, extr
     ratio(rows, 'message/send', 'gateway', 'gateway-nometrics', 'ours with metrics / without, message/send'),
     ratio(rows, 'tasks/get', 'gateway', 'gateway-nometrics', 'ours with metrics / without, tasks/get'),
     '',
-    ...outbound,
-    ...streams,
-    '## Limiter (per check)',
-    '',
-    ...limiterTable(limiter),
-    '',
+    ...rest,
   ].join('\n');
 }

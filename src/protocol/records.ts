@@ -42,7 +42,7 @@ export const MAX_WORKSPACE_ID = 128;
  */
 export const WorkspaceId = z
   .string()
-  .min(1)
+  .min(1, 'give a workspace id')
   .max(MAX_WORKSPACE_ID, `at most ${MAX_WORKSPACE_ID} characters`)
   .refine((w) => !w.includes('/'), 'a workspace id has no "/"')
   .refine((w) => w !== '*', 'a workspace id is not "*" (it names the agents shared by every workspace)');

@@ -4,12 +4,8 @@
 import type { Task } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import t from 'tap';
-import { addConnection } from '../../src/runtime/connection-admin.js';
-import { parseAllowlist } from '../../src/runtime/net/guard.js';
-import { msgB, startTestGateway } from '../support/gateway.js';
-import { startSdkRemote } from '../support/sdk-remote.js';
-
-const WS = 'ws1';
+import { msgB } from '../support/gateway.js';
+import { startSdkRemoteGateway } from '../support/sdk-remote-gateway.js';
 
 /** The task it first publishes already holds the artifact's first chunk; two more are appended to it. */
 class SnapshotFirst implements AgentExecutor {
@@ -42,19 +38,7 @@ class SnapshotFirst implements AgentExecutor {
 
 for (const streaming of [true, false]) {
   t.test(`the first chunk in the opening task is kept, the rest appended (${streaming ? 'streamed' : 'polled'})`, async (t) => {
-    const sdk = await startSdkRemote({ executor: new SnapshotFirst(), streaming });
-    const ours = await startTestGateway({
-      config: { push: { allowlist: ['127.0.0.1'] }, agents: [{ id: 'story', name: 'story', kind: 'remote', connection: 'sdk', workspace: WS }] },
-    });
-    t.teardown(async () => {
-      await ours.close();
-      await sdk.close();
-    });
-    await addConnection(
-      { connections: ours.gw.store.connections, secret: ours.gw.secret, clock: { now: () => Date.now() }, allowlist: parseAllowlist(['127.0.0.1']) },
-      { workspace: WS, name: 'sdk', url: sdk.url, credentials: { kind: 'none' }, trust: 'admin', dialect: 'auto', agents: [] },
-    );
-    const { key } = await ours.key({ workspace: WS, trust: 'admin' });
+    const { sdk, ours, key } = await startSdkRemoteGateway(t, { executor: new SnapshotFirst(), streaming, agentId: 'story' });
     const r = await ours.rpc({ method: 'message/send', key, params: msgB('tell me', { metadata: { agentId: 'story' } }) });
     t.equal(r.json.result?.status.state, 'completed', JSON.stringify(r.json));
     const artifacts = r.json.result.artifacts;

@@ -4,13 +4,10 @@
 import type { Task } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import t from 'tap';
-import { addConnection } from '../../src/runtime/connection-admin.js';
-import { parseAllowlist } from '../../src/runtime/net/guard.js';
 import { until } from '../support/a2a-client.js';
-import { msgB, startTestGateway } from '../support/gateway.js';
-import { startSdkRemote } from '../support/sdk-remote.js';
+import { msgB } from '../support/gateway.js';
+import { startSdkRemoteGateway } from '../support/sdk-remote-gateway.js';
 
-const WS = 'ws1';
 const LIMIT = 64 * 1024;
 
 /** Appends 1 KiB chunks until its task is canceled (or 4096 of them, so a gateway without the bound still ends). */
@@ -40,23 +37,12 @@ class Endless implements AgentExecutor {
 }
 
 t.test('a remote streaming chunks without end: our task fails at the limit and the remote task is canceled', async (t) => {
-  const sdk = await startSdkRemote({ executor: new Endless(), streaming: true });
-  const ours = await startTestGateway({
-    config: {
-      tasks: { maxTaskBytes: LIMIT },
-      push: { allowlist: ['127.0.0.1'] },
-      agents: [{ id: 'endless', name: 'endless', kind: 'remote', connection: 'sdk', workspace: WS }],
-    },
+  const { sdk, ours, key } = await startSdkRemoteGateway(t, {
+    executor: new Endless(),
+    streaming: true,
+    agentId: 'endless',
+    config: { tasks: { maxTaskBytes: LIMIT } },
   });
-  t.teardown(async () => {
-    await ours.close();
-    await sdk.close();
-  });
-  await addConnection(
-    { connections: ours.gw.store.connections, secret: ours.gw.secret, clock: { now: () => Date.now() }, allowlist: parseAllowlist(['127.0.0.1']) },
-    { workspace: WS, name: 'sdk', url: sdk.url, credentials: { kind: 'none' }, trust: 'admin', dialect: 'auto', agents: [] },
-  );
-  const { key } = await ours.key({ workspace: WS, trust: 'admin' });
   const r = await ours.rpc({ method: 'message/send', key, params: msgB('go on', { metadata: { agentId: 'endless' } }) });
   const task = r.json.result;
   t.equal(task?.status?.state, 'failed', JSON.stringify(r.json).slice(0, 300));

@@ -3,6 +3,7 @@
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { revokeKey } from '../../src/runtime/key-admin.js';
+import { adminCall, adminSignIn, type AdminCallOptions } from '../support/admin-api.js';
 import { startTestGateway } from '../support/gateway.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -11,29 +12,8 @@ async function setup(t: Test) {
   const clock = new ManualClock(T0);
   const tg = await startTestGateway({ clock, config: { dashboard: { enabled: true, sessionTtlMs: 60_000 } } });
   t.teardown(() => tg.close());
-  const call = async (
-    method: string,
-    path: string,
-    o: { bearer?: string; cookie?: string; csrf?: string; body?: unknown; raw?: string; type?: string; headers?: Record<string, string> } = {},
-  ) => {
-    const res = await fetch(`${tg.url}/api/admin${path}`, {
-      method,
-      headers: {
-        ...(o.bearer && { Authorization: `Bearer ${o.bearer}` }),
-        ...(o.cookie && { Cookie: o.cookie }),
-        ...(o.csrf && { 'X-CSRF-Token': o.csrf }),
-        ...((o.body !== undefined || o.raw !== undefined) && { 'Content-Type': o.type ?? 'application/json' }),
-        ...o.headers,
-      },
-      body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
-  };
-  const signIn = async (key: string, headers: Record<string, string> = {}) => {
-    const r = await call('POST', '/session', { body: { key }, headers });
-    return { ...r, cookie: (r.headers.get('set-cookie') ?? '').split(';')[0]!, csrf: r.json?.csrf as string };
-  };
+  const call = (method: string, path: string, o?: AdminCallOptions) => adminCall(tg, method, path, o);
+  const signIn = (key: string, headers?: Record<string, string>) => adminSignIn(tg, key, headers);
   return { clock, tg, call, signIn };
 }
 

@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { addressBucket } from '../../src/gateway/auth-throttle.js';
+import { adminCall, type AdminCallOptions } from '../support/admin-api.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -12,20 +13,7 @@ async function setup(t: Test, dashboard: Record<string, unknown>) {
   const clock = new ManualClock(T0);
   const tg = await startTestGateway({ clock, config: { dashboard: { enabled: true, ...dashboard } } });
   t.teardown(() => tg.close());
-  const call = async (method: string, path: string, o: { bearer?: string; cookie?: string; csrf?: string; body?: unknown } = {}) => {
-    const res = await fetch(`${tg.url}/api/admin${path}`, {
-      method,
-      headers: {
-        ...(o.bearer && { Authorization: `Bearer ${o.bearer}` }),
-        ...(o.cookie && { Cookie: o.cookie }),
-        ...(o.csrf && { 'X-CSRF-Token': o.csrf }),
-        ...(o.body !== undefined && { 'Content-Type': 'application/json' }),
-      },
-      body: o.body === undefined ? undefined : JSON.stringify(o.body),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
-  };
+  const call = (method: string, path: string, o?: AdminCallOptions) => adminCall(tg, method, path, o);
   return { clock, tg, call };
 }
 

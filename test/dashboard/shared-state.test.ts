@@ -9,6 +9,7 @@ import t, { type Test } from 'tap';
 import { KEY_USAGE_FLUSH_MS } from '../../src/main.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { until } from '../support/a2a-client.js';
+import { adminCall as call, adminSignIn as signIn } from '../support/admin-api.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { startReceiver } from '../support/webhooks.js';
@@ -16,33 +17,6 @@ import { startReceiver } from '../support/webhooks.js';
 t.setTimeout(120_000);
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
-
-interface Headers {
-  cookie?: string;
-  csrf?: string;
-  bearer?: string;
-}
-
-/** One admin API call to one instance. */
-async function call(g: TestGateway, method: string, path: string, o: Headers & { body?: unknown } = {}) {
-  const res = await fetch(`${g.url}/api/admin${path}`, {
-    method,
-    headers: {
-      ...(o.cookie && { Cookie: o.cookie }),
-      ...(o.csrf && { 'X-CSRF-Token': o.csrf }),
-      ...(o.bearer && { Authorization: `Bearer ${o.bearer}` }),
-      ...(o.body !== undefined && { 'Content-Type': 'application/json' }),
-    },
-    body: o.body === undefined ? undefined : JSON.stringify(o.body),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
-}
-
-async function signIn(g: TestGateway, key: string) {
-  const r = await call(g, 'POST', '/session', { body: { key } });
-  return { status: r.status, cookie: (r.headers.get('set-cookie') ?? '').split(';')[0]!, csrf: r.json?.csrf as string };
-}
 
 /** Every key name and value under a Redis prefix, as bytes, for a search. */
 async function redisDump(prefix: string): Promise<Buffer> {

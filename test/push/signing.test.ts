@@ -45,6 +45,10 @@ t.test('workspace secrets live in the store: made on first use, replaced by rota
   t.equal(await secrets.current('ws-b'), undefined, 'per workspace');
   await t.rejects(secrets.rotate(''), { code: 'ERR_WEBHOOK_SECRET', message: /workspace/ });
   await t.rejects(secrets.rotate('a/b'), { code: 'ERR_WEBHOOK_SECRET', message: /workspace/ });
+  // the bounds of every workspace id a key or connection names (protocol/records.ts): no secret for a workspace no key can reach
+  await t.rejects(secrets.rotate('w'.repeat(129)), { code: 'ERR_WEBHOOK_SECRET', message: /^workspace: at most 128 characters/ });
+  await t.rejects(secrets.rotate('*'), { code: 'ERR_WEBHOOK_SECRET', message: /^workspace: a workspace id is not "\*"/ });
+  t.equal(await secrets.current('*'), undefined, 'nothing stored for a refused id');
   await store.meta.put('webhook-secret:ws-c', 'garbage');
   await t.rejects(secrets.current('ws-c'), { code: 'ERR_WEBHOOK_SECRET' }, 'a damaged secret is refused, not used');
   await store.close();

@@ -8,6 +8,7 @@
 // which nobody has seen: the operator rotates to get one to show to the receiver. Secrets are never
 // logged. The server reads the secret on every delivery, so a rotation applies from the next attempt.
 import { z } from 'zod';
+import { WorkspaceId } from '../../protocol/records.js';
 import { SecretBoxError, secretBox, type SecretBox } from '../secret-box.js';
 import type { MetaStore } from '../store/types.js';
 import { newSigningSecret, SECRET_PATTERN } from './signing.js';
@@ -15,11 +16,6 @@ import { newSigningSecret, SECRET_PATTERN } from './signing.js';
 const metaKey = (workspace: string): string => `webhook-secret:${workspace}`;
 
 const Secret = z.string().regex(SECRET_PATTERN);
-
-export const WorkspaceId = z
-  .string()
-  .min(1, 'workspace: give a workspace id')
-  .refine((w) => !w.includes('/'), 'workspace: a workspace id has no "/"');
 
 export class WebhookSecretError extends Error {
   readonly code = 'ERR_WEBHOOK_SECRET';
@@ -57,8 +53,9 @@ export class WebhookSecrets {
 
   /** Replaces the workspace's secret and returns the new one (the only time it is shown). */
   async rotate(workspace: string): Promise<string> {
+    // the one workspace id schema (protocol/records.ts): the bounds a key or connection names hold here too
     const ws = WorkspaceId.safeParse(workspace);
-    if (!ws.success) throw new WebhookSecretError(ws.error.issues[0]?.message ?? 'workspace: invalid');
+    if (!ws.success) throw new WebhookSecretError(`workspace: ${ws.error.issues[0]?.message ?? 'invalid'}`);
     const secret = newSigningSecret();
     await this.write(ws.data, secret);
     return secret;
