@@ -26,6 +26,9 @@ function checkAgents(agents: AgentSpec[], ctx: z.RefinementCtx<AgentSpec[]>): vo
 /** A number that may come as text (a flag, an env variable): plain decimal digits only, never Number()'s looser reading. */
 const fromDecimalText = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === 'string' ? (plainDecimal(v) ?? v) : v), schema);
 
+/** an IP address or a CIDR range (push.allowlist, trustedProxies) */
+const IpOrCidr = z.string().refine(isIpOrCidr, 'not an IP address or CIDR range');
+
 export const Config = z
   .object({
     host: z.string().min(1).default('127.0.0.1'),
@@ -37,6 +40,22 @@ export const Config = z
     /** names this process in task ownership; restart recovery fails only this instance's running tasks */
     instanceId: z.string().min(1).optional(),
     publicUrl: z.url().optional(),
+    /**
+     * proxies whose X-Forwarded-For names the client (addresses or CIDR ranges); the per-address throttles count by
+     * that client. Empty: the connection's peer is the client, and X-Forwarded-For is ignored
+     */
+    trustedProxies: z
+      .preprocess(
+        (v) =>
+          typeof v === 'string'
+            ? v
+                .split(',')
+                .map((s) => s.trim())
+                .filter((s) => s !== '')
+            : v,
+        z.array(IpOrCidr).max(100),
+      )
+      .default([]),
     /** serve HTTPS, and WSS for the relay tunnel (uWS SSLApp), from these PEM files */
     tls: z
       .object({ certFile: z.string().min(1), keyFile: z.string().min(1) })
@@ -72,7 +91,7 @@ export const Config = z
     push: z
       .object({
         /** internal addresses (CIDRs or exact IPs) a webhook URL may reach anyway; everything internal is refused otherwise */
-        allowlist: z.array(z.string().refine(isIpOrCidr, 'not an IP address or CIDR range')).default([]),
+        allowlist: z.array(IpOrCidr).default([]),
         /** each delivery attempt gives up after this long */
         timeoutMs: z.number().int().positive().default(10_000),
         /** a delivery is given up after this many failed attempts */
@@ -261,6 +280,7 @@ export const ENV_VARS: ReadonlyArray<{
   { name: 'A2A_REDIS_PREFIX', key: 'redisPrefix', what: 'the prefix of every Redis key (a2a:)' },
   { name: 'A2A_INSTANCE_ID', key: 'instanceId', what: "this instance's stable name on Redis" },
   { name: 'A2A_PUBLIC_URL', key: 'publicUrl', what: 'the base URL callers reach (behind a proxy)' },
+  { name: 'A2A_TRUSTED_PROXIES', key: 'trustedProxies', what: 'comma-separated proxy addresses or CIDR ranges whose X-Forwarded-For is read (none)' },
   { name: 'A2A_MAX_BODY_BYTES', key: 'maxBodyBytes', what: 'the request body limit (1048576)', int: true },
   { name: 'A2A_MAX_BATCH_SIZE', key: 'maxBatchSize', what: 'the most calls in one JSON-RPC batch (100)', int: true },
   { name: 'A2A_SECRET', what: 'the server secret keys are hashed with (default: <dataDir>/secret)' },

@@ -5,10 +5,18 @@ import type { AdminApi, AdminHttpRequest } from '../gateway/api.js';
 import { readBody, type BodyDeadline } from './body.js';
 import { send, sendJson, trackAbort } from './http-response.js';
 import { startSse, type SseLimits } from './sse.js';
+import { addressOf, forwardedForOf, type ClientAddress } from './peer.js';
 
 export function serveAdmin(
   app: TemplatedApp,
-  o: { admin: AdminApi; tls: boolean; sse: SseLimits; deadline: BodyDeadline; log?: (msg: string, fields?: Record<string, unknown>) => void },
+  o: {
+    admin: AdminApi;
+    tls: boolean;
+    sse: SseLimits;
+    deadline: BodyDeadline;
+    log?: (msg: string, fields?: Record<string, unknown>) => void;
+    clientAddress?: ClientAddress;
+  },
 ): void {
   const route = (res: HttpResponse, req: HttpRequest) => {
     const state = trackAbort(res);
@@ -24,7 +32,7 @@ export function serveAdmin(
       contentType: req.getHeader('content-type') || undefined,
       tls: o.tls || req.getHeader('x-forwarded-proto') === 'https',
       // read before any await: the response object is usable only synchronously here
-      address: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      address: addressOf(res, forwardedForOf(req, o.clientAddress), o.clientAddress),
     };
     // a request without a body (GET, most DELETEs) never gets an onData call to wait for
     const body = hasBody

@@ -9,6 +9,7 @@ import { readBody, type BodyDeadline, type BodyTimers } from './body.js';
 import { send, sendJson, trackAbort, type ResponseState } from './http-response.js';
 import { startSse, type SseLimits } from './sse.js';
 import { listenExclusive } from './listen.js';
+import { addressOf, forwardedForOf, type ClientAddress } from './peer.js';
 
 export interface HttpServerOptions {
   gateway: GatewayApi;
@@ -22,6 +23,8 @@ export interface HttpServerOptions {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** serve HTTPS (and WSS for the relay tunnel) from these PEM files */
   tls?: { certFile: string; keyFile: string };
+  /** the client's address behind trusted proxies (setting trustedProxies); without it, the connection's peer */
+  clientAddress?: ClientAddress;
 }
 
 export interface HttpServer {
@@ -92,10 +95,11 @@ function rpcRoute(o: HttpServerOptions) {
     const lengthHeader = req.getHeader('content-length');
     const requestId = req.getHeader('x-request-id') || undefined;
     const baseUrl = baseUrlOf(req, tls !== undefined);
+    const forwardedFor = forwardedForOf(req, o.clientAddress);
     const state = trackAbort(res);
     // read at the first need, at the latest when a failed key is counted; a client already gone has no address left
     let peer: string | undefined;
-    const address = () => (peer ??= state.aborted ? '' : Buffer.from(res.getRemoteAddressAsText()).toString());
+    const address = () => (peer ??= state.aborted ? '' : addressOf(res, forwardedFor, o.clientAddress));
     const declaredLength = lengthHeader ? Number(lengthHeader) : undefined;
     void readBody(res, { limit: gateway.maxBodyBytes, declaredLength, deadline, state })
       .then(async (b) => {
@@ -125,8 +129,9 @@ function buildApp(o: HttpServerOptions): TemplatedApp {
   const { gateway } = o;
   const rpc = rpcRoute(o);
   const app = o.tls ? uWS.SSLApp({ cert_file_name: o.tls.certFile, key_file_name: o.tls.keyFile }) : uWS.App();
-  if (gateway.tunnel) serveTunnel(app, { tunnel: gateway.tunnel, log: o.log });
-  if (gateway.admin) serveAdmin(app, { admin: gateway.admin, tls: o.tls !== undefined, sse: o.sse, deadline: deadlineOf(o), log: o.log });
+  if (gateway.tunnel) serveTunnel(app, { tunnel: gateway.tunnel, log: o.log, clientAddress: o.clientAddress });
+  if (gateway.admin)
+    serveAdmin(app, { admin: gateway.admin, tls: o.tls !== undefined, sse: o.sse, deadline: deadlineOf(o), log: o.log, clientAddress: o.clientAddress });
   app.post('/api/a2a', (res, req) => rpc(res, req, undefined));
   app.post('/api/a2a/agents/:agentId', (res, req) => rpc(res, req, segment(req, 0)));
   for (const path of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {

@@ -3,6 +3,7 @@
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { TunnelApi, TunnelSession } from '../gateway/api.js';
 import { MAX_FRAME_BYTES, TUNNEL_PATH } from '../protocol/tunnel.js';
+import { addressOf, forwardedForOf, type ClientAddress } from './peer.js';
 
 interface Data {
   session: TunnelSession;
@@ -11,7 +12,10 @@ interface Data {
 const STATUS_TEXT = { 401: '401 Unauthorized', 403: '403 Forbidden', 429: '429 Too Many Requests' } as const;
 const ERROR_CODE = { 401: 'unauthorized', 403: 'forbidden', 429: 'rate_limited' } as const;
 
-export function serveTunnel(app: TemplatedApp, o: { tunnel: TunnelApi; log?: (msg: string, fields?: Record<string, unknown>) => void }): void {
+export function serveTunnel(
+  app: TemplatedApp,
+  o: { tunnel: TunnelApi; log?: (msg: string, fields?: Record<string, unknown>) => void; clientAddress?: ClientAddress },
+): void {
   app.ws<Data>(TUNNEL_PATH, {
     compression: 0,
     // a little past the bound, so the gateway sees a frame just over it and says why it refuses it; uWS cuts off
@@ -27,7 +31,7 @@ export function serveTunnel(app: TemplatedApp, o: { tunnel: TunnelApi; log?: (ms
       const wsKey = req.getHeader('sec-websocket-key');
       const wsProtocol = req.getHeader('sec-websocket-protocol');
       const wsExtensions = req.getHeader('sec-websocket-extensions');
-      const address = Buffer.from(res.getRemoteAddressAsText()).toString();
+      const address = addressOf(res, forwardedForOf(req, o.clientAddress), o.clientAddress);
       let aborted = false;
       res.onAborted(() => {
         aborted = true;
