@@ -451,6 +451,7 @@ function WebhooksPage() {
         <tbody>${(data?.waiting ?? []).map((w) => html`<tr><td><code>${w.id}</code></td><td><code>${w.task_id}</code></td><td>${w.attempts}</td><td>${when(w.due_at)}</td><td>${w.last_error ?? ''}</td></tr>`)}</tbody>
       </table>`
       }
+      ${data && data.waiting_total > data.waiting.length && html`<p class="muted">The ${data.waiting.length} due soonest of ${data.waiting_total} waiting.</p>`}
     </section>`;
 }
 

@@ -4,6 +4,10 @@ import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { revokeKey } from '../../src/runtime/key-admin.js';
 import { adminCall, adminSignIn, type AdminCallOptions } from '../support/admin-api.js';
+import { queueOf } from '../../src/runtime/store/push-queues.js';
+import { taskKey } from '../../src/runtime/store/types.js';
+import { WAITING_SHOWN } from '../../src/gateway/admin/routes-settings.js';
+import type { PushJob } from '../../src/protocol/records.js';
 import { startTestGateway } from '../support/gateway.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -128,6 +132,53 @@ t.test('tasks through the API: list with filters, the sanitized view, cancel; we
   t.match(rotated.json.secret, /^whsec_/);
   t.equal(await tg.gw.push.secrets.current('acme'), rotated.json.secret);
   t.match((await call('GET', '/webhooks', { bearer: admin.key })).json, { has_secret: true, deliveries: [], waiting: [] });
+});
+
+t.test("webhooks: the waiting list shows the workspace's own soonest due jobs only, at most 100, with the count of all", async (t) => {
+  const { tg, call } = await setup(t);
+  const acme = await tg.key({ workspace: 'acme', trust: 'admin' });
+  const globex = await tg.key({ workspace: 'globex', trust: 'admin' });
+  const job = (workspace: string, task: string, dueAt: number): PushJob => {
+    const key = taskKey(workspace, task);
+    return {
+      id: `msg_${task}`,
+      queue: queueOf(key, 'cfg'),
+      seq: 1,
+      taskKey: key,
+      configId: 'cfg',
+      workspaceId: workspace,
+      body: '{}',
+      attempts: 3,
+      dueAt,
+      createdAt: T0,
+      lastError: 'HTTP 503',
+    };
+  };
+  // receivers down: 150 of acme's deliveries wait (not due before an hour from now, so the worker leaves them be),
+  // and globex's 20 are due sooner than any of them
+  const acmeJobs = Array.from({ length: 150 }, (_, i) => job('acme', `a${i}`, T0 + 3_600_000 + ((i * 37) % 150) * 1_000));
+  const globexJobs = Array.from({ length: 20 }, (_, i) => job('globex', `g${i}`, T0 + 60_000 + i));
+  await tg.gw.store.pushJobs.enqueue([...acmeJobs, ...globexJobs]);
+
+  const mine = (await call('GET', '/webhooks', { bearer: acme.key })).json;
+  t.equal(mine.waiting.length, WAITING_SHOWN, 'bounded: not every waiting job');
+  t.equal(mine.waiting_total, 150, 'with how many wait in all');
+  const soonest = [...acmeJobs].sort((a, b) => a.dueAt - b.dueAt).slice(0, WAITING_SHOWN);
+  t.strictSame(
+    mine.waiting.map((w: any) => [w.task_id, w.due_at]),
+    soonest.map((j) => [j.taskKey.slice('acme/'.length), new Date(j.dueAt).toISOString()]),
+    'the soonest due first',
+  );
+  t.match(mine.waiting[0], { id: soonest[0]!.id, attempts: 3, last_error: 'HTTP 503' });
+  t.notOk(JSON.stringify(mine).includes('globex') || JSON.stringify(mine).includes('msg_g'), "another workspace's jobs never appear");
+
+  const theirs = (await call('GET', '/webhooks', { bearer: globex.key })).json;
+  t.equal(theirs.waiting_total, 20);
+  t.strictSame(
+    theirs.waiting.map((w: any) => w.task_id),
+    globexJobs.map((j) => j.taskKey.slice('globex/'.length)),
+    'only its own, soonest first',
+  );
 });
 
 t.test('connections through the API with each credential kind: the secrets go in and never come out', async (t) => {

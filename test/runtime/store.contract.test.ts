@@ -10,6 +10,8 @@ import { open } from 'lmdb';
 import { pack } from 'msgpackr';
 import { createClient, RESP_TYPES } from 'redis';
 import { taskKey, type Store } from '../../src/runtime/store/types.js';
+import { dueBefore, queueOf } from '../../src/runtime/store/push-queues.js';
+import type { PushJob } from '../../src/protocol/records.js';
 import type { TaskState } from '../../src/protocol/model.js';
 import { ALL_STATES as ALL } from '../support/tasks.js';
 import { LMDB_DBS, openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
@@ -765,6 +767,50 @@ function storeContract(engine: Engine) {
       t.equal(await s.results.sweep({ now: T + 50, limit: 100 }), 2, 'later, the next ones');
       t.strictSame(ids(await s.results.list({ workspace: 'ws-a' })), []);
       t.strictSame(ids(await s.results.list({ workspace: 'ws-b' })), ['kept2']);
+    });
+
+    t.test("push jobs: listWorkspace gives one workspace's soonest due jobs, bounded, with its count", async (t) => {
+      const s = await (await fresh('push-by-workspace')).open();
+      const T = Date.UTC(2026, 0, 1);
+      const job = (ws: string, task: string, seq: number, dueAt: number): PushJob => {
+        const key = taskKey(ws, task);
+        return { ...samplePushJob({ queue: queueOf(key, 'cfg'), seq, dueAt }), id: `msg_${ws}_${task}_${seq}`, taskKey: key, workspaceId: ws };
+      };
+      // 600 queues of 4: past two LMDB slices (1,000 keys) and many ZSCAN steps; followers are due in seq order, and
+      // every tenth queue's head was retried to later than its followers
+      const mine: PushJob[] = [];
+      for (let q = 0; q < 600; q++) {
+        const at = T + ((q * 7_919) % 600) * 10;
+        for (let seq = 1; seq <= 4; seq++) mine.push(job('W', `t${q}`, seq, seq === 1 && q % 10 === 0 ? at + 1_000_000 : at + seq));
+      }
+      // other workspaces' jobs due sooner, one whose id starts like W's, and one with glob characters in its id
+      const others = [...['V', 'W-x', 'W[1]'].flatMap((ws) => [1, 2, 3].map((seq) => job(ws, 'x', seq, T - 1_000 + seq))), job('W[1]', 'y', 1, T - 5_000)];
+      const all = [...mine, ...others];
+      for (let i = 0; i < all.length; i += 200) await s.pushJobs.enqueue(all.slice(i, i + 200));
+
+      let turns = 0;
+      let ticker: NodeJS.Immediate | undefined;
+      const tick = () => {
+        turns++;
+        ticker = setImmediate(tick);
+      };
+      ticker = setImmediate(tick);
+      const got = await s.pushJobs.listWorkspace({ workspaceId: 'W', limit: 100 });
+      clearImmediate(ticker);
+      const soonest = [...mine].sort((a, b) => (dueBefore(a, b) ? -1 : dueBefore(b, a) ? 1 : 0)).slice(0, 100);
+      t.equal(got.jobs.length, 100, 'no more than the bound');
+      t.strictSame(got.jobs, soonest, "the workspace's 100 soonest due, soonest first, whole records");
+      t.equal(got.total, 2_400, 'and how many wait in all');
+      t.ok(turns >= 2, `the read gave the event loop back between slices (${turns} turns)`);
+
+      const bracket = await s.pushJobs.listWorkspace({ workspaceId: 'W[1]', limit: 2 });
+      t.strictSame(
+        bracket.jobs.map((j) => j.id),
+        ['msg_W[1]_y_1', 'msg_W[1]_x_1'],
+        'a workspace id with glob characters finds its own jobs',
+      );
+      t.equal(bracket.total, 4);
+      t.strictSame(await s.pushJobs.listWorkspace({ workspaceId: 'W-', limit: 100 }), { jobs: [], total: 0 }, 'a prefix of an id is not that workspace');
     });
 
     t.test('push jobs: queues hand out their heads in seq order, one claimer at a time', async (t) => {

@@ -9,6 +9,9 @@ import { addRelay, listRelays, removeRelay, setRelayAgent } from '../../runtime/
 import { badInput, notFound } from './http.js';
 import type { AdminCall, AdminDeps, AdminRoute } from './types.js';
 
+/** How many waiting webhook deliveries the webhooks page shows (the soonest due), with the count of all. */
+export const WAITING_SHOWN = 100;
+
 /** The dashboard's "create key" form: expiry as an ISO date (or none), limits as two numbers. */
 const NewKey = z
   .object({
@@ -156,11 +159,13 @@ export function settingsRoutes(d: AdminDeps): AdminRoute[] {
       method: 'GET',
       path: /^\/webhooks$/,
       handler: async (c) => {
-        const waiting = (await d.store.pushJobs.list()).filter((j) => j.workspaceId === c.workspace);
+        // only this workspace's jobs, and only the soonest few: with receivers down thousands may wait
+        const waiting = await d.store.pushJobs.listWorkspace({ workspaceId: c.workspace, limit: WAITING_SHOWN });
         return {
           has_secret: (await d.push.secrets.current(c.workspace)) !== undefined,
           deliveries: await d.deliveries.list(c.workspace),
-          waiting: waiting.map((j) => ({
+          waiting_total: waiting.total,
+          waiting: waiting.jobs.map((j) => ({
             id: j.id,
             task_id: j.taskKey.slice(c.workspace.length + 1),
             attempts: j.attempts,

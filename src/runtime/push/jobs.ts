@@ -5,10 +5,8 @@ import type { PushJob, StoredPushConfig } from '../../protocol/records.js';
 import { taskView, type TaskViewOptions } from '../../protocol/views.js';
 import { randomBase62 } from '../clock.js';
 import { toSanitizedJson } from '../sanitizer.js';
+import { queueOf } from '../store/push-queues.js';
 import { taskKey } from '../store/types.js';
-
-/** One queue per task and config; JSON keeps any characters of either id from making two names meet. */
-export const queueOf = (taskKeyValue: string, configId: string): string => JSON.stringify([taskKeyValue, configId]);
 
 /**
  * The longest queue name (UTF-8 bytes) a config may make. A job is stored under [queue, seq], and LMDB refuses a key

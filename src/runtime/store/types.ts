@@ -115,6 +115,12 @@ export interface PushJobStore {
   nextDueAt(): Promise<number | undefined>;
   /** every waiting job, each queue in seq order (operators and tests) */
   list(): Promise<PushJob[]>;
+  /**
+   * Up to `limit` of one workspace's waiting jobs, soonest due first (dueBefore), and how many of its jobs wait in
+   * all. Reads that workspace's queues only, a bounded slice per read with the event loop (or Redis) free between
+   * slices: one workspace's admin page must not cost every workspace a read of every job (the dashboard).
+   */
+  listWorkspace(o: { workspaceId: string; limit: number }): Promise<{ jobs: PushJob[]; total: number }>;
   /** removes every waiting job of these tasks (retention deleted them); returns how many went */
   dropTasks(taskKeys: readonly string[]): Promise<number>;
 }

@@ -7,6 +7,8 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { z } from 'zod';
 import { PushJob } from '../../../protocol/records.js';
+import { TopK } from '../../top-k.js';
+import { dueBefore, workspaceQueuePrefix } from '../push-queues.js';
 import type { ClaimedPushJob, PushJobStore } from '../types.js';
 import { checked } from '../validate.js';
 import { heldByEarlierRun, leaseToken } from '../lease-holder.js';
@@ -17,6 +19,10 @@ const StoredJob = z.object({
   lease: z.object({ token: z.string(), until: z.number() }).optional(),
 });
 type StoredJob = z.infer<typeof StoredJob>;
+
+/** keys per range read of a workspace's jobs; the event loop is given back between reads */
+const SLICE = 1_000;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const keyOf = (job: { queue: string; seq: number }): Key => [job.queue, job.seq];
 
@@ -127,6 +133,31 @@ export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, 
       const out: PushJob[] = [];
       for (const { key, value } of db.getRange()) out.push(read(value, key).job);
       return out;
+    },
+    async listWorkspace({ workspaceId, limit }) {
+      o.fresh();
+      // keys are [queue, seq] and the workspace's queues all begin with its prefix, which ends in '/': the range from
+      // [prefix] up to [prefix with '0' for its '/'] ('0' follows '/') holds them and nothing else. Each slice is its
+      // own range read, starting just after the last key read, so no read (nor the loop) outlives a slice.
+      const prefix = workspaceQueuePrefix(workspaceId);
+      const end: Key = [`${prefix.slice(0, -1)}0`];
+      let start: Key = [prefix];
+      const top = new TopK<PushJob>(limit, dueBefore);
+      for (;;) {
+        let n = 0;
+        let last: Key | undefined;
+        for (const { key, value } of db.getRange({ start, end, limit: SLICE })) {
+          n++;
+          last = key;
+          const { job } = read(value, key);
+          if (job.workspaceId === workspaceId) top.offer(job);
+        }
+        if (n < SLICE || !Array.isArray(last)) break;
+        // a seq is an integer: the next key of the same queue, or of the next queue, comes at or after this one
+        start = [last[0] as string, Number(last[1]) + 1];
+        await yieldToLoop();
+      }
+      return { jobs: top.sorted(), total: top.offered };
     },
   };
 }

@@ -9,6 +9,8 @@
 // The scripts reach a queue's and a job's keys through prefixes passed in ARGV (bullmq does the
 // same): on Redis Cluster, put a hash tag in the store prefix so that every key is in one slot.
 import { PushJob } from '../../../protocol/records.js';
+import { TopK } from '../../top-k.js';
+import { dueBefore, workspaceQueuePrefix } from '../push-queues.js';
 import { StoreCorruptError } from '../errors.js';
 import type { PushJobStore } from '../types.js';
 import { checked } from '../validate.js';
@@ -173,11 +175,40 @@ return n
 `,
 });
 
+/**
+ * ARGV: queue prefix, job prefix, how many jobs per queue, then queues. For each queue: its length, then the packed
+ * jobs at its front (those whose record is still there). The caller bounds queues x jobs, so the reply is bounded.
+ */
+const peekQueues0 = script({
+  numberOfKeys: 0,
+  lua: `
+local out = {}
+local n = tonumber(ARGV[3])
+for i = 4, #ARGV do
+  local qkey = ARGV[1] .. ARGV[i]
+  local one = { redis.call('ZCARD', qkey) }
+  for _, id in ipairs(redis.call('ZRANGE', qkey, 0, n - 1)) do
+    local data = redis.call('HGET', ARGV[2] .. id, 'data')
+    if data then one[#one + 1] = data end
+  end
+  out[#out + 1] = one
+end
+return out
+`,
+});
+
+/** queue names per ZSCAN step over push-due, and the most jobs one peek may answer with */
+const SCAN_COUNT = 500;
+const PEEK_JOBS = 500;
+
+/** A glob (ZSCAN MATCH) matching exactly the names that begin with `prefix`. */
+const startsWithGlob = (prefix: string): string => `${prefix.replace(/[\\*?[\]]/g, '\\$&')}*`;
+
 /** KEYS: pushDue. The first queue and its score, or an empty list. */
 const firstDue1 = script({ numberOfKeys: 1, lua: `return redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')` });
 
-export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys'>): PushJobStore {
-  const { run, keys: k } = o;
+export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys' | 'client'>): PushJobStore {
+  const { run, keys: k, client } = o;
   const queuePrefix = k.idPrefix.pushQueue;
   const jobPrefix = k.idPrefix.pushJob;
 
@@ -255,6 +286,36 @@ export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys'>): PushJobS
     },
     async list() {
       return list(await run({ script: listPush1, keys: [k.pushDue], args: [queuePrefix, jobPrefix] })).map(decodeJob);
+    },
+    async listWorkspace({ workspaceId, limit }) {
+      // the workspace's queues, found by name in push-due a ZSCAN step at a time (Redis filters each step, so only
+      // this workspace's names come back), then peeked a few queues per script: every reply is bounded, and each is
+      // its own round trip, so other callers' commands run between them.
+      // A queue's jobs after its head are due in seq order (each was due when enqueued; only a head is retried to a
+      // later time), so its first limit + 1 jobs hold all of it that can be among the soonest `limit`.
+      const perQueue = limit + 1;
+      const queuesPerPeek = Math.max(1, Math.floor(PEEK_JOBS / perQueue));
+      const top = new TopK<PushJob>(limit, dueBefore);
+      let total = 0;
+      const seen = new Set<string>();
+      const peek = async (queues: string[]) => {
+        const reply = await run({ script: peekQueues0, keys: [], args: [queuePrefix, jobPrefix, String(perQueue), ...queues] });
+        for (const one of list(reply)) {
+          const [count, ...jobs] = list(one);
+          total += Number(count);
+          for (const bytes of jobs) {
+            const job = decodeJob(bytes);
+            if (job.workspaceId === workspaceId) top.offer(job);
+          }
+        }
+      };
+      for await (const batch of client.zScanIterator(k.pushDue, { MATCH: startsWithGlob(workspaceQueuePrefix(workspaceId)), COUNT: SCAN_COUNT })) {
+        // ZSCAN may hand a member out twice (the set rehashing between calls)
+        const queues = batch.map((m) => m.value).filter((q) => !seen.has(q));
+        for (const q of queues) seen.add(q);
+        for (let i = 0; i < queues.length; i += queuesPerPeek) await peek(queues.slice(i, i + queuesPerPeek));
+      }
+      return { jobs: top.sorted(), total };
     },
   };
 }

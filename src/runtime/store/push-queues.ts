@@ -1,0 +1,20 @@
+// How push queues are named, and so which of them hold one workspace's jobs: both engines find a workspace's waiting
+// jobs by its queues' common prefix, without an index the task write would have to keep.
+import type { PushJob } from '../../protocol/records.js';
+
+/** One queue per task and config; JSON keeps any characters of either id from making two names meet. */
+export const queueOf = (taskKeyValue: string, configId: string): string => JSON.stringify([taskKeyValue, configId]);
+
+/**
+ * What every queue of the workspace's tasks begins with: `["` then the task key's `${workspace}/` as JSON writes it
+ * (character by character, so a prefix of the string is a prefix of its JSON). A workspace id has no '/', so no other
+ * workspace's queues share it.
+ */
+export const workspaceQueuePrefix = (workspaceId: string): string => `[${JSON.stringify(`${workspaceId}/`).slice(0, -1)}`;
+
+/** The order the dashboard shows waiting jobs in: soonest due first, then by queue and seq (a strict total order). */
+export function dueBefore(a: PushJob, b: PushJob): boolean {
+  if (a.dueAt !== b.dueAt) return a.dueAt < b.dueAt;
+  if (a.queue !== b.queue) return a.queue < b.queue;
+  return a.seq < b.seq;
+}
