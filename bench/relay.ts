@@ -106,6 +106,8 @@ function startRelayProcess(o: { gatewayBase: string; relayKey: string; localUrl:
     SVC_API_KEY: o.relayKey,
     SVC_WORKSPACE_ID: WORKSPACE,
     SVC_GATEWAY_URL: o.gatewayBase.replace(/^http/, 'ws'),
+    // any free port for the relay's admin UI: the bench never opens it, and 9090 may be taken on this machine
+    SVC_ADMIN_PORT: '0',
   };
   const child = spawnPinned(relayCore(), process.execPath, ['bin/a2a-relay.js', '--config', configFile], ROOT, env);
   // the relay logs JSON lines on stderr: keep the tail for a failure message, and never let a pipe fill up
