@@ -17,7 +17,7 @@ import { recordAnnouncement, relayOfKey } from '../../runtime/relay-admin.js';
 import type { Store } from '../../runtime/store/types.js';
 import type { TunnelApi, TunnelOpen, TunnelSocket } from '../api.js';
 import type { KeyWatch } from '../key-watch.js';
-import type { AuthFailureThrottle } from '../auth-throttle.js';
+import { type AuthFailureThrottle, isAuthBlocked } from '../auth-throttle.js';
 import { rateLimitHeaders } from '../../runtime/limiter/headers.js';
 import type { LimitDecision } from '../../runtime/limiter/types.js';
 import { encodeFrame } from './frames.js';
@@ -148,16 +148,15 @@ export class RelayHub implements TunnelApi {
   async open(req: { authorization: string | undefined; address: string }): Promise<TunnelOpen> {
     if (this.closed) return { ok: false, status: 403, message: 'the gateway is shutting down' };
     const presented = bearer(req.authorization);
-    const blocked = presented === undefined ? undefined : await this.d.authFailures?.gate(req.address);
-    if (blocked) {
-      this.d.log('relay tunnel refused', { why: 'too many failed authentications from this address' });
-      return tooManyFailures(blocked);
+    const keyCheck = { hasher: this.d.hasher, keys: this.d.store.keys, clock: this.d.clock, presented };
+    const check = await (this.d.authFailures?.authenticate(req.address, presented !== undefined, verifyKey, keyCheck) ?? verifyKey(keyCheck));
+    if (isAuthBlocked(check)) {
+      // refused before its key was looked at, or by this very failure (then the log says what was wrong with the key)
+      this.d.log('relay tunnel refused', { why: check.failed && !check.failed.ok ? check.failed.why : 'too many failed authentications from this address' });
+      return tooManyFailures(check.blocked);
     }
-    const check = await verifyKey({ hasher: this.d.hasher, keys: this.d.store.keys, clock: this.d.clock, presented });
     if (!check.ok) {
       this.d.log('relay tunnel refused', { why: check.why });
-      const passed = check.why === 'missing' ? undefined : await this.d.authFailures?.failed(req.address);
-      if (passed) return tooManyFailures(passed);
       return { ok: false, status: 401, message: `Unauthorized: ${UNAUTHORIZED[check.why]}` };
     }
     const rec = await relayOfKey(this.d.store.relays, check.key.id, check.key.workspaceId);
