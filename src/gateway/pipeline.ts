@@ -10,7 +10,7 @@ import type { LimitDecision, Limiter } from '../runtime/limiter/types.js';
 import { errorText, type Log } from '../runtime/log.js';
 import type { GatewayMetrics } from '../runtime/metrics/metrics.js';
 import type { KeyUsage } from './key-usage.js';
-import type { AuthFailureThrottle } from './auth-throttle.js';
+import { type AuthFailureThrottle, isAuthBlocked } from './auth-throttle.js';
 import { isStoreUnavailable } from '../runtime/store/errors.js';
 import { storeUnavailable } from './errors.js';
 import type { CallContext, GatewayParts } from './context.js';
@@ -73,19 +73,12 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
   try {
     const { parts } = deps;
     const presented = bearer(input.authorization);
-    // an address past its failures is refused whatever the key's check says, so a lucky guess reads as a wrong one;
-    // nothing presented is no guess and counts not. The peek runs beside the key's read: no added round trip
-    const gating = presented === undefined ? undefined : deps.authFailures?.gate(input.address);
-    // handled here so a failing lookup is no unhandled rejection while the key is read; awaiting it below still throws
-    gating?.catch(() => undefined);
-    const check = await verifyKey({ hasher: deps.hasher, keys: parts.store.keys, clock: parts.clock, presented });
-    const blocked = gating && (await gating);
-    if (blocked) throw tooManyFailures(blocked);
-    if (!check.ok) {
-      const passed = check.why === 'missing' ? undefined : await deps.authFailures?.failed(input.address);
-      if (passed) throw tooManyFailures(passed);
-      throw new RpcError('UNAUTHORIZED', { message: WHY_TEXT[check.why], headers: { 'WWW-Authenticate': 'Bearer' } });
-    }
+    // an address past its failures is refused whatever the key's check says (a lucky guess reads as a wrong one); its
+    // lookup runs beside the key's read, and only for addresses that failed (auth-throttle.ts): none on the hot path
+    const keyCheck = { hasher: deps.hasher, keys: parts.store.keys, clock: parts.clock, presented };
+    const check = await (deps.authFailures?.authenticate(input.address, presented !== undefined, verifyKey, keyCheck) ?? verifyKey(keyCheck));
+    if (isAuthBlocked(check)) throw tooManyFailures(check.blocked);
+    if (!check.ok) throw new RpcError('UNAUTHORIZED', { message: WHY_TEXT[check.why], headers: { 'WWW-Authenticate': 'Bearer' } });
     const key = check.key;
     if (!isSupportedVersion(input.a2aVersion)) {
       throw new RpcError('VERSION_NOT_SUPPORTED', {

@@ -44,9 +44,7 @@ export function createAdmin(d: AdminDeps): AdminApi {
    * presented, or a live key of a lower trust, is no guess and counts not).
    */
   async function adminKey(presented: string | undefined, address: string) {
-    if (presented) await throttle.gate(address);
-    const check = await verifyKey({ hasher: d.hasher, keys: d.store.keys, clock: d.clock, presented });
-    if (!check.ok && check.why !== 'missing') await throttle.failed(address);
+    const check = await throttle.authenticate(address, presented !== undefined, verifyKey, { hasher: d.hasher, keys: d.store.keys, clock: d.clock, presented });
     if (!check.ok)
       throw new AdminError(
         401,

@@ -3,7 +3,7 @@
 import type { RateLimits } from '../../protocol/records.js';
 import { rateLimitHeaders } from '../../runtime/limiter/headers.js';
 import type { LimitDecision, Limiter } from '../../runtime/limiter/types.js';
-import { AuthFailureThrottle } from '../auth-throttle.js';
+import { AuthFailureThrottle, isAuthBlocked } from '../auth-throttle.js';
 import { AdminRateLimited } from './http.js';
 
 export interface AdminThrottleOptions {
@@ -29,18 +29,14 @@ export class AdminThrottle {
   }
 
   /**
-   * Before any key is checked: an address past its budget of failures is refused, whatever it presents now, so a
-   * guess that happens to be right answers the same as a wrong one.
+   * One authentication from `address` (AuthFailureThrottle.authenticate): the key `check`'s answer, or 429 for an
+   * address past its budget of failures, whatever it presents now (a guess that happens to be right answers the same
+   * as a wrong one), and for the failure that passes the budget.
    */
-  async gate(address: string): Promise<void> {
-    const d = await this.failures.gate(address);
-    if (d) throw refusal(SIGN_IN_REFUSED, d);
-  }
-
-  /** Counts one failed authentication of the address; the one that passes the budget is already answered 429. */
-  async failed(address: string): Promise<void> {
-    const d = await this.failures.failed(address);
-    if (d) throw refusal(SIGN_IN_REFUSED, d);
+  async authenticate<I, R extends { ok: boolean }>(address: string, presented: boolean, check: (input: I) => Promise<R>, input: I): Promise<R> {
+    const r = await this.failures.authenticate(address, presented, check, input);
+    if (isAuthBlocked(r)) throw refusal(SIGN_IN_REFUSED, r.blocked);
+    return r;
   }
 
   /** Spends one call of the key's admin budget; refused when it is spent. Answers the RateLimit-* headers. */

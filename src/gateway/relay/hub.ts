@@ -1,30 +1,26 @@
-// The tunnel endpoint behind the transport: who may open a tunnel (the key its relay record names), what a hello
-// registers (agents of kind `relay` in the relay's workspace, never shadowing another agent), and each relay's link:
-// its agents stay registered while it is away, listed offline, and refuse a turn at once. With several instances on
-// one Redis, a relay's turns reach the instance holding its tunnel (mesh.ts), and every instance follows the stored
-// relay records (a relay removed or an agent's trust changed by the CLI takes effect on running instances).
+// The tunnel endpoint behind the transport, as the registry of relays' links: each relay's link and the agents it
+// registers (kind `relay`, in the relay's workspace, never shadowing another agent), which stay registered while it is
+// away, listed offline, and refuse a turn at once. With several instances on one Redis, a relay's turns reach the
+// instance holding its tunnel (mesh.ts), and every instance follows the stored relay records (a relay removed or an
+// agent's trust changed by the CLI takes effect on running instances). Opening a tunnel (who may upgrade, the hello,
+// the live session) is tunnel-open.ts's, on the links this file lends it.
 import type { AgentRunResult } from '../../protocol/agent-events.js';
 import type { Task } from '../../protocol/model.js';
-import type { KeyRecord } from '../../protocol/records.js';
 import type { RelayRecord } from '../../protocol/relays.js';
-import { TUNNEL_VERSION, type RelayAgentCard, type RelayAgentHealth } from '../../protocol/tunnel.js';
+import type { RelayAgentCard, RelayAgentHealth } from '../../protocol/tunnel.js';
 import type { AgentRegistry, AgentTurn } from '../../runtime/agents/registry.js';
 import type { Clock, Timers } from '../../runtime/clock.js';
 import type { EventBus } from '../../runtime/events/bus.js';
-import { type KeyHasher, verifyKey } from '../../runtime/keys.js';
+import type { KeyHasher } from '../../runtime/keys.js';
 import { errorText } from '../../runtime/log.js';
-import { recordAnnouncement, relayOfKey } from '../../runtime/relay-admin.js';
 import type { Store } from '../../runtime/store/types.js';
-import type { TunnelApi, TunnelOpen, TunnelSocket } from '../api.js';
+import type { TunnelApi, TunnelOpen } from '../api.js';
 import type { KeyWatch } from '../key-watch.js';
 import type { AuthFailureThrottle } from '../auth-throttle.js';
-import { rateLimitHeaders } from '../../runtime/limiter/headers.js';
-import type { LimitDecision } from '../../runtime/limiter/types.js';
-import { encodeFrame } from './frames.js';
-import { handshakeSession, type Hello } from './handshake.js';
 import { acceptableCards, type LinkDeps, linkKey, RelayLink, registerCards, type RemoteHold, settingsOf, storedCards } from './link.js';
 import { type Held, RelayMesh, type Released } from './mesh.js';
-import { CLOSE, type RelayTurn, TunnelSession } from './tunnel-session.js';
+import { CLOSE, type RelayTurn } from './tunnel-session.js';
+import { openTunnel, type TunnelOpenDeps } from './tunnel-open.js';
 
 /** A holder renews what it holds this often; another instance that heard nothing for HOLD_TTL_MS takes it as gone. */
 export const HOLD_RENEW_MS = 10_000;
@@ -46,25 +42,7 @@ export interface RelayHubDeps {
   authFailures?: AuthFailureThrottle;
 }
 
-/** An address past its budget of failed authentications: the upgrade is refused whatever key it presents now. */
-const tooManyFailures = (d: LimitDecision): TunnelOpen => ({
-  ok: false,
-  status: 429,
-  message: 'Too many failed authentications from this address: rate limit exceeded; retry after the Retry-After seconds',
-  headers: rateLimitHeaders(d),
-});
-
 const fail = (reason: string, message: string): AgentRunResult => ({ ok: false, error: { reason, message } });
-
-const UNAUTHORIZED = {
-  missing: 'missing Authorization: Bearer <API key>',
-  malformed: 'invalid API key',
-  unknown: 'invalid API key',
-  revoked: 'API key revoked',
-  expired: 'API key expired',
-} as const;
-
-const bearer = (h: string | undefined): string | undefined => (h ? (/^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] ?? h) : undefined);
 
 const runTask = (t: Task) => ({ id: t.id, contextId: t.contextId, history: t.history, artifacts: t.artifacts, metadata: t.metadata });
 
@@ -76,9 +54,20 @@ export class RelayHub implements TunnelApi {
   private stopTimers: Array<() => void> = [];
 
   private readonly linkDeps: LinkDeps;
+  private readonly opening: TunnelOpenDeps;
 
   constructor(private readonly d: RelayHubDeps) {
     this.linkDeps = { agents: d.agents, log: d.log, online: (link) => this.isOnline(link), health: (link, agent) => this.healthOf(link, agent) };
+    this.opening = {
+      ...d,
+      links: {
+        linkOf: (rec) => this.linkOf(rec),
+        acceptable: (link, rec, cards) => acceptableCards(this.linkDeps, link, rec, cards),
+        register: (link, rec, cards) => this.register(link, rec, cards),
+        announce: (link) => this.announce(link),
+        released: (link, since) => this.mesh.tellAll({ t: 'released', from: this.mesh.origin, workspace: link.workspace, relay: link.name, since }),
+      },
+    };
     this.mesh = new RelayMesh({
       bus: d.bus,
       log: d.log,
@@ -147,33 +136,7 @@ export class RelayHub implements TunnelApi {
 
   async open(req: { authorization: string | undefined; address: string }): Promise<TunnelOpen> {
     if (this.closed) return { ok: false, status: 403, message: 'the gateway is shutting down' };
-    const presented = bearer(req.authorization);
-    const blocked = presented === undefined ? undefined : await this.d.authFailures?.gate(req.address);
-    if (blocked) {
-      this.d.log('relay tunnel refused', { why: 'too many failed authentications from this address' });
-      return tooManyFailures(blocked);
-    }
-    const check = await verifyKey({ hasher: this.d.hasher, keys: this.d.store.keys, clock: this.d.clock, presented });
-    if (!check.ok) {
-      this.d.log('relay tunnel refused', { why: check.why });
-      const passed = check.why === 'missing' ? undefined : await this.d.authFailures?.failed(req.address);
-      if (passed) return tooManyFailures(passed);
-      return { ok: false, status: 401, message: `Unauthorized: ${UNAUTHORIZED[check.why]}` };
-    }
-    const rec = await relayOfKey(this.d.store.relays, check.key.id, check.key.workspaceId);
-    if (!rec) {
-      this.d.log('relay tunnel refused', { why: 'the key opens no relay', key: check.key.id, workspace: check.key.workspaceId });
-      return { ok: false, status: 403, message: 'Forbidden: this key is not the key of a registered relay (a2a-gateway relays add)' };
-    }
-    return {
-      ok: true,
-      session: handshakeSession({
-        who: { workspace: rec.workspace, relay: rec.name },
-        timers: this.d.timers,
-        log: this.d.log,
-        greet: (o) => this.greet(rec, check.key, o),
-      }),
-    };
+    return openTunnel(this.opening, req);
   }
 
   close(): void {
@@ -196,10 +159,6 @@ export class RelayHub implements TunnelApi {
 
   private register(link: RelayLink, rec: RelayRecord, cards: readonly RelayAgentCard[]): RelayAgentCard[] {
     return registerCards(this.linkDeps, link, rec, cards);
-  }
-
-  private acceptable(link: RelayLink, rec: RelayRecord, cards: readonly RelayAgentCard[]): RelayAgentCard[] {
-    return acceptableCards(this.linkDeps, link, rec, cards);
   }
 
   private linkOf(rec: RelayRecord): RelayLink {
@@ -329,80 +288,5 @@ export class RelayHub implements TunnelApi {
     if (!link?.remote || link.remote.from !== m.from || link.remote.since !== m.since) return;
     link.remote = undefined;
     this.mesh.holderGone(m.from, m.workspace, m.relay, 'the tunnel ended');
-  }
-
-  /** Registers a relay's hello: its announced agents (those it may hold) and a live session on its socket. */
-  private async greet(rec: RelayRecord, key: KeyRecord, o: { hello: Hello; socket: TunnelSocket; gone: () => boolean }): Promise<TunnelSession | undefined> {
-    const { hello, socket } = o;
-    const who = { workspace: rec.workspace, relay: rec.name };
-    if (hello.workspace !== rec.workspace) {
-      this.d.log('relay refused: hello names another workspace', { ...who, announced: hello.workspace });
-      socket.send(encodeFrame({ t: 'error', message: `this key's relay serves workspace ${rec.workspace}, not ${hello.workspace}` }));
-      socket.close(CLOSE.policy, 'workspace mismatch');
-      return undefined;
-    }
-    const link = this.linkOf(rec);
-    link.session?.end('replaced by a new tunnel of the same relay', { code: CLOSE.replaced, reason: 'replaced by a new tunnel' });
-    let stored: RelayRecord | undefined;
-    try {
-      stored = await recordAnnouncement({ relays: this.d.store.relays, clock: this.d.clock }, rec, this.acceptable(link, rec, hello.agents));
-    } catch (e) {
-      this.d.log('relay announcement not stored', { ...who, error: errorText(e) });
-      socket.close(CLOSE.goingAway, 'store unavailable; retry');
-      return undefined;
-    }
-    if (!stored) {
-      // removed (or given another key) since the upgrade: writing its announcement would bring the record back
-      this.d.log('relay refused: removed since its tunnel opened', who);
-      socket.send(encodeFrame({ t: 'error', message: `relay ${rec.name} was removed from workspace ${rec.workspace}` }));
-      socket.close(CLOSE.policy, 'relay removed');
-      return undefined;
-    }
-    if (o.gone()) return undefined;
-    const accepted = this.register(link, stored, this.acceptable(link, stored, hello.agents));
-    const unwatch = this.d.keyWatch.watch(key.id, (why) => {
-      this.d.log('relay disconnected: its key lapsed', { ...who, why });
-      s.end(`key ${why}`, { code: CLOSE.keyLapsed, reason: `key ${why}` });
-    });
-    const s: TunnelSession = new TunnelSession({
-      socket,
-      clock: this.d.clock,
-      timers: this.d.timers,
-      who,
-      log: this.d.log,
-      onHealth: (agents) => {
-        if (link.session !== s) return;
-        const checkedAt = new Date(this.d.clock.now()).toISOString();
-        for (const a of agents) {
-          // a report on an agent this relay does not hold here (refused, never announced) is ignored
-          if (!link.cards.has(a.name)) continue;
-          link.health.set(a.name, { up: a.up, checkedAt, ...(a.error !== undefined && { error: a.error }) });
-        }
-        this.announce(link);
-      },
-      onEnd: (why) => {
-        unwatch();
-        if (link.session === s) {
-          link.session = undefined;
-          link.health.clear();
-          this.mesh.tellAll({ t: 'released', from: this.mesh.origin, workspace: link.workspace, relay: link.name, since: s.since });
-        }
-        this.d.log('relay tunnel ended; its agents are offline', { ...who, why });
-      },
-    });
-    link.session = s;
-    link.sessionKeyId = key.id;
-    link.remote = undefined;
-    // the previous session's reports say nothing of this one: its welcome-time snapshot follows
-    link.health.clear();
-    s.send({
-      t: 'welcome',
-      v: TUNNEL_VERSION,
-      relay: rec.name,
-      agents: accepted.map((c) => ({ name: c.name, trust: stored.agents[c.name]?.trust ?? 'execute' })),
-    });
-    this.d.log('relay connected', { ...who, agents: accepted.map((c) => c.name).join(',') });
-    this.announce(link);
-    return s;
   }
 }

@@ -1,0 +1,176 @@
+// Opening a relay's tunnel: who may upgrade (a live key that a relay record names, behind the per-address throttle
+// of failed authentications) and the refusals' answers, then the session its hello opens: the hello checked against
+// the record, the announcement stored, a TunnelSession on the socket that ends when its key lapses, and the welcome.
+// The links themselves (which tunnels are live, their agents, what the other instances are told) are the hub's: it
+// lends them through `TunnelLinks`.
+import type { KeyRecord } from '../../protocol/records.js';
+import type { RelayRecord } from '../../protocol/relays.js';
+import { TUNNEL_VERSION, type RelayAgentCard } from '../../protocol/tunnel.js';
+import type { Clock, Timers } from '../../runtime/clock.js';
+import { type KeyHasher, verifyKey } from '../../runtime/keys.js';
+import { rateLimitHeaders } from '../../runtime/limiter/headers.js';
+import type { LimitDecision } from '../../runtime/limiter/types.js';
+import { errorText } from '../../runtime/log.js';
+import { recordAnnouncement, relayOfKey } from '../../runtime/relay-admin.js';
+import type { Store } from '../../runtime/store/types.js';
+import type { TunnelOpen, TunnelSocket } from '../api.js';
+import { type AuthFailureThrottle, isAuthBlocked } from '../auth-throttle.js';
+import type { KeyWatch } from '../key-watch.js';
+import { encodeFrame } from './frames.js';
+import { handshakeSession, type Hello } from './handshake.js';
+import type { RelayLink } from './link.js';
+import { CLOSE, TunnelSession } from './tunnel-session.js';
+
+/** What opening a tunnel needs of the hub's links. */
+export interface TunnelLinks {
+  /** the link of a relay record, made when first asked */
+  linkOf(rec: RelayRecord): RelayLink;
+  /** of a hello's cards, those the relay may register */
+  acceptable(link: RelayLink, rec: RelayRecord, cards: readonly RelayAgentCard[]): RelayAgentCard[];
+  /** registers the cards as the relay's agents; answers those registered */
+  register(link: RelayLink, rec: RelayRecord, cards: readonly RelayAgentCard[]): RelayAgentCard[];
+  /** tells every instance this one holds the link's tunnel */
+  announce(link: RelayLink): void;
+  /** tells every instance this one no longer holds the link's tunnel of `since` */
+  released(link: RelayLink, since: number): void;
+}
+
+export interface TunnelOpenDeps {
+  store: Pick<Store, 'keys' | 'relays'>;
+  hasher: KeyHasher;
+  keyWatch: KeyWatch;
+  clock: Clock;
+  timers: Timers;
+  log: (msg: string, fields?: Record<string, unknown>) => void;
+  /** failed authentications per client address, the A2A endpoint's (absent: not counted) */
+  authFailures?: AuthFailureThrottle;
+  links: TunnelLinks;
+}
+
+/** An address past its budget of failed authentications: the upgrade is refused whatever key it presents now. */
+const tooManyFailures = (d: LimitDecision): TunnelOpen => ({
+  ok: false,
+  status: 429,
+  message: 'Too many failed authentications from this address: rate limit exceeded; retry after the Retry-After seconds',
+  headers: rateLimitHeaders(d),
+});
+
+const UNAUTHORIZED = {
+  missing: 'missing Authorization: Bearer <API key>',
+  malformed: 'invalid API key',
+  unknown: 'invalid API key',
+  revoked: 'API key revoked',
+  expired: 'API key expired',
+} as const;
+
+const bearer = (h: string | undefined): string | undefined => (h ? (/^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] ?? h) : undefined);
+
+/** Decides a tunnel's upgrade from its Authorization header; an accepted one waits for its hello. */
+export async function openTunnel(d: TunnelOpenDeps, req: { authorization: string | undefined; address: string }): Promise<TunnelOpen> {
+  const presented = bearer(req.authorization);
+  const keyCheck = { hasher: d.hasher, keys: d.store.keys, clock: d.clock, presented };
+  const check = await (d.authFailures?.authenticate(req.address, presented !== undefined, verifyKey, keyCheck) ?? verifyKey(keyCheck));
+  if (isAuthBlocked(check)) {
+    // refused before its key was looked at, or by this very failure (then the log says what was wrong with the key)
+    d.log('relay tunnel refused', { why: check.failed && !check.failed.ok ? check.failed.why : 'too many failed authentications from this address' });
+    return tooManyFailures(check.blocked);
+  }
+  if (!check.ok) {
+    d.log('relay tunnel refused', { why: check.why });
+    return { ok: false, status: 401, message: `Unauthorized: ${UNAUTHORIZED[check.why]}` };
+  }
+  const rec = await relayOfKey(d.store.relays, check.key.id, check.key.workspaceId);
+  if (!rec) {
+    d.log('relay tunnel refused', { why: 'the key opens no relay', key: check.key.id, workspace: check.key.workspaceId });
+    return { ok: false, status: 403, message: 'Forbidden: this key is not the key of a registered relay (a2a-gateway relays add)' };
+  }
+  return {
+    ok: true,
+    session: handshakeSession({
+      who: { workspace: rec.workspace, relay: rec.name },
+      timers: d.timers,
+      log: d.log,
+      greet: (o) => greet(d, rec, check.key, o),
+    }),
+  };
+}
+
+/** Registers a relay's hello: its announced agents (those it may hold) and a live session on its socket. */
+async function greet(
+  d: TunnelOpenDeps,
+  rec: RelayRecord,
+  key: KeyRecord,
+  o: { hello: Hello; socket: TunnelSocket; gone: () => boolean },
+): Promise<TunnelSession | undefined> {
+  const { hello, socket } = o;
+  const who = { workspace: rec.workspace, relay: rec.name };
+  if (hello.workspace !== rec.workspace) {
+    d.log('relay refused: hello names another workspace', { ...who, announced: hello.workspace });
+    socket.send(encodeFrame({ t: 'error', message: `this key's relay serves workspace ${rec.workspace}, not ${hello.workspace}` }));
+    socket.close(CLOSE.policy, 'workspace mismatch');
+    return undefined;
+  }
+  const link = d.links.linkOf(rec);
+  link.session?.end('replaced by a new tunnel of the same relay', { code: CLOSE.replaced, reason: 'replaced by a new tunnel' });
+  let stored: RelayRecord | undefined;
+  try {
+    stored = await recordAnnouncement({ relays: d.store.relays, clock: d.clock }, rec, d.links.acceptable(link, rec, hello.agents));
+  } catch (e) {
+    d.log('relay announcement not stored', { ...who, error: errorText(e) });
+    socket.close(CLOSE.goingAway, 'store unavailable; retry');
+    return undefined;
+  }
+  if (!stored) {
+    // removed (or given another key) since the upgrade: writing its announcement would bring the record back
+    d.log('relay refused: removed since its tunnel opened', who);
+    socket.send(encodeFrame({ t: 'error', message: `relay ${rec.name} was removed from workspace ${rec.workspace}` }));
+    socket.close(CLOSE.policy, 'relay removed');
+    return undefined;
+  }
+  if (o.gone()) return undefined;
+  const accepted = d.links.register(link, stored, d.links.acceptable(link, stored, hello.agents));
+  const unwatch = d.keyWatch.watch(key.id, (why) => {
+    d.log('relay disconnected: its key lapsed', { ...who, why });
+    s.end(`key ${why}`, { code: CLOSE.keyLapsed, reason: `key ${why}` });
+  });
+  const s: TunnelSession = new TunnelSession({
+    socket,
+    clock: d.clock,
+    timers: d.timers,
+    who,
+    log: d.log,
+    onHealth: (agents) => {
+      if (link.session !== s) return;
+      const checkedAt = new Date(d.clock.now()).toISOString();
+      for (const a of agents) {
+        // a report on an agent this relay does not hold here (refused, never announced) is ignored
+        if (!link.cards.has(a.name)) continue;
+        link.health.set(a.name, { up: a.up, checkedAt, ...(a.error !== undefined && { error: a.error }) });
+      }
+      d.links.announce(link);
+    },
+    onEnd: (why) => {
+      unwatch();
+      if (link.session === s) {
+        link.session = undefined;
+        link.health.clear();
+        d.links.released(link, s.since);
+      }
+      d.log('relay tunnel ended; its agents are offline', { ...who, why });
+    },
+  });
+  link.session = s;
+  link.sessionKeyId = key.id;
+  link.remote = undefined;
+  // the previous session's reports say nothing of this one: its welcome-time snapshot follows
+  link.health.clear();
+  s.send({
+    t: 'welcome',
+    v: TUNNEL_VERSION,
+    relay: rec.name,
+    agents: accepted.map((c) => ({ name: c.name, trust: stored.agents[c.name]?.trust ?? 'execute' })),
+  });
+  d.log('relay connected', { ...who, agents: accepted.map((c) => c.name).join(',') });
+  d.links.announce(link);
+  return s;
+}
