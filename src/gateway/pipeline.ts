@@ -4,7 +4,7 @@ import type { RpcCall } from '../protocol/envelope.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../protocol/records.js';
 import { dialectOfVersionHeader, isSupportedVersion, SUPPORTED_VERSIONS } from '../protocol/codec.js';
 import { effectiveScopes } from '../protocol/scopes.js';
-import { type KeyHasher, verifyKey } from '../runtime/keys.js';
+import { type KeyHasher, presentedKey, verifyKey } from '../runtime/keys.js';
 import { rateLimitHeaders } from '../runtime/limiter/headers.js';
 import type { LimitDecision, Limiter } from '../runtime/limiter/types.js';
 import { errorText, type Log } from '../runtime/log.js';
@@ -46,12 +46,6 @@ export interface CallInput {
 export type CallOutcome = { ok: true; result: unknown; headers: Record<string, string> } | { ok: false; error: RpcError; headers: Record<string, string> };
 
 /** The presented key; a header that is there but not `Bearer <one token>` (`Bearer a b`, `Basic …`) is an invalid key, not a missing one. */
-const bearer = (h: string | undefined): string | undefined => {
-  if (!h) return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1] : h;
-};
-
 const WHY_TEXT = {
   missing: 'Unauthorized: missing Authorization: Bearer <API key>',
   malformed: 'Unauthorized: invalid API key',
@@ -72,7 +66,7 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
   let headers: Record<string, string> = {};
   try {
     const { parts } = deps;
-    const presented = bearer(input.authorization);
+    const presented = presentedKey(input.authorization);
     // an address past its failures is refused whatever the key's check says (a lucky guess reads as a wrong one); its
     // lookup runs beside the key's read, and only for addresses that failed (auth-throttle.ts): none on the hot path
     const keyCheck = { hasher: deps.hasher, keys: parts.store.keys, clock: parts.clock, presented };

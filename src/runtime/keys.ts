@@ -35,6 +35,10 @@ export class KeyHasher {
   }
 }
 
+/** The key an Authorization header presents: the token of `Bearer <token>`, else the header as it is (then malformed). */
+export const presentedKey = (authorization: string | undefined): string | undefined =>
+  authorization ? (/^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] ?? authorization) : undefined;
+
 /** Well-formed means prefix plus base62 body; anything else is refused before any lookup. */
 export function isWellFormedKey(key: string): boolean {
   return key.startsWith(KEY_PREFIX) && KEY_BODY.test(key.slice(KEY_PREFIX.length));

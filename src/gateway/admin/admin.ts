@@ -1,7 +1,7 @@
 // The dashboard's JSON admin API and its pages: who is calling (a session cookie, or an admin key as Bearer), the CSRF
 // rule for cookie mutations, the route table, and the mapping of the admin modules' errors to HTTP.
 import { z } from 'zod';
-import { verifyKey } from '../../runtime/keys.js';
+import { presentedKey, verifyKey } from '../../runtime/keys.js';
 import { errorText } from '../../runtime/log.js';
 import type { AdminApi, AdminHttpRequest, HttpReply } from '../api.js';
 import { serveAsset } from './assets.js';
@@ -14,8 +14,6 @@ import { workRoutes } from './routes-work.js';
 import { Reply, type AdminDeps, type AdminRoute } from './types.js';
 
 const SignIn = z.object({ key: z.string().min(1).max(512) }).strict();
-
-const bearer = (h: string | undefined): string | undefined => (h ? (/^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] ?? h) : undefined);
 
 /** Errors of the admin modules (key, connection, relay, webhook administration) as HTTP: their codes say which status. */
 function asAdminError(e: unknown): AdminError | undefined {
@@ -114,7 +112,7 @@ export function createAdmin(d: AdminDeps): AdminApi {
    */
   async function caller(req: AdminHttpRequest): Promise<{ workspace: string; keyId: string; headers: Record<string, string> }> {
     if (req.authorization) {
-      const key = await adminKey(bearer(req.authorization), req.address);
+      const key = await adminKey(presentedKey(req.authorization), req.address);
       return { workspace: key.workspaceId, keyId: key.id, headers: await throttle.spend(key.id) };
     }
     const s = await sessionOf(req);

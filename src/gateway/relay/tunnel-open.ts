@@ -7,7 +7,7 @@ import type { KeyRecord } from '../../protocol/records.js';
 import type { RelayRecord } from '../../protocol/relays.js';
 import { TUNNEL_VERSION, type RelayAgentCard } from '../../protocol/tunnel.js';
 import type { Clock, Timers } from '../../runtime/clock.js';
-import { type KeyHasher, verifyKey } from '../../runtime/keys.js';
+import { type KeyHasher, presentedKey, verifyKey } from '../../runtime/keys.js';
 import { rateLimitHeaders } from '../../runtime/limiter/headers.js';
 import type { LimitDecision } from '../../runtime/limiter/types.js';
 import { errorText } from '../../runtime/log.js';
@@ -63,11 +63,9 @@ const UNAUTHORIZED = {
   expired: 'API key expired',
 } as const;
 
-const bearer = (h: string | undefined): string | undefined => (h ? (/^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] ?? h) : undefined);
-
 /** Decides a tunnel's upgrade from its Authorization header; an accepted one waits for its hello. */
 export async function openTunnel(d: TunnelOpenDeps, req: { authorization: string | undefined; address: string }): Promise<TunnelOpen> {
-  const presented = bearer(req.authorization);
+  const presented = presentedKey(req.authorization);
   const keyCheck = { hasher: d.hasher, keys: d.store.keys, clock: d.clock, presented };
   const check = await (d.authFailures?.authenticate(req.address, presented !== undefined, verifyKey, keyCheck) ?? verifyKey(keyCheck));
   if (isAuthBlocked(check)) {
