@@ -113,13 +113,29 @@ t.test('a result whose expiry-index key is over the limit is not stored (it coul
   t.same(await snapshot(path), before, 'every sub-database as before');
 });
 
+t.test("dropping a swept task's jobs reads only that task's: another task's damaged job does not stop it", async (t) => {
+  const { path, store } = await withStore(t);
+  const gone = 'ws-a/task-a';
+  const queue = (task: string, config: string) => JSON.stringify([task, config]);
+  await store.pushJobs.enqueue([{ ...samplePushJob({ queue: queue(gone, 'a'), seq: 1 }), taskKey: gone }]);
+  const raw = open({ path, noSubdir: false, maxDbs: 32 });
+  await raw.openDB({ name: LMDB_DBS.pushJobs, useRecords: false } as never).put([queue('ws-a/task-b', 'a'), 1], { job: { nope: true } });
+  await raw.close();
+  // before, every waiting job of every task was read, and this one damaged record failed every retention sweep
+  t.equal(await store.pushJobs.dropTasks([gone]), 1, "the swept task's job is dropped");
+});
+
 t.test('dropping the jobs of swept tasks past a damaged job record removes none', async (t) => {
   const { path, store } = await withStore(t);
   const gone = 'ws-a/task-a';
-  await store.pushJobs.enqueue([samplePushJob({ queue: 'a', seq: 1 }), samplePushJob({ queue: 'b', seq: 1 })]);
-  // a damaged record sorting after the first job of the swept task
+  const queue = (config: string) => JSON.stringify([gone, config]);
+  await store.pushJobs.enqueue([
+    { ...samplePushJob({ queue: queue('a'), seq: 1 }), taskKey: gone },
+    { ...samplePushJob({ queue: queue('b'), seq: 1 }), taskKey: gone },
+  ]);
+  // a damaged record of the swept task sorting after its first job
   const raw = open({ path, noSubdir: false, maxDbs: 32 });
-  await raw.openDB({ name: LMDB_DBS.pushJobs, useRecords: false } as never).put(['ab', 1], { job: { nope: true } });
+  await raw.openDB({ name: LMDB_DBS.pushJobs, useRecords: false } as never).put([queue('ab'), 1], { job: { nope: true } });
   await raw.close();
   const before = await snapshot(path);
   await t.rejects(store.pushJobs.dropTasks([gone]), { code: 'ERR_STORE_CORRUPT' });

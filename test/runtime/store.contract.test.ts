@@ -313,6 +313,34 @@ function storeContract(engine: Engine) {
       t.strictSame(ids(await s.tasks.listByWorkspace('W/y')), ['n3']);
     });
 
+    t.test('pushJobs: dropTasks removes exactly the swept tasks jobs among many, neighbours by name kept', async (t) => {
+      const s = await (await fresh('drop-tasks')).open();
+      const job = (taskKey: string, config: string, seq: number) => ({
+        ...samplePushJob({ queue: JSON.stringify([taskKey, config]), seq }),
+        id: `j-${taskKey}-${config}-${seq}`,
+        taskKey,
+      });
+      // 1,200 jobs: past several ZSCAN steps and drop scripts
+      const keys = Array.from({ length: 300 }, (_, i) => `ws-a/t${i}`);
+      await s.pushJobs.enqueue(keys.flatMap((k) => [job(k, 'c1', 1), job(k, 'c1', 2), job(k, 'c2', 1), job(k, 'c"2', 1)]));
+      const odd = 'ws-a/q"\\x'; // characters JSON escapes
+      await s.pushJobs.enqueue([job(odd, 'c', 1), job(`${odd}y`, 'c', 1)]);
+      const drop = [...keys.filter((_, i) => i % 3 === 0), odd, 'ws-a/none'];
+      t.equal(await s.pushJobs.dropTasks(drop), 100 * 4 + 1, 'every job of the dropped tasks');
+      const left = await s.pushJobs.list();
+      t.equal(left.length, 200 * 4 + 1);
+      const dropped = new Set(drop);
+      t.ok(
+        left.every((j) => !dropped.has(j.taskKey)),
+        'none of theirs left',
+      );
+      t.ok(
+        left.some((j) => j.taskKey === 'ws-a/t10') && left.some((j) => j.taskKey === `${odd}y`),
+        'a task whose key begins with a dropped one keeps its jobs (t10 beside t1, and the escaped one)',
+      );
+      t.equal(await s.pushJobs.dropTasks(drop), 0, 'again: nothing left to drop');
+    });
+
     t.test('tasks: a corrupt stored value is refused, not returned', async (t) => {
       const loc = await fresh('corrupt');
       const s = await loc.open();

@@ -12,6 +12,19 @@ export const queueOf = (taskKeyValue: string, configId: string): string => JSON.
  */
 export const workspaceQueuePrefix = (workspaceId: string): string => `[${JSON.stringify(`${workspaceId}/`).slice(0, -1)}`;
 
+/** What every queue of one task begins with: `[`, the task key as JSON, `,` (its closing quote ends the key). */
+export const taskQueuePrefix = (taskKeyValue: string): string => `[${JSON.stringify(taskKeyValue)},`;
+
+/** The task key a queue name holds (undefined for a name no queueOf made). */
+export function taskKeyOfQueue(queue: string): string | undefined {
+  try {
+    const v: unknown = JSON.parse(queue);
+    return Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The order the dashboard shows waiting jobs in: soonest due first, then by queue and seq (a strict total order). */
 export function dueBefore(a: PushJob, b: PushJob): boolean {
   if (a.dueAt !== b.dueAt) return a.dueAt < b.dueAt;

@@ -8,7 +8,7 @@ import type { Database, Key, RootDatabase } from 'lmdb';
 import { z } from 'zod';
 import { PushJob } from '../../../protocol/records.js';
 import { TopK } from '../../top-k.js';
-import { dueBefore, workspaceQueuePrefix } from '../push-queues.js';
+import { dueBefore, taskQueuePrefix, workspaceQueuePrefix } from '../push-queues.js';
 import type { ClaimedPushJob, PushJobStore } from '../types.js';
 import { checked } from '../validate.js';
 import { heldByEarlierRun, leaseToken } from '../lease-holder.js';
@@ -121,9 +121,17 @@ export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, 
       const drop = new Set(taskKeys);
       if (drop.size === 0) return Promise.resolve(0);
       return root.transaction(() => {
-        // every record read (a damaged one throws) before the first removal: a throw must leave nothing half done
+        // every record read (a damaged one throws) before the first removal: a throw must leave nothing half done.
+        // Keys are [queue, seq] and a task's queues all begin with its prefix, which ends in ',': the range from
+        // [prefix] up to [prefix with '-' for its ','] ('-' follows ',') holds them and nothing else, so only the
+        // swept tasks' own jobs are read, not every waiting job
         const gone: Key[] = [];
-        for (const { key, value } of db.getRange()) if (drop.has(read(value, key).job.taskKey)) gone.push(key);
+        for (const tk of drop) {
+          const prefix = taskQueuePrefix(tk);
+          for (const { key, value } of db.getRange({ start: [prefix], end: [`${prefix.slice(0, -1)}-`] })) {
+            if (read(value, key).job.taskKey === tk) gone.push(key);
+          }
+        }
         for (const key of gone) db.remove(key);
         return gone.length;
       });

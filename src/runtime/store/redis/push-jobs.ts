@@ -10,7 +10,7 @@
 // same): on Redis Cluster, put a hash tag in the store prefix so that every key is in one slot.
 import { PushJob } from '../../../protocol/records.js';
 import { TopK } from '../../top-k.js';
-import { dueBefore, workspaceQueuePrefix } from '../push-queues.js';
+import { dueBefore, taskKeyOfQueue, workspaceQueuePrefix } from '../push-queues.js';
 import { StoreCorruptError } from '../errors.js';
 import type { PushJobStore } from '../types.js';
 import { checked } from '../validate.js';
@@ -130,24 +130,30 @@ return out
 `,
 });
 
-/** KEYS: pushDue, pushLeases. ARGV: queue prefix, job prefix, then pairs of queue, job id. Removes those jobs. */
-const dropPush2 = script({
+/**
+ * KEYS: pushDue, pushLeases. ARGV: queue prefix, job prefix, then queues. Removes those queues with every job in them
+ * (a job delivered meanwhile is simply already gone). Returns how many jobs.
+ */
+const dropQueues2 = script({
   numberOfKeys: 2,
   lua: `
 local n = 0
-for i = 3, #ARGV, 2 do
-  local q, id = ARGV[i], ARGV[i + 1]
+for i = 3, #ARGV do
+  local q = ARGV[i]
   local qkey = ARGV[1] .. q
-  n = n + redis.call('ZREM', qkey, id)
-  redis.call('DEL', ARGV[2] .. id)
-  if redis.call('ZCARD', qkey) == 0 then
-    redis.call('ZREM', KEYS[1], q)
-    redis.call('HDEL', KEYS[2], q)
+  for _, id in ipairs(redis.call('ZRANGE', qkey, 0, -1)) do
+    n = n + redis.call('DEL', ARGV[2] .. id)
   end
+  redis.call('DEL', qkey)
+  redis.call('ZREM', KEYS[1], q)
+  redis.call('HDEL', KEYS[2], q)
 end
 return n
 `,
 });
+
+/** queues per dropQueues2 call (a swept task's queue holds a few jobs: one per change while its webhook failed) */
+const DROP_QUEUES = 50;
 
 /**
  * KEYS: pushDue, pushLeases. ARGV: the instance's token start, this run's token start, queue prefix, job prefix.
@@ -275,14 +281,22 @@ export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys' | 'client'>
     async dropTasks(taskKeys) {
       const drop = new Set(taskKeys);
       if (drop.size === 0) return 0;
-      // a read, then an idempotent delete by job id: a job delivered meanwhile is simply already gone
-      const jobs = list(await run({ script: listPush1, keys: [k.pushDue], args: [queuePrefix, jobPrefix] }))
-        .map(decodeJob)
-        .filter((j) => drop.has(j.taskKey));
-      if (jobs.length === 0) return 0;
-      const args: Array<string | Buffer> = [queuePrefix, jobPrefix];
-      for (const j of jobs) args.push(j.queue, j.id);
-      return Number(await run({ script: dropPush2, keys: [k.pushDue, k.pushLeases], args }));
+      // the swept tasks' queues, found in push-due a ZSCAN step at a time, then dropped whole a few per script: every
+      // reply is bounded and each its own round trip (one script reading every waiting job held Redis for all of them)
+      const queues = new Set<string>();
+      for await (const batch of client.zScanIterator(k.pushDue, { COUNT: SCAN_COUNT })) {
+        for (const m of batch) {
+          const tk = taskKeyOfQueue(m.value);
+          if (tk !== undefined && drop.has(tk)) queues.add(m.value);
+        }
+      }
+      const names = [...queues];
+      let n = 0;
+      for (let i = 0; i < names.length; i += DROP_QUEUES) {
+        const args = [queuePrefix, jobPrefix, ...names.slice(i, i + DROP_QUEUES)];
+        n += Number(await run({ script: dropQueues2, keys: [k.pushDue, k.pushLeases], args }));
+      }
+      return n;
     },
     async list() {
       return list(await run({ script: listPush1, keys: [k.pushDue], args: [queuePrefix, jobPrefix] })).map(decodeJob);
