@@ -197,6 +197,32 @@ t.test('rotate the webhook signing secret: shown once, and deliveries are signed
   await shot(page, 'webhooks');
 });
 
+t.test('the webhooks page shows the 100 waiting deliveries due soonest and says how many wait in all', async (t) => {
+  const T = Date.now() + 3_600_000;
+  const job = (i: number) => ({
+    id: `wait-${i}`,
+    queue: JSON.stringify([`acme/held-${i}`, 'c']),
+    seq: 1,
+    taskKey: `acme/held-${i}`,
+    configId: 'c',
+    workspaceId: 'acme',
+    body: '{}',
+    attempts: 1,
+    dueAt: T + i * 1_000,
+    createdAt: T,
+    lastError: 'HTTP 503',
+  });
+  await tg.gw.store.pushJobs.enqueue(Array.from({ length: 150 }, (_, i) => job(i)));
+  t.teardown(() => tg.gw.store.pushJobs.dropTasks(Array.from({ length: 150 }, (_, i) => `acme/held-${i}`)));
+  const page = await signedIn(browser, { url: tg.url, key: admin.key, hash: '#/webhooks' });
+  t.teardown(() => page.context().close());
+  await page.getByText('The 100 due soonest of 150 waiting.').waitFor();
+  const rows = page.locator('tr', { hasText: 'HTTP 503' });
+  t.equal(await rows.count(), 100, 'one row per shown delivery');
+  t.equal(await rows.first().locator('td').first().textContent(), 'wait-0', 'the soonest first');
+  await shot(page, 'webhooks-waiting');
+});
+
 t.test('session rules: no mutation without the CSRF token; a read_only key cannot sign in; sign-out ends the session', async (t) => {
   const page = await signedIn(browser, { url: tg.url, key: admin.key, hash: '#/keys' });
   t.teardown(() => page.context().close());
