@@ -6,6 +6,7 @@ import t from 'tap';
 import type { AgentEvent } from '../../src/protocol/agent-events.js';
 import { createAgentPool } from '../../src/runtime/pool/index.js';
 import { fixture, runInput } from './pool-helpers.js';
+import { countLoopTurns } from '../support/loop-turns.js';
 
 const CHUNKS = 20_000;
 
@@ -13,14 +14,8 @@ t.test('a burst queued while the main thread was busy is handed on over many tur
   const pool = createAgentPool({ minThreads: 1, maxThreads: 1 });
   t.teardown(() => pool.close());
   // the event-loop turn each event was handed on in
-  let turn = 0;
-  let ticker: NodeJS.Immediate | undefined;
-  const tick = () => {
-    turn++;
-    ticker = setImmediate(tick);
-  };
-  ticker = setImmediate(tick);
-  t.teardown(() => clearImmediate(ticker));
+  const loop = countLoopTurns();
+  t.teardown(loop.stop);
   const perTurn = new Map<number, number>();
   const texts: string[] = [];
   let busy = true;
@@ -32,7 +27,7 @@ t.test('a burst queued while the main thread was busy is handed on over many tur
       const until = performance.now() + 300;
       while (performance.now() < until);
     }
-    perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1);
+    perTurn.set(loop.turns(), (perTurn.get(loop.turns()) ?? 0) + 1);
     if (ev.type === 'artifact') texts.push(ev.artifact.parts.map((p) => (p.kind === 'text' ? p.text : '')).join(''));
   };
   const r = await pool.run(runInput({ agent: { id: 'burst', kind: 'module', entry: fixture('burst.js'), options: { chunks: CHUNKS } } }), { onEvent });

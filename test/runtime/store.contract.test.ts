@@ -18,6 +18,7 @@ import { LMDB_DBS, openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
 import { openRedisStore } from '../../src/runtime/store/redis/index.js';
 import { redisKeys } from '../../src/runtime/redis/keys.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { countLoopTurns } from '../support/loop-turns.js';
 import { sampleConnection, sampleConnectionStatus, sampleKey, samplePushConfig, samplePushJob, sampleResult, sampleTask } from '../support/store-records.js';
 
 /** One place holding data; every open() on it is another store instance over the same data. */
@@ -297,16 +298,10 @@ function storeContract(engine: Engine) {
       await s.tasks.create({ ...sampleTask({ id: 'n2' }), workspaceId: 'W-x', seq: 1 });
       await s.tasks.create({ ...sampleTask({ id: 'n3' }), workspaceId: 'W/y', seq: 1 });
       const seen: string[] = [];
-      let turns = 0;
-      // counts the event loop turns the scan gave back: a scan in one go would give none (or one, before it starts)
-      let ticker: NodeJS.Immediate | undefined;
-      const tick = () => {
-        turns++;
-        ticker = setImmediate(tick);
-      };
-      ticker = setImmediate(tick);
+      const loop = countLoopTurns();
       await s.tasks.scanWorkspace('W', (task) => seen.push(task.id));
-      clearImmediate(ticker);
+      loop.stop();
+      const turns = loop.turns();
       t.equal(seen.length, n, 'every task once');
       t.strictSame([...seen].sort(), mine, 'exactly the workspace own tasks');
       t.ok(turns >= 2, `the scan gave the event loop back between slices (${turns} turns)`);
@@ -816,15 +811,10 @@ function storeContract(engine: Engine) {
       const all = [...mine, ...others];
       for (let i = 0; i < all.length; i += 200) await s.pushJobs.enqueue(all.slice(i, i + 200));
 
-      let turns = 0;
-      let ticker: NodeJS.Immediate | undefined;
-      const tick = () => {
-        turns++;
-        ticker = setImmediate(tick);
-      };
-      ticker = setImmediate(tick);
+      const loop = countLoopTurns();
       const got = await s.pushJobs.listWorkspace({ workspaceId: 'W', limit: 100 });
-      clearImmediate(ticker);
+      loop.stop();
+      const turns = loop.turns();
       const soonest = [...mine].sort((a, b) => (dueBefore(a, b) ? -1 : dueBefore(b, a) ? 1 : 0)).slice(0, 100);
       t.equal(got.jobs.length, 100, 'no more than the bound');
       t.strictSame(got.jobs, soonest, "the workspace's 100 soonest due, soonest first, whole records");
