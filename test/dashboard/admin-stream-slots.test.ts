@@ -1,12 +1,12 @@
 // One admin key cannot hold unbounded live views (the admin API's SSE) open (dashboard.maxStreamsPerKey): past the
 // bound its next view is refused with 429 naming the limit, its session counts with its Bearer calls, other keys and
 // its A2A streams are apart, and a view that ends in any way frees its slot exactly once.
-import { connect } from 'node:net';
 import t, { type Test } from 'tap';
 import { startTestGateway } from '../support/gateway.js';
 import { until } from '../support/a2a-client.js';
 import { openSse } from '../support/sse.js';
 import { REDIS_URL, cleanupPrefix, testPrefix } from '../support/redis.js';
+import { hangUps } from '../support/hang-ups.js';
 
 const LIMIT = 2;
 
@@ -129,17 +129,7 @@ t.test('a client gone before its view opened frees the slot too', async (t) => {
   const port = Number(new URL(tg.url).port);
   const request = `GET /api/admin/tasks/${taskId}/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin.key}\r\n\r\n`;
   // each sends a whole view request and hangs up at once (before or just after the view opens)
-  await Promise.all(
-    Array.from(
-      { length: LIMIT * 10 },
-      () =>
-        new Promise<void>((resolve) => {
-          const s = connect(port, '127.0.0.1', () => s.end(request, () => s.destroy()));
-          s.on('error', () => undefined);
-          s.on('close', () => resolve());
-        }),
-    ),
-  );
+  await hangUps({ port, request, count: LIMIT * 10 });
   let n = 0;
   await until(async () => {
     if ((await view(taskId, { Authorization: `Bearer ${admin.key}` })).status === 200) n++;

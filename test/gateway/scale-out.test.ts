@@ -73,16 +73,19 @@ t.test('keys and rate limits are shared: a revoke on one holds on the other, one
   t.equal(r.status, 401, 'revoked through A, refused by B on the next request');
 });
 
+/** an instance on Redis under `prefix` that beats every 5 s and is presumed dead after 20 s silent */
+const beatingConfig = (prefix: string, id: string) => ({
+  store: 'redis' as const,
+  redisUrl: REDIS_URL,
+  redisPrefix: prefix,
+  instanceId: id,
+  instances: { heartbeatMs: 5_000, deadAfterMs: 20_000 },
+});
+
 t.test('a task left running by an instance that stopped beating is failed by another (injected clock)', async (t) => {
   const prefix = testPrefix('scale-dead');
   const clock = new ManualClock(Date.now());
-  const config = (id: string) => ({
-    store: 'redis' as const,
-    redisUrl: REDIS_URL,
-    redisPrefix: prefix,
-    instanceId: id,
-    instances: { heartbeatMs: 5_000, deadAfterMs: 20_000 },
-  });
+  const config = (id: string) => beatingConfig(prefix, id);
   const a = await startTestGateway({ config: config('gw-dead'), clock, timers: clock });
   const b = await startTestGateway({ config: config('gw-alive'), clock, timers: clock });
   t.teardown(async () => {
@@ -116,13 +119,7 @@ t.test('a task left running by an instance that stopped beating is failed by ano
 t.test('an instance that stopped leaves no beat key behind: it is collected a few deadAfterMs later (injected clock)', async (t) => {
   const prefix = testPrefix('scale-beat');
   const clock = new ManualClock(Date.now());
-  const config = (id: string) => ({
-    store: 'redis' as const,
-    redisUrl: REDIS_URL,
-    redisPrefix: prefix,
-    instanceId: id,
-    instances: { heartbeatMs: 5_000, deadAfterMs: 20_000 },
-  });
+  const config = (id: string) => beatingConfig(prefix, id);
   const a = await startTestGateway({ config: config('gw-gone'), clock, timers: clock });
   const b = await startTestGateway({ config: config('gw-stays'), clock, timers: clock });
   const raw = createClient({ url: REDIS_URL });

@@ -1,11 +1,11 @@
 // One key cannot hold unbounded SSE streams open (streaming.maxStreamsPerKey): past the bound its next stream is
 // refused with HTTP 429 in every dialect, other keys are unaffected, and a stream that ends in any way frees its slot.
-import { connect } from 'node:net';
 import t, { type Test } from 'tap';
 import { startTestGateway, slowB, msgB, type TestGateway } from '../support/gateway.js';
 import { openSse, type SseClient } from '../support/sse.js';
 import { until } from '../support/a2a-client.js';
 import { REDIS_URL, cleanupPrefix, testPrefix } from '../support/redis.js';
+import { hangUps } from '../support/hang-ups.js';
 
 const V1 = { 'A2A-Version': '1.0' };
 const LIMIT = 3;
@@ -128,17 +128,7 @@ t.test('a client gone before its stream opened frees the slot too', async (t) =>
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/resubscribe', params: { id: taskId } });
   const request = `POST /api/a2a HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   // each sends a whole stream request and hangs up at once (before or just after the stream opens)
-  await Promise.all(
-    Array.from(
-      { length: LIMIT * 10 },
-      () =>
-        new Promise<void>((resolve) => {
-          const s = connect(port, '127.0.0.1', () => s.end(request, () => s.destroy()));
-          s.on('error', () => undefined);
-          s.on('close', () => resolve());
-        }),
-    ),
-  );
+  await hangUps({ port, request, count: LIMIT * 10 });
   let n = 0;
   await until(async () => {
     const s = await open(gw, key, 'tasks/resubscribe', { id: taskId });
