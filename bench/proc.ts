@@ -43,8 +43,7 @@ export function spawnPinned(
   stdin: 'ignore' | 'pipe' = 'ignore',
 ): ChildProcess {
   hookCleanup();
-  // BENCH_NODE_ARGS (profiling: e.g. "--cpu-prof --cpu-prof-dir=/tmp/p") goes to every node child
-  const extra = cmd === process.execPath && process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter((a) => a !== '') : [];
+  const extra = cmd === process.execPath ? benchNodeArgs() : [];
   const child = spawn('taskset', ['-c', String(core), cmd, ...extra, ...args], {
     cwd,
     detached: true,
@@ -57,6 +56,9 @@ export function spawnPinned(
 }
 
 /** Stops one child (and its group) and waits for it to exit. */
+/** BENCH_NODE_ARGS (profiling: e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"): goes to every node child, wrapped or not */
+export const benchNodeArgs = (): string[] => (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+
 export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

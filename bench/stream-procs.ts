@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errText } from './log.js';
 import { createKey } from './gateway-target.js';
-import { spawnPinned, stop, waitListening } from './proc.js';
+import { benchNodeArgs, spawnPinned, stop, waitListening } from './proc.js';
 import { LOAD_CORE, ROOT, SERVER_CORE } from './targets.js';
 
 export type StreamTarget = 'gateway' | 'sdk';
@@ -50,7 +50,7 @@ export function rssSampler(pid: number | undefined): { peak: () => number | unde
 }
 
 export function spawnWithNofile(core: number, args: string[], stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
-  return spawnPinned(core, 'bash', ['-c', NOFILE_WRAP, 'bash', process.execPath, ...args], ROOT, undefined, stdin);
+  return spawnPinned(core, 'bash', ['-c', NOFILE_WRAP, 'bash', process.execPath, ...benchNodeArgs(), ...args], ROOT, undefined, stdin);
 }
 
 /** Watches a child's exit and keeps the tail of its stderr, so a crash can be told precisely. */

@@ -5,6 +5,7 @@ import type { PushJob } from '../protocol/records.js';
 import type { Timers } from '../runtime/clock.js';
 import type { EventBus } from '../runtime/events/bus.js';
 import { taskKey, type TaskStore } from '../runtime/store/types.js';
+import { progressPauseMs } from './write-pace.js';
 
 /**
  * The push jobs a group of changes of one task causes: read before the write (configs, keys), then stored in the
@@ -19,6 +20,8 @@ export interface TaskWriterOptions {
   /** events kept per task for replay */
   retainEvents: number;
   pushJobs?: PushJobsFor;
+  /** paces a large record's progress writes (write-pace.ts); without them every group is written at once */
+  timers?: Timers;
 }
 
 type Change = { record: Task; events: TaskEvent[] };
@@ -59,6 +62,10 @@ export class TaskWriteQueue {
   private holdFor: QueueOptions['hold'];
   /** opens a held first group now */
   private releaseHold: (() => void) | undefined;
+  /** the state of the newest record stored so far: a group in that same state carries only progress */
+  private storedState: Task['status']['state'] | undefined;
+  /** ends a progress group's pause now (a state change joined it) */
+  private endPause: (() => void) | undefined;
 
   constructor(
     private readonly writer: TaskWriter,
@@ -91,6 +98,8 @@ export class TaskWriteQueue {
         tail.events.push(...events);
       } else {
         group.push({ record, events });
+        // a state change is written (and told to subscribers) at once, with the progress held before it
+        this.endPause?.();
       }
       return;
     }
@@ -99,16 +108,39 @@ export class TaskWriteQueue {
     const gate = this.hold();
     this.persisted = this.persisted.then(async () => {
       if (gate) await gate;
+      const pause = this.pace(mine);
+      if (pause) await pause;
       if (this.pending === mine) this.pending = undefined;
       if (this.failure !== undefined) return;
       const create = this.creating;
       this.creating = false;
       try {
         await this.writer.storeGroup(mine, { create });
+        this.storedState = mine[mine.length - 1]!.record.status.state;
       } catch (e) {
         this.failure = e;
         this.onFailure(e);
       }
+    });
+  }
+
+  /**
+   * A group that only carries progress over a large stored record waits (taking every later change) for the pause
+   * write-pace.ts gives it, or until a state change joins it. Never for a task's first write.
+   */
+  private pace(group: Change[]): Promise<void> | undefined {
+    const timers = this.writer.timers;
+    if (!timers || this.storedState === undefined || this.failure !== undefined) return undefined;
+    if (group.length > 1 || group[0]!.record.status.state !== this.storedState) return undefined;
+    const ms = progressPauseMs(group[0]!.record);
+    if (ms === 0) return undefined;
+    return new Promise<void>((resolve) => {
+      const cancel = timers.after(ms, () => this.endPause?.());
+      this.endPause = () => {
+        this.endPause = undefined;
+        cancel();
+        resolve();
+      };
     });
   }
 
@@ -138,6 +170,10 @@ interface QueueOptions {
 
 export class TaskWriter {
   constructor(private readonly o: TaskWriterOptions) {}
+
+  get timers(): Timers | undefined {
+    return this.o.timers;
+  }
 
   queue(o: QueueOptions): TaskWriteQueue {
     return new TaskWriteQueue(this, o);
