@@ -176,7 +176,10 @@ export function applyAgentEvents(ctx: TaskContext, events: readonly AgentEvent[]
       case 'status': {
         const m = ev.message && agentMessage(draft.task, ev.message);
         if (ev.state === 'working') {
-          draft.task = withStatus(draft.task, { state: 'working', message: m, now });
+          // a bare `working` over a bare `working` changes nothing a reader sees (no event is made of it): left out,
+          // it costs no write and no webhook
+          if (m || draft.task.status.state !== 'working' || draft.task.status.message)
+            draft.task = withStatus(draft.task, { state: 'working', message: m, now });
           break;
         }
         // a closing status ends the turn when the run returns; its message joins the history now
