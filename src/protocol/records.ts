@@ -82,21 +82,35 @@ export function publicKeyView(k: KeyRecord) {
   };
 }
 
-export const PushAuthentication = z.object({
-  schemes: z.array(z.string()),
-  credentials: z.string().optional(),
-});
+/** The longest value the gateway sends as a webhook header (receivers refuse header blocks past 8–16 KiB). */
+export const MAX_HEADER_VALUE = 4096;
+
+/**
+ * A caller's value that every delivery sends as an HTTP header (the notification token, a bearer credential). HTTP
+ * has no way to carry a line break or a character outside Latin-1 there, so such a value could never be delivered:
+ * each webhook would fail until given up. It is refused when the config is registered instead.
+ */
+export const HeaderValue = z
+  .string()
+  .max(MAX_HEADER_VALUE, `at most ${MAX_HEADER_VALUE} characters`)
+  .regex(/^[\x20-\x7e\t]*$/, 'must be printable ASCII: it is sent as an HTTP header');
+
+const PushAuthenticationFields = { schemes: z.array(z.string()) };
+export const PushAuthentication = z.object({ ...PushAuthenticationFields, credentials: HeaderValue.optional() });
 
 /** A push notification config as the caller gives it (protocol.md). */
 export const PushConfig = z.object({
   id: CallerId.optional(),
   url: z.string().min(1),
-  token: z.string().optional(),
+  token: HeaderValue.optional(),
   authentication: PushAuthentication.optional(),
 });
 export type PushConfig = z.infer<typeof PushConfig>;
 
 export const StoredPushConfig = PushConfig.extend({
+  // stored sealed (longer than what was given) and possibly by a build that did not check them: read as they are
+  token: z.string().optional(),
+  authentication: z.object({ ...PushAuthenticationFields, credentials: z.string().optional() }).optional(),
   id: z.string().min(1),
   taskId: z.string(),
   /** the key that registered it: deliveries carry what that key may read, and stop when it is revoked */
