@@ -498,6 +498,37 @@ function storeContract(engine: Engine) {
       t.strictSame(ids(await s.pushConfigs.list('t10')), ['c3'], 'untouched');
     });
 
+    t.test('push configs: a bounded add counts and writes in one step, on two stores over the same data at once', async (t) => {
+      const loc = await fresh('push-add');
+      const [s1, s2] = [await loc.open(), await loc.open()];
+      const max = 3;
+      const adds = Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? s1 : s2).pushConfigs.add(samplePushConfig({ taskId: 't1', id: `c${i}` }), { maxPerTask: max }),
+      );
+      const results = await Promise.all(adds);
+      t.equal(results.filter((r) => r.stored).length, max, 'exactly the bound stored, whichever store added');
+      t.ok(
+        results.every((r) => r.stored || r.held === max),
+        'every other add refused, naming the count held',
+      );
+      t.equal((await s1.pushConfigs.list('t1')).length, max, 'and no more kept');
+      const kept = ids(await s2.pushConfigs.list('t1'));
+
+      const replacing = { ...samplePushConfig({ taskId: 't1', id: kept[0]! }), url: 'https://example.com/replaced' };
+      t.strictSame(await s2.pushConfigs.add(replacing, { maxPerTask: max }), { stored: true }, 'an id the task holds is replaced, not counted');
+      t.equal((await s1.pushConfigs.get('t1', kept[0]!))?.url, 'https://example.com/replaced');
+      t.strictSame(await s1.pushConfigs.add(samplePushConfig({ taskId: 't1', id: 'late' }), { maxPerTask: max }), { stored: false, held: max });
+      t.equal(await s1.pushConfigs.get('t1', 'late'), undefined, 'a refused add writes nothing');
+      t.strictSame(ids(await s1.pushConfigs.list('t1')), kept);
+      t.strictSame(
+        await s1.pushConfigs.add(samplePushConfig({ taskId: 't10', id: 'other' }), { maxPerTask: max }),
+        { stored: true },
+        "another task's room is its own",
+      );
+      await s1.pushConfigs.delete('t1', kept[1]!);
+      t.strictSame(await s2.pushConfigs.add(samplePushConfig({ taskId: 't1', id: 'late' }), { maxPerTask: max }), { stored: true }, 'a delete makes room');
+    });
+
     t.test('events: append, replay after a seq, bounded retention per task', async (t) => {
       const loc = await fresh('events');
       const s = await loc.open();

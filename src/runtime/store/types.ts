@@ -66,9 +66,19 @@ export interface TaskStore {
   sweep(o: { endedBy: number; limit: number }): Promise<string[]>;
 }
 
+/** What an add did: stored the config, or refused it because the task holds `held` configs, its bound. */
+export type PushConfigAdd = { stored: true } | { stored: false; held: number };
+
 /** Push configs are kept per task under its taskKey. */
 export interface PushConfigStore {
+  /** Stores the config whatever the task holds (a config of its id is replaced): updates of a config already kept. */
   put(cfg: StoredPushConfig): Promise<void>;
+  /**
+   * Stores a caller's config if its task has room, in one atomic step (another instance's add cannot slip between
+   * the count and the write): a config of its id already stored is replaced and not counted; otherwise it is refused,
+   * nothing written, when the task holds `maxPerTask` configs or more.
+   */
+  add(cfg: StoredPushConfig, o: { maxPerTask: number }): Promise<PushConfigAdd>;
   get(taskId: string, id: string): Promise<StoredPushConfig | undefined>;
   list(taskId: string): Promise<StoredPushConfig[]>;
   /** true when something was deleted */
