@@ -336,6 +336,30 @@ function storeContract(engine: Engine) {
       t.equal(await s.pushJobs.dropTasks(drop), 0, 'again: nothing left to drop');
     });
 
+    t.test('tasks: an index repair pass over tasks this code wrote adds nothing, ends, and is claimed once per period', async (t) => {
+      const loc = await fresh('index-repair');
+      const [s1, s2] = [await loc.open(), await loc.open()];
+      for (let i = 0; i < 700; i++) {
+        await s1.tasks.create({ ...sampleTask({ id: `t${i}`, state: i % 3 ? 'working' : 'completed' }), workspaceId: i % 2 ? 'A' : 'B', seq: 1 });
+      }
+      t.equal(await s1.tasks.claimIndexRepair(60_000), true, 'the first claim of a period runs the pass');
+      // one process owns LMDB data; on a shared store the period is claimed by one instance
+      t.equal(await s2.tasks.claimIndexRepair(60_000), engine.name === 'lmdb', 'a second claim in the period');
+      let cursor = '';
+      let steps = 0;
+      let added = 0;
+      do {
+        const step = await s1.tasks.repairIndexStep(cursor);
+        added += step.added;
+        cursor = step.cursor;
+        steps++;
+      } while (cursor !== '' && steps < 1_000);
+      t.equal(cursor, '', 'the pass ends');
+      t.equal(added, 0, 'every task this code writes is indexed by its write');
+      t.equal((await s2.tasks.listByWorkspace('A')).length, 350);
+      t.equal((await s2.tasks.listByWorkspace('B')).length, 350);
+    });
+
     t.test('tasks: a corrupt stored value is refused, not returned', async (t) => {
       const loc = await fresh('corrupt');
       const s = await loc.open();

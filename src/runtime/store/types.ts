@@ -64,6 +64,18 @@ export interface TaskStore {
    * `updatedAt`), with their state index entries, events and push configs. Returns their task keys (oldest first).
    */
   sweep(o: { endedBy: number; limit: number }): Promise<string[]>;
+  /**
+   * Index repair: true for the one caller, among every instance sharing the store, that should run a pass now (none
+   * was claimed in the last `everyMs`). Always true where one process owns the data (LMDB).
+   */
+  claimIndexRepair(everyMs: number): Promise<boolean>;
+  /**
+   * One bounded step of an index repair pass: adds to the workspace index the stored tasks missing from it (on a
+   * shared store an instance of an older version, during a rolling upgrade, writes tasks without it). Start with
+   * cursor ''; pass back each cursor returned; '' again when the pass is done. `added` counts the entries added.
+   * An engine whose every write keeps the index whole (LMDB: one transaction, one process) ends at once.
+   */
+  repairIndexStep(cursor: string): Promise<{ cursor: string; added: number }>;
 }
 
 /** What an add did: stored the config, or refused it because the task holds `held` configs, its bound. */
