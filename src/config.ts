@@ -112,9 +112,18 @@ export const Config = z
       .object({
         /** a Redis command unanswered this long fails: calls during an outage get a 503 instead of hanging */
         commandTimeoutMs: z.number().int().positive().default(2_000),
+        /**
+         * how often one instance adds to the workspace task index the tasks an instance of an older version wrote
+         * without it (a rolling upgrade; tasks/list misses them until then); 0 never does
+         */
+        indexRepairMs: z
+          .number()
+          .int()
+          .nonnegative()
+          .default(5 * 60_000),
       })
       .strict()
-      .default({ commandTimeoutMs: 2_000 }),
+      .default({ commandTimeoutMs: 2_000, indexRepairMs: 5 * 60_000 }),
     /** scale-out on Redis: each instance stamps a beat; work of an instance silent past deadAfterMs is failed */
     instances: z
       .object({

@@ -19,6 +19,7 @@ import { createLocalBus, createRedisBus, type EventBus } from './runtime/events/
 import { KeyHasher } from './runtime/keys.js';
 import { Presence } from './runtime/presence.js';
 import { RetentionSweeper } from './runtime/retention.js';
+import { IndexRepair } from './runtime/index-repair.js';
 import { createMemoryLimiter } from './runtime/limiter/memory.js';
 import { createRedisLimiter } from './runtime/limiter/redis.js';
 import { limiterPrefix } from './runtime/redis/keys.js';
@@ -55,6 +56,8 @@ export interface GatewayInstance {
   readonly connections: ConnectionSupervisor;
   /** task retention: `idle()` for tests that move a ManualClock past a sweep */
   readonly retention: RetentionSweeper;
+  /** on Redis (unless redis.indexRepairMs is 0): the workspace index repair, `idle()` for tests that move a ManualClock */
+  readonly indexRepair: IndexRepair | undefined;
   /** keys' last uses: `idle()` for tests that move a ManualClock past a flush (KEY_USAGE_FLUSH_MS) */
   readonly usage: KeyUsage;
   /** the dashboard's recent deliveries: `idle()` once their records are written */
@@ -205,6 +208,17 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     onSwept: (n) => log('deleted tasks and outbound results past their retention', { deleted: n }),
   });
   retention.start();
+  const indexRepair =
+    config.store === 'redis' && config.redis.indexRepairMs > 0
+      ? new IndexRepair({
+          tasks: store.tasks,
+          timers,
+          everyMs: config.redis.indexRepairMs,
+          onError: (e) => log('workspace index repair failed', { error: errorText(e) }),
+          onRepaired: (n) => log('added tasks an older instance wrote to the workspace index', { added: n }),
+        })
+      : undefined;
+  indexRepair?.start();
 
   const keyWatch = new KeyWatch({
     keys: store.keys,
@@ -309,6 +323,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     agents,
     connections: outbound.supervisor,
     retention,
+    indexRepair,
     usage,
     deliveries,
     metrics,
@@ -318,6 +333,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
         keyWatch.stop();
         relays.close();
         await retention.stop();
+        await indexRepair?.stop();
         await http.close();
         // no scrape can come now; the process metrics' monitor and GC observer would outlive the gateway
         metrics.close();

@@ -1,5 +1,6 @@
-// The Redis per-workspace task sets: a listing reads only its workspace's keys, the sweep leaves no set behind, and
-// data written before the sets existed is indexed once on open (a marker keeps it to once; two opens at once agree).
+// The Redis per-workspace task sets: a listing reads only its workspace's keys, the sweep leaves no set behind, data
+// written before the sets existed is indexed once on open (a marker keeps it to once; two opens at once agree), and
+// tasks an older instance writes after that (a rolling upgrade) are added by the repair pass, in bounded steps.
 import t, { type Test } from 'tap';
 import { createClient } from 'redis';
 import type { TaskState } from '../../src/protocol/model.js';
@@ -9,6 +10,7 @@ import type { Store } from '../../src/runtime/store/types.js';
 import { ALL_STATES } from '../support/tasks.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { sampleTask } from '../support/store-records.js';
+import { createTaskAsOldInstance } from '../support/legacy-redis-writer.js';
 
 const T = Date.UTC(2026, 0, 1);
 const ids = (xs: ReadonlyArray<{ id: string }>): string[] => xs.map((x) => x.id).sort();
@@ -133,4 +135,38 @@ t.test('data from before the sets: indexed on open, once, by two instances openi
   await raw.del(k.workspaceTasks('B'));
   const again = await open();
   t.strictSame(await again.tasks.listByWorkspace('B'), [], 'not rebuilt while marked');
+});
+
+t.test('tasks an older instance writes after the build: the repair pass adds them, a bounded step at a time', async (t) => {
+  const { prefix, open, raw, k } = await setup(t, 'repair');
+  const s = await open();
+  t.equal(await raw.exists(k.workspaceTasksBuilt), 1, 'built on open');
+  for (let i = 0; i < 1_100; i++) {
+    const task = { ...sampleTask({ id: `old${i}`, state: i % 2 ? 'input-required' : 'completed' }), workspaceId: i % 3 ? 'A' : 'B', seq: 1 };
+    if (!(await createTaskAsOldInstance({ client: raw, prefix, task }))) throw new Error(`old${i} exists`);
+  }
+  await raw.sAdd(k.tasksInState('working'), ['C/ghost', 'no-slash']);
+  t.strictSame(await s.tasks.listByWorkspace('A'), [], 'the listing misses them meanwhile');
+
+  t.equal(await s.tasks.claimIndexRepair(60_000), true);
+  const ttl = await raw.pTTL(k.workspaceTasksRepair);
+  t.ok(ttl > 0 && ttl <= 60_000, 'the claim expires after the period');
+  let cursor = '';
+  let added = 0;
+  let steps = 0;
+  do {
+    const step = await s.tasks.repairIndexStep(cursor);
+    t.ok(step.added <= 1_000, 'each step adds a bounded number');
+    added += step.added;
+    cursor = step.cursor;
+    steps++;
+  } while (cursor !== '' && steps < 1_000);
+  t.equal(added, 1_100, 'every task the old way wrote, once');
+  t.ok(steps > 6, `the pass took several steps (${steps})`);
+  t.equal((await s.tasks.listByWorkspace('A')).length, 733);
+  t.equal((await s.tasks.listByWorkspace('B')).length, 367);
+  t.equal(await raw.exists(k.workspaceTasks('C')), 0, 'a state entry whose record is gone indexes nothing');
+  t.equal((await s.tasks.repairIndexStep('')).added, 0, 'a second pass finds nothing to add');
+  await t.rejects(s.tasks.repairIndexStep('9:0'), /not a cursor of this pass/);
+  await t.rejects(s.tasks.repairIndexStep('x'), /not a cursor of this pass/);
 });

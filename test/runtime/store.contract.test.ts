@@ -336,6 +336,30 @@ function storeContract(engine: Engine) {
       t.equal(await s.pushJobs.dropTasks(drop), 0, 'again: nothing left to drop');
     });
 
+    t.test('tasks: an index repair pass over tasks this code wrote adds nothing, ends, and is claimed once per period', async (t) => {
+      const loc = await fresh('index-repair');
+      const [s1, s2] = [await loc.open(), await loc.open()];
+      for (let i = 0; i < 700; i++) {
+        await s1.tasks.create({ ...sampleTask({ id: `t${i}`, state: i % 3 ? 'working' : 'completed' }), workspaceId: i % 2 ? 'A' : 'B', seq: 1 });
+      }
+      t.equal(await s1.tasks.claimIndexRepair(60_000), true, 'the first claim of a period runs the pass');
+      // one process owns LMDB data; on a shared store the period is claimed by one instance
+      t.equal(await s2.tasks.claimIndexRepair(60_000), engine.name === 'lmdb', 'a second claim in the period');
+      let cursor = '';
+      let steps = 0;
+      let added = 0;
+      do {
+        const step = await s1.tasks.repairIndexStep(cursor);
+        added += step.added;
+        cursor = step.cursor;
+        steps++;
+      } while (cursor !== '' && steps < 1_000);
+      t.equal(cursor, '', 'the pass ends');
+      t.equal(added, 0, 'every task this code writes is indexed by its write');
+      t.equal((await s2.tasks.listByWorkspace('A')).length, 350);
+      t.equal((await s2.tasks.listByWorkspace('B')).length, 350);
+    });
+
     t.test('tasks: a corrupt stored value is refused, not returned', async (t) => {
       const loc = await fresh('corrupt');
       const s = await loc.open();
@@ -496,6 +520,37 @@ function storeContract(engine: Engine) {
       t.equal(await s.pushConfigs.get('t1', 'c1'), undefined);
       t.strictSame(ids(await s.pushConfigs.list('t1')), ['c2']);
       t.strictSame(ids(await s.pushConfigs.list('t10')), ['c3'], 'untouched');
+    });
+
+    t.test('push configs: a bounded add counts and writes in one step, on two stores over the same data at once', async (t) => {
+      const loc = await fresh('push-add');
+      const [s1, s2] = [await loc.open(), await loc.open()];
+      const max = 3;
+      const adds = Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? s1 : s2).pushConfigs.add(samplePushConfig({ taskId: 't1', id: `c${i}` }), { maxPerTask: max }),
+      );
+      const results = await Promise.all(adds);
+      t.equal(results.filter((r) => r.stored).length, max, 'exactly the bound stored, whichever store added');
+      t.ok(
+        results.every((r) => r.stored || r.held === max),
+        'every other add refused, naming the count held',
+      );
+      t.equal((await s1.pushConfigs.list('t1')).length, max, 'and no more kept');
+      const kept = ids(await s2.pushConfigs.list('t1'));
+
+      const replacing = { ...samplePushConfig({ taskId: 't1', id: kept[0]! }), url: 'https://example.com/replaced' };
+      t.strictSame(await s2.pushConfigs.add(replacing, { maxPerTask: max }), { stored: true }, 'an id the task holds is replaced, not counted');
+      t.equal((await s1.pushConfigs.get('t1', kept[0]!))?.url, 'https://example.com/replaced');
+      t.strictSame(await s1.pushConfigs.add(samplePushConfig({ taskId: 't1', id: 'late' }), { maxPerTask: max }), { stored: false, held: max });
+      t.equal(await s1.pushConfigs.get('t1', 'late'), undefined, 'a refused add writes nothing');
+      t.strictSame(ids(await s1.pushConfigs.list('t1')), kept);
+      t.strictSame(
+        await s1.pushConfigs.add(samplePushConfig({ taskId: 't10', id: 'other' }), { maxPerTask: max }),
+        { stored: true },
+        "another task's room is its own",
+      );
+      await s1.pushConfigs.delete('t1', kept[1]!);
+      t.strictSame(await s2.pushConfigs.add(samplePushConfig({ taskId: 't1', id: 'late' }), { maxPerTask: max }), { stored: true }, 'a delete makes room');
     });
 
     t.test('events: append, replay after a seq, bounded retention per task', async (t) => {

@@ -53,7 +53,7 @@ export async function storePushConfig(
   };
   // the reply masks the credentials either way; the store gets them sealed
   const room = { taskKey: rec.taskId, taskId: o.task.id, configId: o.config.id, path: configPath(o.urlPath) };
-  await parts.pushQuota.add(room, () => parts.store.pushConfigs.put(parts.push.configs.seal(rec)));
+  await parts.pushQuota.add(room, parts.push.configs.seal(rec));
   return rec;
 }
 

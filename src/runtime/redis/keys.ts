@@ -28,10 +28,12 @@ export interface RedisKeys {
   readonly tasksEnded: string;
   /** set: ids of the tasks whose stored state is `state` */
   tasksInState(state: TaskState): string;
-  /** set: the task keys of one workspace (listByWorkspace reads it; every task write adds to it, the sweep removes) */
+  /** set: the task keys of one workspace (listByWorkspace reads it; every task write adds to it, the sweep removes, the repair pass adds what an older writer left out) */
   workspaceTasks(workspace: string): string;
   /** string: present once the workspace task sets hold every task stored before they existed (see store/redis/workspace-index.ts) */
   readonly workspaceTasksBuilt: string;
+  /** string expiring after the repair period: present while one instance's claim on the current workspace set repair pass stands */
+  readonly workspaceTasksRepair: string;
   /** hash: config id -> StoredPushConfig, one hash per task */
   pushConfigs(taskId: string): string;
   /** hash: meta key -> value */
@@ -94,6 +96,7 @@ export function redisKeys(prefix: string): RedisKeys {
     tasksInState: (state) => `${prefix}tasks:state:${state}`,
     workspaceTasks: (workspace) => `${idPrefix.workspaceTasks}${workspace}`,
     workspaceTasksBuilt: `${prefix}tasks:workspace-index-built`,
+    workspaceTasksRepair: `${prefix}tasks:workspace-index-repair`,
     pushConfigs: (taskId) => `${idPrefix.pushConfigs}${taskId}`,
     meta: `${prefix}meta`,
     metaExpiry: `${prefix}meta-expiry`,

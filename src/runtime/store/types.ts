@@ -64,11 +64,33 @@ export interface TaskStore {
    * `updatedAt`), with their state index entries, events and push configs. Returns their task keys (oldest first).
    */
   sweep(o: { endedBy: number; limit: number }): Promise<string[]>;
+  /**
+   * Index repair: true for the one caller, among every instance sharing the store, that should run a pass now (none
+   * was claimed in the last `everyMs`). Always true where one process owns the data (LMDB).
+   */
+  claimIndexRepair(everyMs: number): Promise<boolean>;
+  /**
+   * One bounded step of an index repair pass: adds to the workspace index the stored tasks missing from it (on a
+   * shared store an instance of an older version, during a rolling upgrade, writes tasks without it). Start with
+   * cursor ''; pass back each cursor returned; '' again when the pass is done. `added` counts the entries added.
+   * An engine whose every write keeps the index whole (LMDB: one transaction, one process) ends at once.
+   */
+  repairIndexStep(cursor: string): Promise<{ cursor: string; added: number }>;
 }
+
+/** What an add did: stored the config, or refused it because the task holds `held` configs, its bound. */
+export type PushConfigAdd = { stored: true } | { stored: false; held: number };
 
 /** Push configs are kept per task under its taskKey. */
 export interface PushConfigStore {
+  /** Stores the config whatever the task holds (a config of its id is replaced): updates of a config already kept. */
   put(cfg: StoredPushConfig): Promise<void>;
+  /**
+   * Stores a caller's config if its task has room, in one atomic step (another instance's add cannot slip between
+   * the count and the write): a config of its id already stored is replaced and not counted; otherwise it is refused,
+   * nothing written, when the task holds `maxPerTask` configs or more.
+   */
+  add(cfg: StoredPushConfig, o: { maxPerTask: number }): Promise<PushConfigAdd>;
   get(taskId: string, id: string): Promise<StoredPushConfig | undefined>;
   list(taskId: string): Promise<StoredPushConfig[]>;
   /** true when something was deleted */

@@ -19,6 +19,18 @@ export function lmdbPushConfigStore(o: LmdbPushConfigStoreOptions): PushConfigSt
     async put(cfg) {
       await push.put([cfg.taskId, cfg.id], cfg);
     },
+    add(cfg, { maxPerTask }) {
+      // count and write in one write transaction: LMDB runs one at a time, across processes too
+      return root.transaction(() => {
+        const k = [cfg.taskId, cfg.id];
+        if (!push.doesExist(k)) {
+          const held = push.getKeysCount({ start: [cfg.taskId], end: [cfg.taskId, AFTER_ANY_STRING] });
+          if (held >= maxPerTask) return { stored: false, held } as const;
+        }
+        push.put(k, cfg);
+        return { stored: true } as const;
+      });
+    },
     async get(taskId, id) {
       fresh();
       const v = push.get([taskId, id]);

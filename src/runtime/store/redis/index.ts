@@ -7,7 +7,8 @@
 // per-state index sets, its workspace's task set, the ended index and its events, so listByState is a SUNION plus an
 // MGET and listByWorkspace reads only its workspace's set. Key writes and the by-hash lookup need a read before the
 // write or a second lookup, so they are Lua scripts too. Opening builds the workspace task sets once for data written
-// before they existed (workspace-index.ts), before the store is handed out.
+// before they existed (workspace-index.ts), before the store is handed out; tasks an older instance writes after that
+// (a rolling upgrade) are added by the periodic repair (tasks.repairIndexStep, run by runtime/index-repair.ts).
 import { connectRedis } from '../../redis/connect.js';
 import { redisKeys } from '../../redis/keys.js';
 import { deadlined, withDeadline } from '../../deadline.js';

@@ -6,6 +6,7 @@ import { taskKey } from '../types.js';
 import type { RedisParts } from './client.js';
 import { ENQUEUE_JOB_LUA, pushJobArgs } from './push-jobs.js';
 import { script } from './scripts.js';
+import { claimIndexRepair, indexStep } from './workspace-index.js';
 import { decode, packr } from './values.js';
 
 /**
@@ -182,5 +183,7 @@ export function redisTaskStore(o: RedisParts): TaskStore {
       });
       return (Array.isArray(reply) ? reply : []).map((id) => String(id));
     },
+    claimIndexRepair: (everyMs) => claimIndexRepair(o, everyMs),
+    repairIndexStep: (cursor) => indexStep(o, cursor),
   };
 }

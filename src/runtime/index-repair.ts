@@ -1,0 +1,68 @@
+// The periodic workspace index repair on a shared store: during a rolling upgrade an instance of an older version
+// writes tasks without their workspace index entry, so tasks/list on the newer ones would miss them for good. Every
+// `everyMs` one instance (the store's claim) runs a pass of bounded store steps that adds what is missing.
+import type { Timers } from './clock.js';
+import type { TaskStore } from './store/types.js';
+
+export interface IndexRepairOptions {
+  tasks: Pick<TaskStore, 'claimIndexRepair' | 'repairIndexStep'>;
+  timers: Timers;
+  /** how often a pass runs among all instances sharing the store (the first one this long after start) */
+  everyMs: number;
+  onError?: (e: unknown) => void;
+  /** a pass added entries: some writer left tasks out of the index */
+  onRepaired?: (added: number) => void;
+}
+
+export class IndexRepair {
+  private cancel: (() => void) | undefined;
+  private stopped = false;
+  private running: Promise<number> = Promise.resolve(0);
+
+  constructor(private readonly o: IndexRepairOptions) {}
+
+  /** Runs a pass every `everyMs`, when this instance wins the claim for that period. */
+  start(): void {
+    const arm = () => {
+      if (this.stopped) return;
+      this.cancel = this.o.timers.after(this.o.everyMs, () => {
+        this.running = this.pass()
+          .then((n) => {
+            if (n > 0) this.o.onRepaired?.(n);
+            return n;
+          })
+          .catch((e: unknown) => {
+            // a store hiccup costs one pass, never the process; the next period runs again
+            this.o.onError?.(e);
+            return 0;
+          })
+          .finally(arm);
+      });
+    };
+    arm();
+  }
+
+  /** One pass now if no instance claimed this period; returns how many entries it added. */
+  async pass(): Promise<number> {
+    if (!(await this.o.tasks.claimIndexRepair(this.o.everyMs))) return 0;
+    let added = 0;
+    let cursor = '';
+    do {
+      const step = await this.o.tasks.repairIndexStep(cursor);
+      added += step.added;
+      cursor = step.cursor;
+    } while (cursor !== '' && !this.stopped);
+    return added;
+  }
+
+  /** Resolves when the pass under way (if any) is done: tests wait on it after moving a ManualClock. */
+  idle(): Promise<number> {
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.cancel?.();
+    await this.running;
+  }
+}
