@@ -1,7 +1,7 @@
 // A gateway that refuses the relay's upgrade with Retry-After is not tried again before then: the real gateway's
 // failed-authentication throttle (429, delta-seconds) seen in the relay's log and its admin UI's tunnel view, then the
 // relay back once the window frees; an hour's Retry-After bounded by the backoff cap, each such wait an attempt that
-// retry_attempts counts; the HTTP-date form (which the real gateway never sends: a stand-in answers it, as a proxy in
+// retry_attempts counts; the real gateway's store cut off (503, Retry-After 1); the HTTP-date form (which the real gateway never sends: a stand-in answers it, as a proxy in
 // front of the gateway might), read against the answer's own Date header; a malformed value ignored for the plain
 // backoff, and said so in the log. The relay runs on a ManualClock with its randomness fixed.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -19,8 +19,10 @@ import { ManualClock } from '../../src/runtime/clock.js';
 import { until } from '../support/a2a-client.js';
 import { launchChromium } from '../support/browser.js';
 import { startTestGateway } from '../support/gateway.js';
+import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { callerView, registerRelay } from '../support/relay-world.js';
 import { startSdkRemote, type SdkRemote } from '../support/sdk-remote.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 import { startStandInGateway, type StandInGateway } from '../support/tunnel-gateway.js';
 import { openTunnel } from '../support/tunnel-client.js';
 
@@ -165,6 +167,60 @@ t.test("an hour's Retry-After waits the cap; each such wait is an attempt retry_
   t.equal(g.upgrades(), seen + 1, 'the second attempt at the cap');
   t.equal(end.code, 1, 'the second refusal spends retry_attempts 2');
   t.match(end.message, /gave up after 2 failed connection attempts \(retry_attempts 2\).*HTTP 429/);
+});
+
+t.test("the real gateway's store unavailable: 503 with Retry-After 1, no attempt before it, back when the store is", async (t) => {
+  const redisPort = Number(new URL(REDIS_URL).port || 6379);
+  const proxy = await startTcpProxy(redisPort);
+  t.teardown(() => proxy.close());
+  const prefix = testPrefix('relay-retry-after');
+  t.teardown(() => cleanupPrefix(REDIS_URL, prefix));
+  const log: string[] = [];
+  const gw = await startTestGateway({
+    config: { store: 'redis', redisUrl: `redis://127.0.0.1:${proxy.port}`, redisPrefix: prefix, redis: { commandTimeoutMs: 300 } },
+    log: (msg, f) => log.push(`${msg} ${JSON.stringify(f ?? {})}`),
+  });
+  t.teardown(() => gw.close());
+  const reg = await registerRelay(gw, { workspace: WS, agents: ['sdk-echo'] });
+
+  proxy.target(undefined);
+  proxy.cut();
+  const refused = await openTunnel({ url: gw.url, key: reg.relayKey.key });
+  t.match(refused, { ok: false, status: 503, headers: { 'retry-after': '1' } }, 'the upgrade during the outage: 503 with Retry-After');
+  t.match(refused.ok ? '' : refused.body, /"error":"store_unavailable".*store cannot be reached/, 'saying why');
+  t.notOk(!refused.ok && refused.headers['www-authenticate'], 'no key was judged: no challenge');
+
+  const clock = new ManualClock(T0);
+  const relay: Relay = await startRelay({
+    config: parseRelayConfig({ text: JSON.stringify(relayConfig({ key: reg.relayKey.key, url: gw.url })) }),
+    log: () => {},
+    clock,
+    timers: clock,
+    random,
+    backoffBaseMs: BASE_MS,
+    backoffCapMs: CAP_MS,
+  });
+  t.teardown(() => relay.stop());
+  await until(() => relay.tunnel().state === 'waiting', 'the relay is refused');
+  t.match(
+    relay.tunnel(),
+    { failures: 1, retryAfterMs: 1_000, delayMs: 1_000, lastError: /HTTP 503 Service Unavailable, Retry-After 1$/ },
+    `the second the gateway asked, not the backoff's ${plain(1)} ms`,
+  );
+  const upgrades = () => log.filter((l) => l.startsWith('relay tunnel refused') || l.startsWith('relay connected')).length;
+  const seen = upgrades();
+  clock.advance(999);
+  t.equal(relay.tunnel().state, 'waiting', 'no attempt before it');
+  t.equal(upgrades(), seen);
+  proxy.target(redisPort);
+  clock.advance(1);
+  t.equal(relay.tunnel().state, 'session', 'the attempt starts at its time');
+  // the gateway's Redis client reconnects in its own time: each refusal meanwhile is waited out as told
+  await until(() => {
+    const v = relay.tunnel();
+    if (v.state === 'waiting') clock.advance(v.nextRetryAt! - clock.now());
+    return v.upSince !== undefined;
+  }, 'the relay is back with the store');
 });
 
 /** The relay against a stand-in that refuses every upgrade as told. */
