@@ -20,6 +20,8 @@ export interface TunnelView {
   lastError: string | undefined;
   delayMs: number;
   nextRetryAt: number | undefined;
+  /** the wait the gateway asked for with Retry-After when it refused the last attempt (delayMs honours it, up to the cap) */
+  retryAfterMs: number | undefined;
 }
 
 export interface TurnStart {

@@ -211,7 +211,14 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   const onTunnel = (snap: SnapshotFrom<typeof machine>) => {
     const state = String(snap.value);
     if (state !== lastState && state === 'waiting') {
-      o.log('relay tunnel down, retrying', { error: snap.context.lastError, attempt: snap.context.failures, retry_in_ms: snap.context.delayMs });
+      const { lastError, failures, delayMs, retryAfterMs } = snap.context;
+      // retry_after_ms: the gateway said when to come back, which is why the wait is what it is
+      o.log('relay tunnel down, retrying', {
+        error: lastError,
+        attempt: failures,
+        retry_in_ms: delayMs,
+        ...(retryAfterMs !== undefined && { retry_after_ms: retryAfterMs }),
+      });
     }
     lastState = state;
     o.observer?.tunnel?.(viewOf(snap));

@@ -5,6 +5,7 @@ import { Packr } from 'msgpackr';
 import WebSocket from 'ws';
 import type { AgentEvent } from '../src/protocol/agent-events.js';
 import { relayFailure } from '../src/protocol/relay-failures.js';
+import { retryAfterMs } from '../src/protocol/retry-after.js';
 import { GatewayFrame, MAX_FRAME_BYTES, type RelayAgentCard, type RelayFrame, TUNNEL_PATH, TUNNEL_VERSION } from '../src/protocol/tunnel.js';
 import type { Clock, Timers } from '../src/runtime/clock.js';
 import type { A2AClient, RemoteEndpoint } from '../src/runtime/a2a-client/types.js';
@@ -17,9 +18,13 @@ export type HealthEntry = Extract<RelayFrame, { t: 'health' }>['agents'][number]
 /** The close code the gateway ends a tunnel with when the relay's key is revoked or expires. */
 export const KEY_LAPSED = 4001;
 
-/** How a connection ended. `held`: it was welcomed and stayed up long enough to reset the backoff. */
+/**
+ * How a connection ended. `held`: it was welcomed and stayed up long enough to reset the backoff. `retryAfterMs`: the
+ * wait the gateway asked for with Retry-After when it refused the upgrade (429 over its failed-authentication budget,
+ * 503 when it cannot serve), as asked: the tunnel machine bounds it.
+ */
 export type SessionEnd =
-  | { kind: 'closed'; welcomed: boolean; held: boolean; reason: string }
+  | { kind: 'closed'; welcomed: boolean; held: boolean; reason: string; retryAfterMs?: number }
   | {
       kind: 'refused';
       /** the HTTP status of a refused upgrade, or KEY_LAPSED when the gateway closed a live tunnel over the key */
@@ -236,12 +241,20 @@ export function openSession(o: SessionOptions): Session {
     const status = res.statusCode ?? 0;
     req.destroy();
     res.resume();
-    const reason =
-      status === 401 || status === 403
-        ? `the gateway refused the relay's key (HTTP ${status}): is the relay registered for this key and workspace?`
-        : `the gateway answered the upgrade with HTTP ${status}`;
-    if (status === 401 || status === 403) finish({ kind: 'refused', status, reason });
-    else finish({ kind: 'closed', welcomed: false, held: false, reason });
+    if (status === 401 || status === 403) {
+      const reason = `the gateway refused the relay's key (HTTP ${status}): is the relay registered for this key and workspace?`;
+      return finish({ kind: 'refused', status, reason });
+    }
+    const reason = `the gateway answered the upgrade with HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`;
+    const header = res.headers['retry-after'];
+    const asked = retryAfterMs(header, { now: o.clock.now(), date: res.headers.date });
+    const shown = header?.trim().slice(0, 100);
+    if (asked === undefined) {
+      // plain backoff then; the operator is told, since a gateway (or a proxy before it) sending this is worth a look
+      if (header !== undefined) o.log('relay ignored a malformed Retry-After', { status, retry_after: shown });
+      return finish({ kind: 'closed', welcomed: false, held: false, reason });
+    }
+    finish({ kind: 'closed', welcomed: false, held: false, reason: `${reason}, Retry-After ${shown}`, retryAfterMs: asked });
   });
   ws.on('open', () => {
     lastSeen = o.clock.now();

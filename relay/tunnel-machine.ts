@@ -1,6 +1,7 @@
 // The tunnel's machine: an XState machine that opens one session after another, waiting between failures with
-// exponential backoff and full jitter; a crash of a session is a failure like any other, never the relay's end. A crash
-// of the machine itself is its supervisor's (supervisor.ts): the relay starts a fresh one.
+// exponential backoff and full jitter, and never less than a refusing gateway's Retry-After asked (up to the cap); a
+// crash of a session is a failure like any other, never the relay's end. A crash of the machine itself is its
+// supervisor's (supervisor.ts): the relay starts a fresh one.
 import { assign, fromPromise, setup } from 'xstate';
 import { errorText } from '../src/runtime/log.js';
 import type { SessionEnd } from './session.js';
@@ -34,14 +35,21 @@ export interface TunnelContext {
   lastError: string | undefined;
   delayMs: number;
   nextRetryAt: number | undefined;
+  /** the wait the gateway asked for (Retry-After) when it refused the last attempt; delayMs is at least it, up to the cap */
+  retryAfterMs: number | undefined;
 }
 
 export function createTunnelMachine(deps: TunnelMachineDeps) {
   const failed = (context: TunnelContext, end: SessionEnd | { kind: 'crash'; reason: string }) => {
+    // a refusal with Retry-After is a failed attempt like any other: retry_attempts bounds it too
     const failures = (end.kind === 'closed' && end.held ? 0 : context.failures) + 1;
-    // a refused key waits the cap: the operator has to act, hammering the gateway would not help
-    const delayMs = end.kind === 'refused' ? deps.capMs : backoffDelay(deps, failures, deps.random);
-    return { failures, lastError: end.reason, delayMs, nextRetryAt: deps.now() + delayMs };
+    const retryAfterMs = end.kind === 'closed' ? end.retryAfterMs : undefined;
+    // a refused key waits the cap: the operator has to act, hammering the gateway would not help. Any other failure
+    // waits its draw, and not less than the gateway's Retry-After asked, up to the cap: a gateway asking for an hour
+    // (or a broken one asking for a year) cannot park the relay longer than a refused key would. The draw is taken as
+    // for any failure: once the backoff has grown past what was asked, the longer wait wins.
+    const delayMs = end.kind === 'refused' ? deps.capMs : Math.max(backoffDelay(deps, failures, deps.random), Math.min(retryAfterMs ?? 0, deps.capMs));
+    return { failures, lastError: end.reason, delayMs, nextRetryAt: deps.now() + delayMs, retryAfterMs };
   };
 
   return setup({
@@ -63,7 +71,7 @@ export function createTunnelMachine(deps: TunnelMachineDeps) {
     },
   }).createMachine({
     id: 'tunnel',
-    context: { failures: 0, lastError: undefined, delayMs: 0, nextRetryAt: undefined },
+    context: { failures: 0, lastError: undefined, delayMs: 0, nextRetryAt: undefined, retryAfterMs: undefined },
     initial: 'session',
     on: { STOP: '.stopped' },
     states: {

@@ -9,6 +9,8 @@ const RULES: Array<[RegExp, string]> = [
   [/ETIMEDOUT|timed out|timeout/i, 'no answer in time'],
   [/certificate|self[- ]signed|CERT_/i, "the server's TLS certificate is not trusted (see ca_file)"],
   [/EHOSTUNREACH|ENETUNREACH/, 'the network cannot reach that host'],
+  [/HTTP 429/, 'the gateway turned the relay away for a while (too many requests or failed sign-ins from this address)'],
+  [/HTTP 503/, 'the gateway is unavailable for now (HTTP 503)'],
   [/HTTP 5\d\d/, 'the server failed (HTTP 5xx)'],
 ];
 

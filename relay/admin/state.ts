@@ -27,6 +27,8 @@ export interface StatusView {
   /** the last error in a few plain words */
   lastErrorWords: string | undefined;
   nextAttemptAt: number | undefined;
+  /** while backing off after a refusal with Retry-After: the wait the gateway asked for (why the next attempt is when it is) */
+  retryAfterMs: number | undefined;
 }
 
 export interface AgentView {
@@ -162,6 +164,7 @@ export class AdminState implements RelayObserver {
       lastError: v?.lastError,
       lastErrorWords: plainWords(v?.lastError),
       nextAttemptAt: this.connection === 'backing off' ? v?.nextRetryAt : undefined,
+      retryAfterMs: this.connection === 'backing off' ? v?.retryAfterMs : undefined,
     };
   }
 

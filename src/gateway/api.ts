@@ -125,8 +125,8 @@ export interface TunnelSession {
 export type TunnelOpen =
   | { ok: true; session: TunnelSession }
   | { ok: false; status: 401 | 403; message: string }
-  /** the address is past its budget of failed authentications: `headers` carry Retry-After */
-  | { ok: false; status: 429; message: string; headers: Record<string, string> };
+  /** the address is past its budget of failed authentications (429), or the store cannot be reached (503): `headers` carry Retry-After */
+  | { ok: false; status: 429 | 503; message: string; headers: Record<string, string> };
 
 /** The tunnel endpoint (GET /api/relay, WebSocket upgrade): decides the upgrade from the Authorization header. */
 export interface TunnelApi {

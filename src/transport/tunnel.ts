@@ -9,8 +9,8 @@ interface Data {
   session: TunnelSession;
 }
 
-const STATUS_TEXT = { 401: '401 Unauthorized', 403: '403 Forbidden', 429: '429 Too Many Requests' } as const;
-const ERROR_CODE = { 401: 'unauthorized', 403: 'forbidden', 429: 'rate_limited' } as const;
+const STATUS_TEXT = { 401: '401 Unauthorized', 403: '403 Forbidden', 429: '429 Too Many Requests', 503: '503 Service Unavailable' } as const;
+const ERROR_CODE = { 401: 'unauthorized', 403: 'forbidden', 429: 'rate_limited', 503: 'store_unavailable' } as const;
 
 export function serveTunnel(
   app: TemplatedApp,
@@ -46,8 +46,8 @@ export function serveTunnel(
           res.cork(() => {
             if (!r.ok) {
               res.writeStatus(STATUS_TEXT[r.status]).writeHeader('Content-Type', 'application/json');
-              // a 429 says nothing of the key it refused: no challenge, only when to come back
-              if (r.status === 429) for (const [name, value] of Object.entries(r.headers)) res.writeHeader(name, value);
+              // a 429 says nothing of the key it refused, a 503 judged no key: no challenge, only when to come back
+              if (r.status === 429 || r.status === 503) for (const [name, value] of Object.entries(r.headers)) res.writeHeader(name, value);
               else res.writeHeader('WWW-Authenticate', 'Bearer');
               res.end(JSON.stringify({ error: ERROR_CODE[r.status], message: r.message }), true);
               return;

@@ -1,8 +1,8 @@
 // Test support: a STAND-IN for the gateway's tunnel endpoint (GET /api/relay), which is being built in parallel. It is a
 // small `ws` server that speaks the frames of src/protocol/tunnel.ts as the gateway will: it checks the Bearer key at
-// the upgrade (401 otherwise), answers hello with welcome, and lets a test send run/cancel frames and read what came
-// back. End-to-end tests against the real gateway replace it for the gateway's side.
-import { createServer, type Server } from 'node:http';
+// the upgrade (401 otherwise; or any status and headers a test sets), answers hello with welcome, and lets a test send
+// run/cancel frames and read what came back. End-to-end tests against the real gateway replace it for the gateway's side.
+import { createServer, STATUS_CODES, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Packr } from 'msgpackr';
@@ -33,12 +33,18 @@ export interface StandInGateway {
   drop(): void;
   /** the key the upgrade accepts from now on */
   setKey(key: string): void;
+  /**
+   * From now on every upgrade is refused with this status and these headers (a Retry-After the real gateway never
+   * sends, an HTTP-date or a malformed one, as a proxy or another peer might); undefined: upgrades are served again.
+   */
+  refuse(answer: { status: number; headers?: Record<string, string> } | undefined): void;
   close(): Promise<void>;
 }
 
 /** `port`: listen there (a restarted gateway at the same address); 0 by default. `autoPong: false`: a peer that never answers pings. `tls`: serve wss://. */
 export async function startStandInGateway(o: { key: string; port?: number; autoPong?: boolean; tls?: { cert: string; key: string } }): Promise<StandInGateway> {
   let key = o.key;
+  let refusal: { status: number; headers?: Record<string, string> } | undefined;
   const frames: RelayFrame[] = [];
   const upgrades: StandInGateway['upgrades'] = [];
   const waiters = new Set<() => void>();
@@ -54,6 +60,13 @@ export async function startStandInGateway(o: { key: string; port?: number; autoP
   const server: Server = o.tls ? createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, notFound) : createServer(notFound);
   server.on('upgrade', (req, socket, head) => {
     const authorization = req.headers.authorization;
+    if (refusal) {
+      upgrades.push({ status: refusal.status, authorization });
+      const lines = Object.entries(refusal.headers ?? {}).map(([n, v]) => `${n}: ${v}\r\n`);
+      socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}\r\n${lines.join('')}Content-Length: 0\r\nConnection: close\r\n\r\n`);
+      notify();
+      return;
+    }
     if (new URL(req.url ?? '/', 'http://x').pathname !== TUNNEL_PATH || authorization !== `Bearer ${key}`) {
       upgrades.push({ status: 401, authorization });
       socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
@@ -112,6 +125,9 @@ export async function startStandInGateway(o: { key: string; port?: number; autoP
     drop: () => current?.terminate(),
     setKey: (k) => {
       key = k;
+    },
+    refuse: (answer) => {
+      refusal = answer;
     },
     async close() {
       for (const c of wss.clients) c.terminate();

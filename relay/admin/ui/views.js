@@ -31,6 +31,7 @@ export function ConnectionView({ status, clock }) {
       <p class="hero-line">
         ${status.connection} since ${clockTime(status.since)} <span class="muted">(${ago(now - status.since)})</span>
         ${backingOff ? html`<br /><strong data-testid="next-attempt">Next attempt ${countdown(status.nextAttemptAt - now)}</strong> <span class="muted">at ${clockTime(status.nextAttemptAt)}</span>` : null}
+        ${backingOff && status.retryAfterMs !== undefined ? html`<br /><span data-testid="retry-after">The gateway asked the relay to wait ${duration(status.retryAfterMs)} (Retry-After)</span>` : null}
       </p>
     </div>
     <dl class="card facts">

@@ -1,8 +1,9 @@
 // Opening a relay's tunnel: who may upgrade (a live key that a relay record names, behind the per-address throttle
-// of failed authentications) and the refusals' answers, then the session its hello opens: the hello checked against
+// of failed authentications) and the refusals' answers (503 with Retry-After when the store cannot be reached), then the session its hello opens: the hello checked against
 // the record, the announcement stored, a TunnelSession on the socket that ends when its key lapses, and the welcome.
 // The links themselves (which tunnels are live, their agents, what the other instances are told) are the hub's: it
 // lends them through `TunnelLinks`.
+import { ERRORS } from '../../protocol/errors.js';
 import type { KeyRecord } from '../../protocol/records.js';
 import type { RelayRecord } from '../../protocol/relays.js';
 import { TUNNEL_VERSION, type RelayAgentCard } from '../../protocol/tunnel.js';
@@ -12,6 +13,7 @@ import { rateLimitHeaders } from '../../runtime/limiter/headers.js';
 import type { LimitDecision } from '../../runtime/limiter/types.js';
 import { errorText } from '../../runtime/log.js';
 import { recordAnnouncement, relayOfKey } from '../../runtime/relay-admin.js';
+import { isStoreUnavailable } from '../../runtime/store/errors.js';
 import type { Store } from '../../runtime/store/types.js';
 import type { TunnelOpen, TunnelSocket } from '../api.js';
 import { type AuthFailureThrottle, isAuthBlocked } from '../auth-throttle.js';
@@ -63,8 +65,22 @@ const UNAUTHORIZED = {
   expired: 'API key expired',
 } as const;
 
+/** The store cannot be reached: the A2A endpoint's and the admin API's answer, so a relay comes back when told. */
+const STORE_UNAVAILABLE: TunnelOpen = { ok: false, status: 503, message: ERRORS.STORE_UNAVAILABLE.message, headers: { 'Retry-After': '1' } };
+
 /** Decides a tunnel's upgrade from its Authorization header; an accepted one waits for its hello. */
 export async function openTunnel(d: TunnelOpenDeps, req: { authorization: string | undefined; address: string }): Promise<TunnelOpen> {
+  try {
+    return await decide(d, req);
+  } catch (e) {
+    // the key's read, the address's budget or the relay record: a 500 would tell a relay nothing of when to come back
+    if (!isStoreUnavailable(e)) throw e;
+    d.log('relay tunnel refused: store unavailable', { error: errorText(e) });
+    return STORE_UNAVAILABLE;
+  }
+}
+
+async function decide(d: TunnelOpenDeps, req: { authorization: string | undefined; address: string }): Promise<TunnelOpen> {
   const presented = presentedKey(req.authorization);
   const keyCheck = { hasher: d.hasher, keys: d.store.keys, clock: d.clock, presented };
   const check = await (d.authFailures?.authenticate(req.address, presented !== undefined, verifyKey, keyCheck) ?? verifyKey(keyCheck));
