@@ -9,6 +9,7 @@ import { systemResolve, type Allowlist, type Resolve } from '../net/guard.js';
 import { discover, type CardCacheOptions } from './card-cache.js';
 import { EndpointStates } from './endpoint.js';
 import { rpcCall, rpcStream, type RpcTarget } from './jsonrpc.js';
+import { scrubError, scrubValue } from './scrub.js';
 import { A2AClientSettings, type A2AClientSettingsInput } from './settings.js';
 import { OutboundError, type A2AClient, type Discovered, type RemoteEndpoint, type SendOptions } from './types.js';
 import { endsStream, fold, isSettled, pollUntilSettled, raceAbort } from './wait.js';
@@ -39,6 +40,11 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
   const random = o.random ?? Math.random;
   let closed = false;
 
+  /** Any failure of a call to `endpoint` as an OutboundError, without the endpoint's secrets (a remote may echo them). */
+  const failure = (endpoint: RemoteEndpoint, e: unknown) => scrubError(outbound(e), states.secretsOf(endpoint));
+  /** What the remote answered, without the endpoint's secrets. */
+  const clean = <T>(endpoint: RemoteEndpoint, v: T): T => scrubValue(v, states.secretsOf(endpoint));
+
   const decodeCtx = () => ({ receivedAt: new Date(o.clock.now()).toISOString() });
   const target = (endpoint: RemoteEndpoint, d: Discovered, codec: ClientCodec, timeoutMs: number, signal?: AbortSignal): RpcTarget => ({
     states,
@@ -61,9 +67,9 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       const codec = CLIENT_CODECS[d.dialect];
       const p = kind === 'get' ? codec.getParams(params) : codec.cancelParams(params);
       const result = await rpcCall(target(endpoint, d, codec, settings.requestTimeoutMs, signal), codec.methods[kind], p);
-      return codec.decodeTask(result, decodeCtx());
+      return clean(endpoint, codec.decodeTask(result, decodeCtx()));
     } catch (e) {
-      throw outbound(e);
+      throw failure(endpoint, e);
     }
   }
 
@@ -147,9 +153,11 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
     async discover(endpoint, opts = {}) {
       try {
         const p = discovered(endpoint, opts.fresh ? { fresh: true } : {});
-        return await (opts.signal ? raceAbort(p, opts.signal) : p);
+        const d = await (opts.signal ? raceAbort(p, opts.signal) : p);
+        // the card is for display (its name in the status, the dashboard's test): the client keeps its own as read
+        return { ...d, card: clean(endpoint, d.card) };
       } catch (e) {
-        throw outbound(e);
+        throw failure(endpoint, e);
       }
     },
 
@@ -168,14 +176,16 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         ctl.abort();
       });
       const known: { taskId?: string } = {};
+      const listener = so.onEvent;
+      const scrubbed: SendOptions = listener ? { ...so, onEvent: (ev) => listener(clean(so.endpoint, ev)) } : so;
       try {
-        return await sendAndWait(so, ctl.signal, deadlineMs, known);
+        return clean(so.endpoint, await sendAndWait(scrubbed, ctl.signal, deadlineMs, known));
       } catch (e) {
-        if (why === undefined) throw outbound(e);
+        if (why === undefined) throw failure(so.endpoint, e);
         // we stop waiting: the remote task is asked to stop too (best effort), unless the caller may not cancel it
         if (known.taskId && so.cancelRemote !== false) await taskCall('cancel', so.endpoint, { taskId: known.taskId }).catch(() => {});
-        if (why === 'timeout') throw new OutboundError('timeout', `the remote task did not settle within ${deadlineMs} ms`, { cause: e });
-        throw new OutboundError('canceled', 'the call was canceled', { cause: e });
+        if (why === 'timeout') throw failure(so.endpoint, new OutboundError('timeout', `the remote task did not settle within ${deadlineMs} ms`, { cause: e }));
+        throw failure(so.endpoint, new OutboundError('canceled', 'the call was canceled', { cause: e }));
       } finally {
         cancelTimer();
         so.signal?.removeEventListener('abort', onAbort);

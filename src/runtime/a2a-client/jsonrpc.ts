@@ -40,7 +40,7 @@ const statusError = (method: string, status: number) =>
  * around it (answer, result, 1.0's task or statusUpdate, status, message or artifacts, artifact, parts, part). Deeper
  * data, stored, overflowed the store's encoder: the caller's send got -32603 `store_write_failed` and lost its task.
  */
-const MAX_ANSWER_DEPTH = MAX_JSON_DEPTH + 8;
+export const MAX_ANSWER_DEPTH = MAX_JSON_DEPTH + 8;
 
 /** The result of one JSON-RPC response (already parsed JSON); a JSON-RPC error is a `remote_error` with its code. */
 function resultOf(json: unknown, method: string, status: number): unknown {
