@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { CLIENT_CODECS, type ClientCodec } from '../../protocol/client-codec.js';
 import type { RemoteTask } from '../../protocol/connections.js';
-import { RemoteDecodeError } from '../../protocol/remote-decode.js';
+import { RemoteDecodeError, type RemoteTaskFold } from '../../protocol/remote-decode.js';
 import type { Clock, Timers } from '../clock.js';
 import { systemResolve, type Allowlist, type Resolve } from '../net/guard.js';
 import { discover, type CardCacheOptions } from './card-cache.js';
@@ -12,7 +12,7 @@ import { rpcCall, rpcStream, type RpcTarget } from './jsonrpc.js';
 import { scrubError, scrubValue } from './scrub.js';
 import { A2AClientSettings, type A2AClientSettingsInput } from './settings.js';
 import { OutboundError, type A2AClient, type Discovered, type RemoteEndpoint, type SendOptions } from './types.js';
-import { endsStream, fold, isSettled, pollUntilSettled, raceAbort } from './wait.js';
+import { endsStream, isSettled, pollUntilSettled, raceAbort, startFold } from './wait.js';
 
 export interface A2AClientOptions extends A2AClientSettingsInput {
   clock: Clock;
@@ -102,7 +102,7 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       });
 
     if (so.stream && d.card.streaming) {
-      let task: RemoteTask | undefined;
+      let folded: RemoteTaskFold | undefined;
       // an abort before the remote named its task (rev B picks ids remotely) lets the stream run on until its first
       // event brings the id (bounded by the request timeout), so that the abort can cancel the remote task
       const streamCtl = new AbortController();
@@ -117,8 +117,8 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         for await (const result of rpcStream(target(so.endpoint, d, codec, deadlineMs, streamCtl.signal), codec.methods.stream, params)) {
           const ctx = decodeCtx();
           const ev = codec.decodeEvent(result, ctx);
-          task = fold(task, ev, { taskId, receivedAt: ctx.receivedAt });
-          known.taskId = task.id || known.taskId;
+          folded ??= startFold(ev, { taskId, receivedAt: ctx.receivedAt });
+          known.taskId = folded.apply(ev).id || known.taskId;
           if (signal.aborted) throw new OutboundError('canceled', 'the call was canceled');
           so.onEvent?.(ev);
           if (endsStream(ev)) break;
@@ -129,7 +129,8 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         if (signal.aborted) streamCtl.abort();
       }
       if (signal.aborted) throw new OutboundError('canceled', 'the call was canceled');
-      if (!task) throw new OutboundError('bad_response', `the remote's ${codec.methods.stream} stream ended without an event`);
+      if (!folded) throw new OutboundError('bad_response', `the remote's ${codec.methods.stream} stream ended without an event`);
+      const task = folded.task;
       // a stream that ended before the task settled: the rest is polled
       return isSettled(task) ? task : poll(task);
     }
