@@ -210,6 +210,7 @@ export function decodeRemoteEvent(v: unknown, ctx: DecodeContext, what = 'result
  * Linear in the events: a chunk is appended in place to a parts list the fold made itself (never to one an event
  * brought, which its listeners hold), and artifacts are found by id in a map. Copying the lists on every event made a
  * remote's 40,000 one-character chunks cost 10 s of CPU. `task` is the fold's own: the next `apply` may change it.
+ * `weight` says how big the folded artifacts have grown, so that a stream without end can be stopped.
  */
 export class RemoteTaskFold {
   #task: RemoteTask;
@@ -217,6 +218,9 @@ export class RemoteTaskFold {
   readonly #at = new Map<string, number>();
   /** the arrays this fold made, which it may append to */
   readonly #own = new WeakSet<object>();
+  /** what each artifact's events weighed (bytes as received); '' holds a whole task's artifacts */
+  readonly #weights = new Map<string, number>();
+  #weight = 0;
 
   constructor(start: RemoteTask) {
     this.#task = start;
@@ -227,14 +231,38 @@ export class RemoteTaskFold {
     return this.#task;
   }
 
-  apply(ev: RemoteEvent): RemoteTask {
+  /**
+   * What the task's artifacts weigh, at most: the sizes of the events that brought what they hold (an appended chunk
+   * adds its event's, a replaced artifact counts its last event's). A bound for what a stream may pile up.
+   */
+  get weight(): number {
+    return this.#weight;
+  }
+
+  /** `bytes`: the size of the event as received, for `weight`. */
+  apply(ev: RemoteEvent, bytes = 0): RemoteTask {
     if (ev.kind === 'task') {
       const replaced = ev.task.artifacts.length > 0;
       this.#task = { ...ev.task, artifacts: replaced ? ev.task.artifacts : this.#task.artifacts };
-      if (replaced) this.#index();
+      if (replaced) {
+        this.#index();
+        this.#weights.clear();
+        this.#weight = 0;
+        this.#weigh('', bytes, false);
+      }
     } else if (ev.kind === 'status') this.#task = { ...this.#task, status: ev.status };
-    else this.#task = { ...this.#task, artifacts: this.#withArtifact(ev.artifact) };
+    else {
+      this.#weigh(ev.artifact.artifactId, bytes, ev.artifact.append === true);
+      this.#task = { ...this.#task, artifacts: this.#withArtifact(ev.artifact) };
+    }
     return this.#task;
+  }
+
+  #weigh(id: string, bytes: number, append: boolean): void {
+    const before = this.#weights.get(id) ?? 0;
+    const after = append ? before + bytes : bytes;
+    this.#weights.set(id, after);
+    this.#weight += after - before;
   }
 
   #index(): void {

@@ -1,6 +1,7 @@
-// A remote whose stream is built to cost us CPU: tens of thousands of one-character chunks appended to one artifact,
-// or one event line megabytes long. Each must cost time in proportion to its size, not to its square: the gateway
-// serves everyone else from the same event loop meanwhile.
+// A remote whose stream is built to cost us: tens of thousands of one-character chunks appended to one artifact, one
+// event line megabytes long, or appended chunks without end. Each must cost time in proportion to its size, not to its
+// square (the gateway serves everyone else from the same event loop meanwhile), and what a stream piles up is bounded.
+import { fileURLToPath } from 'node:url';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
@@ -14,10 +15,17 @@ const CHUNKS = 40_000;
 /** the client's largest stream event (maxResponseBytes' default) */
 const MAX_EVENT = 8 * 1024 * 1024;
 const PIECE = 'x'.repeat(4096);
+/** the appended chunks of the remote without end: 64 of them would be 16 MiB */
+const CHUNK = 'y'.repeat(256 * 1024);
+const GROWTH_CHUNKS = 64;
+const CALLER = fileURLToPath(new URL('../fixtures/agents/caller.js', import.meta.url));
 
 let s: CardServer;
 let trickler: Server;
 let trickled = 0;
+let grower: Server;
+let grown = 0;
+let growerCanceled = 0;
 let ours: TestGateway;
 let key: string;
 
@@ -73,16 +81,64 @@ t.before(async () => {
     trickler.close();
   });
 
+  // a remote appending 256 KiB chunks to one artifact (64 of them, so that a gateway without the bound still ends)
+  grower = createServer((req, res) => {
+    const port = (grower.address() as AddressInfo).port;
+    if (req.url?.endsWith('/agent-card.json')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ name: 'growing', url: `http://127.0.0.1:${port}/rpc`, protocolVersion: '0.3.0', capabilities: { streaming: true } }));
+      return;
+    }
+    const body: Buffer[] = [];
+    req.on('data', (c: Buffer) => body.push(c));
+    req.on('end', () => {
+      const { method } = JSON.parse(Buffer.concat(body).toString('utf8'));
+      if (method === 'tasks/cancel') {
+        growerCanceled++;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { kind: 'task', id: 'g1', contextId: 'c1', status: { state: 'canceled' } } }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(frame({ kind: 'task', id: 'g1', contextId: 'c1', status: { state: 'working' } }));
+      let i = 0;
+      const more = () => {
+        if (res.destroyed) return;
+        if (i === GROWTH_CHUNKS) return res.end(frame({ kind: 'status-update', taskId: 'g1', contextId: 'c1', status: { state: 'completed' }, final: true }));
+        grown++;
+        const chunk = {
+          kind: 'artifact-update',
+          taskId: 'g1',
+          contextId: 'c1',
+          append: i++ > 0,
+          artifact: { artifactId: 'a', parts: [{ kind: 'text', text: CHUNK }] },
+        };
+        res.write(frame(chunk), () => setImmediate(more));
+      };
+      more();
+    });
+  });
+  await new Promise<void>((r) => grower.listen(0, '127.0.0.1', r));
+  t.teardown(() => {
+    grower.closeAllConnections();
+    grower.close();
+  });
+
   ours = await startTestGateway({
     config: {
       push: { allowlist: ['127.0.0.1'] },
-      agents: ['chunks', 'endless'].map((id) => ({ id, name: id, kind: 'remote' as const, connection: id, workspace: WS })),
+      agents: [
+        ...['chunks', 'endless'].map((id) => ({ id, name: id, kind: 'remote' as const, connection: id, workspace: WS })),
+        { id: 'quiet', name: 'quiet', kind: 'module' as const, entry: CALLER, workspace: WS, options: { mode: 'quiet-stream', connection: 'growing' } },
+      ],
     },
   });
   key = (await ours.key({ workspace: WS, trust: 'admin' })).key;
   const deps = { connections: ours.gw.store.connections, secret: ours.gw.secret, clock: { now: () => Date.now() }, allowlist: parseAllowlist(['127.0.0.1']) };
   await addConnection(deps, { workspace: WS, name: 'chunks', url: `${s.url}/chunks`, trust: 'admin' });
   await addConnection(deps, { workspace: WS, name: 'endless', url: `http://127.0.0.1:${(trickler.address() as AddressInfo).port}`, trust: 'admin' });
+  const growing = `http://127.0.0.1:${(grower.address() as AddressInfo).port}`;
+  await addConnection(deps, { workspace: WS, name: 'growing', url: growing, trust: 'admin', storeResults: true });
 });
 
 t.teardown(() => ours.close());
@@ -102,4 +158,17 @@ t.test('a line that never ends, trickled in 4 KiB writes: refused at the event l
   t.ok(trickled >= MAX_EVENT && trickled < 2 * MAX_EVENT, `we hung up after ${trickled} bytes`);
   // linear: about 0.3 s of CPU here; searching the whole line for its end at every read took 8 s
   t.ok(cpuMs < 1_500, `CPU spent: ${Math.round(cpuMs)} ms`);
+});
+
+t.test("a module agent's quiet ctx.call stream: what the remote piles up stops at the answer limit, and its task is canceled", async (t) => {
+  const r = await ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId: 'quiet' } }) });
+  const report = r.json.result?.artifacts?.find((a: any) => a.name === 'call')?.parts[0]?.data;
+  t.match(
+    report,
+    { error: { code: 'bad_response', message: `the remote's task grew past ${MAX_EVENT} bytes over its message/stream stream` } },
+    JSON.stringify(report)?.slice(0, 300),
+  );
+  t.ok(grown < GROWTH_CHUNKS, `we stopped reading after ${grown} of ${GROWTH_CHUNKS} chunks`);
+  t.equal(growerCanceled, 1, 'the remote task was asked to stop');
+  t.same(await ours.gw.store.results.list({ workspace: WS, connection: 'growing' }), [], 'no 16 MiB raw result kept');
 });

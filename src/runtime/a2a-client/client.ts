@@ -73,7 +73,13 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
     }
   }
 
-  async function sendAndWait(so: SendOptions, signal: AbortSignal, deadlineMs: number, known: { taskId?: string }): Promise<RemoteTask> {
+  /** What a send learned on the way: the remote task's id, and whether it must be asked to stop although we did not abort. */
+  interface Known {
+    taskId?: string;
+    stopRemote?: boolean;
+  }
+
+  async function sendAndWait(so: SendOptions, signal: AbortSignal, deadlineMs: number, known: Known): Promise<RemoteTask> {
     const d = await raceAbort(discovered(so.endpoint), signal);
     const codec = CLIENT_CODECS[d.dialect];
     const message = so.message.messageId === '' ? { ...so.message, messageId: randomUUID() } : so.message;
@@ -114,11 +120,16 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       signal.addEventListener('abort', onAbort, { once: true });
       if (signal.aborted) onAbort();
       try {
-        for await (const result of rpcStream(target(so.endpoint, d, codec, deadlineMs, streamCtl.signal), codec.methods.stream, params)) {
+        for await (const { result, bytes } of rpcStream(target(so.endpoint, d, codec, deadlineMs, streamCtl.signal), codec.methods.stream, params)) {
           const ctx = decodeCtx();
           const ev = codec.decodeEvent(result, ctx);
           folded ??= startFold(ev, { taskId, receivedAt: ctx.receivedAt });
-          known.taskId = folded.apply(ev).id || known.taskId;
+          known.taskId = folded.apply(ev, bytes).id || known.taskId;
+          // a stream may pile up no more than one answer may hold: past it we stop, and ask the remote to stop too
+          if (folded.weight > settings.maxResponseBytes) {
+            known.stopRemote = true;
+            throw new OutboundError('bad_response', `the remote's task grew past ${settings.maxResponseBytes} bytes over its ${codec.methods.stream} stream`);
+          }
           if (signal.aborted) throw new OutboundError('canceled', 'the call was canceled');
           so.onEvent?.(ev);
           if (endsStream(ev)) break;
@@ -176,15 +187,19 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         why ??= 'timeout';
         ctl.abort();
       });
-      const known: { taskId?: string } = {};
+      const known: Known = {};
       const listener = so.onEvent;
       const scrubbed: SendOptions = listener ? { ...so, onEvent: (ev) => listener(clean(so.endpoint, ev)) } : so;
       try {
         return clean(so.endpoint, await sendAndWait(scrubbed, ctl.signal, deadlineMs, known));
       } catch (e) {
-        if (why === undefined) throw failure(so.endpoint, e);
         // we stop waiting: the remote task is asked to stop too (best effort), unless the caller may not cancel it
-        if (known.taskId && so.cancelRemote !== false) await taskCall('cancel', so.endpoint, { taskId: known.taskId }).catch(() => {});
+        const stop = () => (known.taskId && so.cancelRemote !== false ? taskCall('cancel', so.endpoint, { taskId: known.taskId }).catch(() => {}) : undefined);
+        if (why === undefined) {
+          if (known.stopRemote) await stop();
+          throw failure(so.endpoint, e);
+        }
+        await stop();
         if (why === 'timeout') throw failure(so.endpoint, new OutboundError('timeout', `the remote task did not settle within ${deadlineMs} ms`, { cause: e }));
         throw failure(so.endpoint, new OutboundError('canceled', 'the call was canceled', { cause: e }));
       } finally {

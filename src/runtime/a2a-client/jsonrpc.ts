@@ -93,15 +93,21 @@ const isEventStream = (r: HttpResponse) =>
     .toLowerCase()
     .startsWith('text/event-stream');
 
+/** One result of a streaming call, with the size of the event (or answer) that brought it. */
+export interface StreamedResult {
+  result: unknown;
+  bytes: number;
+}
+
 /** The results a streaming call answers, one per event; a remote that answers with plain JSON yields its one result. */
-export async function* rpcStream(t: RpcTarget, method: string, params: Record<string, unknown>): AsyncGenerator<unknown> {
+export async function* rpcStream(t: RpcTarget, method: string, params: Record<string, unknown>): AsyncGenerator<StreamedResult> {
   const r = await authorizedOpen(t.states, t.st, post(t, method, params, 'text/event-stream'));
   try {
     if (r.status === 401 || r.status === 403) throw unauthorized(r.status, t.url);
     const max = t.states.maxBytes;
     if (!isEventStream(r) || r.status < 200 || r.status >= 300) {
       const text = (await readBody(r, max)).toString('utf8');
-      yield resultOf(parseJson(text, method, r.status), method, r.status);
+      yield { result: resultOf(parseJson(text, method, r.status), method, r.status), bytes: text.length };
       return;
     }
     for await (const ev of readSse(r.res, max)) {
@@ -111,7 +117,7 @@ export async function* rpcStream(t: RpcTarget, method: string, params: Record<st
       } catch {
         throw new OutboundError('bad_response', `an event of the remote's ${method} stream is not JSON`);
       }
-      yield resultOf(json, method, r.status);
+      yield { result: resultOf(json, method, r.status), bytes: ev.data.length };
     }
   } catch (e) {
     if (e instanceof OutboundError) throw e;
