@@ -4,7 +4,7 @@ import t from 'tap';
 import { CLIENT_CODECS } from '../../src/protocol/client-codec.js';
 import type { Message } from '../../src/protocol/model.js';
 import { dialectOfCard, jsonRpcUrlOf, parseRemoteCard } from '../../src/protocol/remote-card.js';
-import { applyRemoteEvent, decodeRemoteEvent, decodeRemoteTask, RemoteDecodeError } from '../../src/protocol/remote-decode.js';
+import { decodeRemoteEvent, decodeRemoteTask, RemoteDecodeError, RemoteTaskFold } from '../../src/protocol/remote-decode.js';
 
 const ctx = { receivedAt: '2026-01-01T00:00:00.000Z' };
 
@@ -158,8 +158,9 @@ t.test('stream events of both dialects, folded into the task', async (t) => {
   t.equal(aTask.kind, 'task', 'a status without final is a whole task');
   t.equal(decodeRemoteEvent({ id: 't', status: { state: 'failed' } }, ctx).kind, 'task');
 
-  let task = decodeRemoteTask({ id: 't', status: { state: 'submitted' } }, ctx);
-  for (const ev of [bStatus, bArt, bMore, aStatus]) task = applyRemoteEvent(task, ev);
+  const fold = new RemoteTaskFold(decodeRemoteTask({ id: 't', status: { state: 'submitted' } }, ctx));
+  for (const ev of [bStatus, bArt, bMore, aStatus]) fold.apply(ev);
+  const task = fold.task;
   t.equal(task.status.state, 'completed');
   t.same(task.artifacts, [
     {

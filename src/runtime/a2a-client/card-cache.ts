@@ -2,8 +2,10 @@
 // its response says (Cache-Control max-age / no-cache / no-store, Age; else the default TTL), revalidated with its ETag.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dialect } from '../../protocol/model.js';
+import { tooDeepAt } from '../../protocol/json-depth.js';
 import { dialectOfCard, jsonRpcUrlOf, parseRemoteCard, type RemoteAgentCard } from '../../protocol/remote-card.js';
 import { authorizedExchange, unauthorized, type CardEntry, type ClientDeps, type EndpointState, type EndpointStates } from './endpoint.js';
+import { MAX_ANSWER_DEPTH } from './jsonrpc.js';
 import { OutboundError, type Discovered, type RemoteEndpoint } from './types.js';
 
 /** Rev B's path first (0.3 servers, this gateway), then rev A's (0.1 servers). */
@@ -57,6 +59,10 @@ function readCard(body: Buffer, from: string): Omit<CardEntry, 'etag' | 'freshUn
   } catch {
     throw new OutboundError('card_invalid', `the Agent Card at ${from} is not JSON`);
   }
+  // a card is shown (the dashboard's test) and scrubbed of secrets by recursive readers: no deeper than an answer
+  const deep = tooDeepAt(json, { limit: MAX_ANSWER_DEPTH, root: 'card' });
+  if (deep !== undefined)
+    throw new OutboundError('card_invalid', `the Agent Card at ${from} nests deeper than ${MAX_ANSWER_DEPTH} levels (at ${deep.slice(0, 200)})`);
   const v = parseRemoteCard(json);
   if (!v.ok) throw new OutboundError('card_invalid', `the Agent Card at ${from} is not valid: ${v.message}`);
   const c = v.card;

@@ -3,15 +3,16 @@
 import { randomUUID } from 'node:crypto';
 import { CLIENT_CODECS, type ClientCodec } from '../../protocol/client-codec.js';
 import type { RemoteTask } from '../../protocol/connections.js';
-import { RemoteDecodeError } from '../../protocol/remote-decode.js';
+import { RemoteDecodeError, type RemoteTaskFold } from '../../protocol/remote-decode.js';
 import type { Clock, Timers } from '../clock.js';
 import { systemResolve, type Allowlist, type Resolve } from '../net/guard.js';
 import { discover, type CardCacheOptions } from './card-cache.js';
 import { EndpointStates } from './endpoint.js';
 import { rpcCall, rpcStream, type RpcTarget } from './jsonrpc.js';
+import { scrubError, scrubValue } from './scrub.js';
 import { A2AClientSettings, type A2AClientSettingsInput } from './settings.js';
 import { OutboundError, type A2AClient, type Discovered, type RemoteEndpoint, type SendOptions } from './types.js';
-import { endsStream, fold, isSettled, pollUntilSettled, raceAbort } from './wait.js';
+import { endsStream, isSettled, pollUntilSettled, raceAbort, startFold } from './wait.js';
 
 export interface A2AClientOptions extends A2AClientSettingsInput {
   clock: Clock;
@@ -39,6 +40,11 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
   const random = o.random ?? Math.random;
   let closed = false;
 
+  /** Any failure of a call to `endpoint` as an OutboundError, without the endpoint's secrets (a remote may echo them). */
+  const failure = (endpoint: RemoteEndpoint, e: unknown) => scrubError(outbound(e), states.secretsOf(endpoint));
+  /** What the remote answered, without the endpoint's secrets. */
+  const clean = <T>(endpoint: RemoteEndpoint, v: T): T => scrubValue(v, states.secretsOf(endpoint));
+
   const decodeCtx = () => ({ receivedAt: new Date(o.clock.now()).toISOString() });
   const target = (endpoint: RemoteEndpoint, d: Discovered, codec: ClientCodec, timeoutMs: number, signal?: AbortSignal): RpcTarget => ({
     states,
@@ -61,13 +67,19 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       const codec = CLIENT_CODECS[d.dialect];
       const p = kind === 'get' ? codec.getParams(params) : codec.cancelParams(params);
       const result = await rpcCall(target(endpoint, d, codec, settings.requestTimeoutMs, signal), codec.methods[kind], p);
-      return codec.decodeTask(result, decodeCtx());
+      return clean(endpoint, codec.decodeTask(result, decodeCtx()));
     } catch (e) {
-      throw outbound(e);
+      throw failure(endpoint, e);
     }
   }
 
-  async function sendAndWait(so: SendOptions, signal: AbortSignal, deadlineMs: number, known: { taskId?: string }): Promise<RemoteTask> {
+  /** What a send learned on the way: the remote task's id, and whether it must be asked to stop although we did not abort. */
+  interface Known {
+    taskId?: string;
+    stopRemote?: boolean;
+  }
+
+  async function sendAndWait(so: SendOptions, signal: AbortSignal, deadlineMs: number, known: Known): Promise<RemoteTask> {
     const d = await raceAbort(discovered(so.endpoint), signal);
     const codec = CLIENT_CODECS[d.dialect];
     const message = so.message.messageId === '' ? { ...so.message, messageId: randomUUID() } : so.message;
@@ -96,7 +108,7 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       });
 
     if (so.stream && d.card.streaming) {
-      let task: RemoteTask | undefined;
+      let folded: RemoteTaskFold | undefined;
       // an abort before the remote named its task (rev B picks ids remotely) lets the stream run on until its first
       // event brings the id (bounded by the request timeout), so that the abort can cancel the remote task
       const streamCtl = new AbortController();
@@ -108,11 +120,16 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       signal.addEventListener('abort', onAbort, { once: true });
       if (signal.aborted) onAbort();
       try {
-        for await (const result of rpcStream(target(so.endpoint, d, codec, deadlineMs, streamCtl.signal), codec.methods.stream, params)) {
+        for await (const { result, bytes } of rpcStream(target(so.endpoint, d, codec, deadlineMs, streamCtl.signal), codec.methods.stream, params)) {
           const ctx = decodeCtx();
           const ev = codec.decodeEvent(result, ctx);
-          task = fold(task, ev, { taskId, receivedAt: ctx.receivedAt });
-          known.taskId = task.id || known.taskId;
+          folded ??= startFold(ev, { taskId, receivedAt: ctx.receivedAt });
+          known.taskId = folded.apply(ev, bytes).id || known.taskId;
+          // a stream may pile up no more than one answer may hold: past it we stop, and ask the remote to stop too
+          if (folded.weight > settings.maxResponseBytes) {
+            known.stopRemote = true;
+            throw new OutboundError('bad_response', `the remote's task grew past ${settings.maxResponseBytes} bytes over its ${codec.methods.stream} stream`);
+          }
           if (signal.aborted) throw new OutboundError('canceled', 'the call was canceled');
           so.onEvent?.(ev);
           if (endsStream(ev)) break;
@@ -123,7 +140,8 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         if (signal.aborted) streamCtl.abort();
       }
       if (signal.aborted) throw new OutboundError('canceled', 'the call was canceled');
-      if (!task) throw new OutboundError('bad_response', `the remote's ${codec.methods.stream} stream ended without an event`);
+      if (!folded) throw new OutboundError('bad_response', `the remote's ${codec.methods.stream} stream ended without an event`);
+      const task = folded.task;
       // a stream that ended before the task settled: the rest is polled
       return isSettled(task) ? task : poll(task);
     }
@@ -147,9 +165,11 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
     async discover(endpoint, opts = {}) {
       try {
         const p = discovered(endpoint, opts.fresh ? { fresh: true } : {});
-        return await (opts.signal ? raceAbort(p, opts.signal) : p);
+        const d = await (opts.signal ? raceAbort(p, opts.signal) : p);
+        // the card is for display (its name in the status, the dashboard's test): the client keeps its own as read
+        return { ...d, card: clean(endpoint, d.card) };
       } catch (e) {
-        throw outbound(e);
+        throw failure(endpoint, e);
       }
     },
 
@@ -167,15 +187,21 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         why ??= 'timeout';
         ctl.abort();
       });
-      const known: { taskId?: string } = {};
+      const known: Known = {};
+      const listener = so.onEvent;
+      const scrubbed: SendOptions = listener ? { ...so, onEvent: (ev) => listener(clean(so.endpoint, ev)) } : so;
       try {
-        return await sendAndWait(so, ctl.signal, deadlineMs, known);
+        return clean(so.endpoint, await sendAndWait(scrubbed, ctl.signal, deadlineMs, known));
       } catch (e) {
-        if (why === undefined) throw outbound(e);
         // we stop waiting: the remote task is asked to stop too (best effort), unless the caller may not cancel it
-        if (known.taskId && so.cancelRemote !== false) await taskCall('cancel', so.endpoint, { taskId: known.taskId }).catch(() => {});
-        if (why === 'timeout') throw new OutboundError('timeout', `the remote task did not settle within ${deadlineMs} ms`, { cause: e });
-        throw new OutboundError('canceled', 'the call was canceled', { cause: e });
+        const stop = () => (known.taskId && so.cancelRemote !== false ? taskCall('cancel', so.endpoint, { taskId: known.taskId }).catch(() => {}) : undefined);
+        if (why === undefined) {
+          if (known.stopRemote) await stop();
+          throw failure(so.endpoint, e);
+        }
+        await stop();
+        if (why === 'timeout') throw failure(so.endpoint, new OutboundError('timeout', `the remote task did not settle within ${deadlineMs} ms`, { cause: e }));
+        throw failure(so.endpoint, new OutboundError('canceled', 'the call was canceled', { cause: e }));
       } finally {
         cancelTimer();
         so.signal?.removeEventListener('abort', onAbort);

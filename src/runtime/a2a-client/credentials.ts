@@ -2,7 +2,8 @@
 // expires, fetched once for all concurrent callers, and dropped when the remote refuses it. (mTLS is on the agent.)
 import type { Credentials } from '../../protocol/connections.js';
 import type { Clock } from '../clock.js';
-import type { Token } from './oauth.js';
+import { basicAuth, type Token } from './oauth.js';
+import { scrubbable } from './scrub.js';
 
 export interface Proof {
   headers: Record<string, string>;
@@ -16,6 +17,11 @@ export interface Auth {
   refused(p: Proof): boolean;
   /** forgets a cached token */
   reset(): void;
+  /**
+   * What must never come back out of the remote's answers (scrub.ts): the static secrets, and an OAuth client's
+   * recent tokens (the remote saw those, not the client secret, but its token endpoint may echo either).
+   */
+  secrets(): readonly string[];
 }
 
 export interface AuthOptions {
@@ -27,26 +33,59 @@ export interface AuthOptions {
   fetchToken(): Promise<Token>;
 }
 
-const fixed = (headers: Record<string, string>): Auth => ({ proof: async () => ({ headers }), refused: () => false, reset: () => {} });
+/**
+ * The secrets of a credential that never change (an OAuth client's tokens come on top): the ones a remote or a token
+ * endpoint receives. An mTLS private key never leaves this process, so no remote can echo it.
+ */
+export function staticSecrets(c: Credentials): string[] {
+  switch (c.kind) {
+    case 'none':
+    case 'mtls':
+      return [];
+    case 'apikey':
+      return scrubbable([c.value]);
+    case 'bearer':
+      return scrubbable([c.token]);
+    case 'oauth':
+      return scrubbable([c.clientSecret, basicAuth(c.clientId, c.clientSecret)]);
+  }
+}
+
+const fixed = (headers: Record<string, string>, c: Credentials): Auth => {
+  const kept = staticSecrets(c);
+  return { proof: async () => ({ headers }), refused: () => false, reset: () => {}, secrets: () => kept };
+};
 
 export function createAuth(o: AuthOptions): Auth {
   const c = o.credentials;
   switch (c.kind) {
     case 'none':
     case 'mtls':
-      return fixed({});
+      return fixed({}, c);
     case 'apikey':
-      return fixed({ [c.header.toLowerCase()]: c.value });
+      return fixed({ [c.header.toLowerCase()]: c.value }, c);
     case 'bearer':
-      return fixed({ authorization: `Bearer ${c.token}` });
+      return fixed({ authorization: `Bearer ${c.token}` }, c);
     case 'oauth':
-      return oauthAuth(o);
+      return oauthAuth(o, c);
   }
 }
 
-function oauthAuth(o: AuthOptions): Auth {
+/** How many of an OAuth client's latest tokens are scrubbed from answers (one given up may still be echoed a while). */
+const TOKENS_SCRUBBED = 4;
+
+function oauthAuth(o: AuthOptions, c: Extract<Credentials, { kind: 'oauth' }>): Auth {
   let cached: { token: string; renewAt: number } | undefined;
   let pending: Promise<string> | undefined;
+  const tokens: string[] = [];
+  const fixedOnes = staticSecrets(c);
+  let secrets = fixedOnes;
+  const issued = (token: string) => {
+    if (tokens.includes(token)) return;
+    tokens.push(token);
+    if (tokens.length > TOKENS_SCRUBBED) tokens.shift();
+    secrets = scrubbable([...fixedOnes, ...tokens]);
+  };
 
   const renew = (): Promise<string> => {
     // one fetch for every caller that finds no fresh token
@@ -56,6 +95,7 @@ function oauthAuth(o: AuthOptions): Auth {
         const now = o.clock.now();
         const life = t.expiresIn === undefined ? Number.POSITIVE_INFINITY : t.expiresIn * 1000;
         cached = { token: t.accessToken, renewAt: now + life - Math.min(o.refreshMarginMs, life / 2) };
+        issued(t.accessToken);
         return t.accessToken;
       })
       .finally(() => {
@@ -76,5 +116,6 @@ function oauthAuth(o: AuthOptions): Auth {
     reset() {
       cached = undefined;
     },
+    secrets: () => secrets,
   };
 }

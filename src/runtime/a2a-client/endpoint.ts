@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { Dialect } from '../../protocol/model.js';
 import type { Clock, Timers } from '../clock.js';
 import type { Allowlist, Resolve } from '../net/guard.js';
-import { createAuth, type Auth } from './credentials.js';
+import { createAuth, staticSecrets, type Auth } from './credentials.js';
 import { createAgents, destroyAgents, httpOpen, readBody, type EndpointAgents, type HttpCall, type HttpResponse } from './http.js';
 import { fetchToken } from './oauth.js';
 import type { A2AClientSettings } from './settings.js';
@@ -79,6 +79,11 @@ export class EndpointStates {
     st = { agents, auth, card: undefined, discovering: undefined };
     this.states.set(k, st);
     return st;
+  }
+
+  /** What must not come back out of this endpoint's answers (its state's, or its credentials' when it has none yet or any more). */
+  secretsOf(e: RemoteEndpoint): readonly string[] {
+    return this.states.get(keyOf(e))?.auth.secrets() ?? staticSecrets(e.credentials);
   }
 
   forget(e: RemoteEndpoint): void {

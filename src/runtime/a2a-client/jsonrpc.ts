@@ -40,7 +40,7 @@ const statusError = (method: string, status: number) =>
  * around it (answer, result, 1.0's task or statusUpdate, status, message or artifacts, artifact, parts, part). Deeper
  * data, stored, overflowed the store's encoder: the caller's send got -32603 `store_write_failed` and lost its task.
  */
-const MAX_ANSWER_DEPTH = MAX_JSON_DEPTH + 8;
+export const MAX_ANSWER_DEPTH = MAX_JSON_DEPTH + 8;
 
 /** The result of one JSON-RPC response (already parsed JSON); a JSON-RPC error is a `remote_error` with its code. */
 function resultOf(json: unknown, method: string, status: number): unknown {
@@ -93,15 +93,21 @@ const isEventStream = (r: HttpResponse) =>
     .toLowerCase()
     .startsWith('text/event-stream');
 
+/** One result of a streaming call, with the size of the event (or answer) that brought it. */
+export interface StreamedResult {
+  result: unknown;
+  bytes: number;
+}
+
 /** The results a streaming call answers, one per event; a remote that answers with plain JSON yields its one result. */
-export async function* rpcStream(t: RpcTarget, method: string, params: Record<string, unknown>): AsyncGenerator<unknown> {
+export async function* rpcStream(t: RpcTarget, method: string, params: Record<string, unknown>): AsyncGenerator<StreamedResult> {
   const r = await authorizedOpen(t.states, t.st, post(t, method, params, 'text/event-stream'));
   try {
     if (r.status === 401 || r.status === 403) throw unauthorized(r.status, t.url);
     const max = t.states.maxBytes;
     if (!isEventStream(r) || r.status < 200 || r.status >= 300) {
       const text = (await readBody(r, max)).toString('utf8');
-      yield resultOf(parseJson(text, method, r.status), method, r.status);
+      yield { result: resultOf(parseJson(text, method, r.status), method, r.status), bytes: text.length };
       return;
     }
     for await (const ev of readSse(r.res, max)) {
@@ -111,7 +117,7 @@ export async function* rpcStream(t: RpcTarget, method: string, params: Record<st
       } catch {
         throw new OutboundError('bad_response', `an event of the remote's ${method} stream is not JSON`);
       }
-      yield resultOf(json, method, r.status);
+      yield { result: resultOf(json, method, r.status), bytes: ev.data.length };
     }
   } catch (e) {
     if (e instanceof OutboundError) throw e;

@@ -24,9 +24,9 @@ const TokenAnswer = z.object({
 
 const TokenError = z.object({ error: z.string(), error_description: z.string().optional() });
 
-/** RFC 6749 §2.3.1: the id and secret are form-encoded before they are joined and base64-encoded. */
-const basic = (id: string, secret: string) =>
-  `Basic ${Buffer.from(`${encodeURIComponent(id).replace(/%20/g, '+')}:${encodeURIComponent(secret).replace(/%20/g, '+')}`).toString('base64')}`;
+/** RFC 6749 §2.3.1: the id and secret are form-encoded before they are joined and base64-encoded (the Basic credentials). */
+export const basicAuth = (id: string, secret: string) =>
+  Buffer.from(`${encodeURIComponent(id).replace(/%20/g, '+')}:${encodeURIComponent(secret).replace(/%20/g, '+')}`).toString('base64');
 
 export type TokenRequest = Omit<HttpCall, 'url' | 'method' | 'headers' | 'body'>;
 
@@ -38,7 +38,11 @@ export async function fetchToken(cred: OAuthCredentials, http: TokenRequest): Pr
       ...http,
       url: cred.tokenUrl,
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: basic(cred.clientId, cred.clientSecret) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        authorization: `Basic ${basicAuth(cred.clientId, cred.clientSecret)}`,
+      },
       body: form.toString(),
     });
   } catch (e) {

@@ -12,7 +12,8 @@ export interface SseEvent {
 /** The events of `body` as they arrive; ends when the stream does. `maxEventBytes` bounds what one event may buffer. */
 export async function* readSse(body: Readable, maxEventBytes: number): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
-  let buf = '';
+  // this stream's own: a shared /g regex's lastIndex would be moved by another stream while this one yields
+  const lineEnd = /\r\n|\r|\n/g;
   let data: string[] = [];
   let size = 0;
   let event: string | undefined;
@@ -40,17 +41,32 @@ export async function* readSse(body: Readable, maxEventBytes: number): AsyncGene
     else if (field === 'id' && !value.includes('\0')) id = value;
   }
 
+  // The line being read, in the pieces it came in: joined once when its end comes. Searching a growing buffer for the
+  // end on every chunk made an 8 MB line cost O(size²) (a remote trickling it in small writes: seconds of CPU).
+  let pieces: string[] = [];
+  let pending = 0;
+  // the last chunk ended with CR: an LF opening the next one is the rest of that line end, not an empty line
+  let afterCr = false;
   for await (const chunk of body) {
-    buf += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
-    let at: number;
-    while ((at = buf.search(/\r\n|\r|\n/)) >= 0) {
-      // a lone CR at the very end may be the first half of CRLF: wait for the next chunk
-      if (buf[at] === '\r' && at === buf.length - 1) break;
-      const l = buf.slice(0, at);
-      buf = buf.slice(at + (buf.startsWith('\r\n', at) ? 2 : 1));
+    const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
+    if (text === '') continue;
+    let from = afterCr && text.startsWith('\n') ? 1 : 0;
+    afterCr = false;
+    lineEnd.lastIndex = from;
+    for (let m = lineEnd.exec(text); m !== null; m = lineEnd.exec(text)) {
+      const piece = text.slice(from, m.index);
+      const l = pieces.length > 0 ? pieces.join('') + piece : piece;
+      pieces = [];
+      pending = 0;
+      from = m.index + m[0].length;
+      if (m[0] === '\r' && from === text.length) afterCr = true;
       yield* line(l);
     }
-    if (buf.length > maxEventBytes) throw tooBig();
+    if (from < text.length) {
+      pieces.push(text.slice(from));
+      pending += text.length - from;
+      if (pending > maxEventBytes) throw tooBig();
+    }
   }
   // what is left is an event not ended by a blank line: the SSE standard drops it
 }

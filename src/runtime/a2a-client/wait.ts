@@ -1,7 +1,7 @@
 // Waiting for a remote task to settle: folding a stream's events into the task, and polling tasks/get with backoff.
 import type { RemoteEvent, RemoteTask } from '../../protocol/connections.js';
 import { SETTLED_STATES } from '../../protocol/model.js';
-import { applyRemoteEvent } from '../../protocol/remote-decode.js';
+import { RemoteTaskFold } from '../../protocol/remote-decode.js';
 import type { Timers } from '../clock.js';
 import { backoffDelay } from '../push/backoff.js';
 import { OutboundError } from './types.js';
@@ -9,16 +9,15 @@ import { OutboundError } from './types.js';
 export const isSettled = (t: RemoteTask): boolean => SETTLED_STATES.has(t.status.state);
 
 /**
- * The task with a stream event applied. A rev A stream starts with a status event, not a task: the task it describes
- * starts empty then.
+ * The fold of a stream's events, started by its first. A rev A stream starts with a status event, not a task: the task
+ * it describes starts empty then.
  */
-export function fold(task: RemoteTask | undefined, ev: RemoteEvent, o: { taskId: string | undefined; receivedAt: string }): RemoteTask {
-  const base: RemoteTask = task ?? {
+export function startFold(ev: RemoteEvent, o: { taskId: string | undefined; receivedAt: string }): RemoteTaskFold {
+  return new RemoteTaskFold({
     id: (ev.kind === 'task' ? ev.task.id : ev.taskId) || (o.taskId ?? ''),
     status: { state: 'submitted', timestamp: o.receivedAt },
     artifacts: [],
-  };
-  return applyRemoteEvent(base, ev);
+  });
 }
 
 /**
