@@ -18,6 +18,7 @@ export function serveAdmin(
     proxies?: Proxies;
   },
 ): void {
+  const scheme = { tls: o.tls, proxies: o.proxies };
   const route = (res: HttpResponse, req: HttpRequest) => {
     const state = trackAbort(res);
     const length = Number(req.getHeader('content-length') || '0');
@@ -31,7 +32,7 @@ export function serveAdmin(
       csrf: req.getHeader('x-csrf-token') || undefined,
       contentType: req.getHeader('content-type') || undefined,
       // read before any await: the request and response objects are usable only synchronously here
-      tls: httpsOf(req, res, { tls: o.tls, proxies: o.proxies }),
+      tls: httpsOf(req, res, scheme),
       address: addressOf(res, forwardedForOf(req, o.proxies), o.proxies),
     };
     // a request without a body (GET, most DELETEs) never gets an onData call to wait for

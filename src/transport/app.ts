@@ -86,7 +86,8 @@ const deadlineOf = (o: HttpServerOptions): BodyDeadline => ({ ms: o.bodyTimeoutM
 
 function rpcRoute(o: HttpServerOptions) {
   const { gateway, log, sse, proxies } = o;
-  const tls = o.tls !== undefined;
+  // made once: nothing is allocated per call for it
+  const scheme = { tls: o.tls !== undefined, proxies };
   const deadline = deadlineOf(o);
   return (res: HttpResponse, req: HttpRequest, agentId: string | undefined) => {
     // everything from req is copied now: req is gone after the first await
@@ -95,7 +96,7 @@ function rpcRoute(o: HttpServerOptions) {
     const lastEventId = req.getHeader('last-event-id') || undefined;
     const lengthHeader = req.getHeader('content-length');
     const requestId = req.getHeader('x-request-id') || undefined;
-    const baseUrl = baseUrlOf(req, res, { tls, proxies });
+    const baseUrl = baseUrlOf(req, res, scheme);
     const forwardedFor = forwardedForOf(req, proxies);
     const state = trackAbort(res);
     // read at the first need, at the latest when a failed key is counted; a client already gone has no address left
@@ -117,12 +118,12 @@ function rpcRoute(o: HttpServerOptions) {
 }
 
 function cardRoute(o: HttpServerOptions, fromParam: boolean) {
-  const { gateway, proxies } = o;
-  const tls = o.tls !== undefined;
+  const { gateway } = o;
+  const scheme = { tls: o.tls !== undefined, proxies: o.proxies };
   return (res: HttpResponse, req: HttpRequest) => {
     const state = trackAbort(res);
     const agentId = fromParam ? segment(req, 0) : undefined;
-    const card = gateway.card({ agentId, baseUrl: baseUrlOf(req, res, { tls, proxies }) });
+    const card = gateway.card({ agentId, baseUrl: baseUrlOf(req, res, scheme) });
     if (!card) return sendJson(res, state, 404, { error: 'not_found', message: `No listed agent '${agentId}'` });
     sendJson(res, state, 200, card, { 'Cache-Control': 'public, max-age=60' });
   };
