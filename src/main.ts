@@ -40,7 +40,7 @@ import { createAdmin } from './gateway/admin/admin.js';
 import { KeyUsage } from './gateway/key-usage.js';
 import { RecentDeliveries } from './runtime/push/recent.js';
 import { parseAllowlist } from './runtime/net/guard.js';
-import { clientAddressReader } from './runtime/net/client-address.js';
+import { trustedProxies } from './runtime/net/client-address.js';
 
 export interface GatewayInstance {
   readonly url: string;
@@ -309,7 +309,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     bodyTimeoutMs: config.bodyTimeoutMs,
     timers,
     tls: config.tls,
-    ...(config.trustedProxies.length > 0 && { clientAddress: clientAddressReader(config.trustedProxies) }),
+    ...(config.trustedProxies.length > 0 && { proxies: trustedProxies(config.trustedProxies) }),
   });
 
   let closing: Promise<void> | undefined;

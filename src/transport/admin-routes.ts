@@ -5,7 +5,7 @@ import type { AdminApi, AdminHttpRequest } from '../gateway/api.js';
 import { readBody, type BodyDeadline } from './body.js';
 import { send, sendJson, trackAbort } from './http-response.js';
 import { startSse, type SseLimits } from './sse.js';
-import { addressOf, forwardedForOf, type ClientAddress } from './peer.js';
+import { addressOf, forwardedForOf, httpsOf, type Proxies } from './peer.js';
 
 export function serveAdmin(
   app: TemplatedApp,
@@ -15,9 +15,10 @@ export function serveAdmin(
     sse: SseLimits;
     deadline: BodyDeadline;
     log?: (msg: string, fields?: Record<string, unknown>) => void;
-    clientAddress?: ClientAddress;
+    proxies?: Proxies;
   },
 ): void {
+  const scheme = { tls: o.tls, proxies: o.proxies };
   const route = (res: HttpResponse, req: HttpRequest) => {
     const state = trackAbort(res);
     const length = Number(req.getHeader('content-length') || '0');
@@ -30,9 +31,9 @@ export function serveAdmin(
       cookie: req.getHeader('cookie') || undefined,
       csrf: req.getHeader('x-csrf-token') || undefined,
       contentType: req.getHeader('content-type') || undefined,
-      tls: o.tls || req.getHeader('x-forwarded-proto') === 'https',
-      // read before any await: the response object is usable only synchronously here
-      address: addressOf(res, forwardedForOf(req, o.clientAddress), o.clientAddress),
+      // read before any await: the request and response objects are usable only synchronously here
+      tls: httpsOf(req, res, scheme),
+      address: addressOf(res, forwardedForOf(req, o.proxies), o.proxies),
     };
     // a request without a body (GET, most DELETEs) never gets an onData call to wait for
     const body = hasBody

@@ -9,7 +9,7 @@ import { readBody, type BodyDeadline, type BodyTimers } from './body.js';
 import { send, sendJson, trackAbort, type ResponseState } from './http-response.js';
 import { startSse, type SseLimits } from './sse.js';
 import { listenExclusive } from './listen.js';
-import { addressOf, forwardedForOf, type ClientAddress } from './peer.js';
+import { addressOf, forwardedForOf, httpsOf, type Proxies } from './peer.js';
 
 export interface HttpServerOptions {
   gateway: GatewayApi;
@@ -23,8 +23,8 @@ export interface HttpServerOptions {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   /** serve HTTPS (and WSS for the relay tunnel) from these PEM files */
   tls?: { certFile: string; keyFile: string };
-  /** the client's address behind trusted proxies (setting trustedProxies); without it, the connection's peer */
-  clientAddress?: ClientAddress;
+  /** the operator's trusted proxies (setting trustedProxies): their X-Forwarded-For and -Proto are read, no one else's */
+  proxies?: Proxies;
 }
 
 export interface HttpServer {
@@ -43,10 +43,10 @@ function segment(req: HttpRequest, index: number): string {
   }
 }
 
-function baseUrlOf(req: HttpRequest, tls: boolean): string {
+/** scheme://host as the caller reached us; the scheme from a proxy's X-Forwarded-Proto only when it is a trusted one */
+function baseUrlOf(req: HttpRequest, res: HttpResponse, o: { tls: boolean; proxies: Proxies | undefined }): string {
   const host = req.getHeader('host') || 'localhost';
-  const proto = tls || req.getHeader('x-forwarded-proto') === 'https' ? 'https' : 'http';
-  return `${proto}://${host}`;
+  return `${httpsOf(req, res, o) ? 'https' : 'http'}://${host}`;
 }
 
 function writeReply(res: HttpResponse, state: ResponseState, reply: HttpReply, sse: SseLimits): void {
@@ -85,7 +85,9 @@ function timedOut(res: HttpResponse, state: ResponseState, ms: number): void {
 const deadlineOf = (o: HttpServerOptions): BodyDeadline => ({ ms: o.bodyTimeoutMs, timers: o.timers });
 
 function rpcRoute(o: HttpServerOptions) {
-  const { gateway, log, sse, tls } = o;
+  const { gateway, log, sse, proxies } = o;
+  // made once: nothing is allocated per call for it
+  const scheme = { tls: o.tls !== undefined, proxies };
   const deadline = deadlineOf(o);
   return (res: HttpResponse, req: HttpRequest, agentId: string | undefined) => {
     // everything from req is copied now: req is gone after the first await
@@ -94,12 +96,12 @@ function rpcRoute(o: HttpServerOptions) {
     const lastEventId = req.getHeader('last-event-id') || undefined;
     const lengthHeader = req.getHeader('content-length');
     const requestId = req.getHeader('x-request-id') || undefined;
-    const baseUrl = baseUrlOf(req, tls !== undefined);
-    const forwardedFor = forwardedForOf(req, o.clientAddress);
+    const baseUrl = baseUrlOf(req, res, scheme);
+    const forwardedFor = forwardedForOf(req, proxies);
     const state = trackAbort(res);
     // read at the first need, at the latest when a failed key is counted; a client already gone has no address left
     let peer: string | undefined;
-    const address = () => (peer ??= state.aborted ? '' : addressOf(res, forwardedFor, o.clientAddress));
+    const address = () => (peer ??= state.aborted ? '' : addressOf(res, forwardedFor, proxies));
     const declaredLength = lengthHeader ? Number(lengthHeader) : undefined;
     void readBody(res, { limit: gateway.maxBodyBytes, declaredLength, deadline, state })
       .then(async (b) => {
@@ -115,11 +117,13 @@ function rpcRoute(o: HttpServerOptions) {
   };
 }
 
-function cardRoute(gateway: GatewayApi, fromParam: boolean, tls: boolean) {
+function cardRoute(o: HttpServerOptions, fromParam: boolean) {
+  const { gateway } = o;
+  const scheme = { tls: o.tls !== undefined, proxies: o.proxies };
   return (res: HttpResponse, req: HttpRequest) => {
     const state = trackAbort(res);
     const agentId = fromParam ? segment(req, 0) : undefined;
-    const card = gateway.card({ agentId, baseUrl: baseUrlOf(req, tls) });
+    const card = gateway.card({ agentId, baseUrl: baseUrlOf(req, res, scheme) });
     if (!card) return sendJson(res, state, 404, { error: 'not_found', message: `No listed agent '${agentId}'` });
     sendJson(res, state, 200, card, { 'Cache-Control': 'public, max-age=60' });
   };
@@ -129,14 +133,13 @@ function buildApp(o: HttpServerOptions): TemplatedApp {
   const { gateway } = o;
   const rpc = rpcRoute(o);
   const app = o.tls ? uWS.SSLApp({ cert_file_name: o.tls.certFile, key_file_name: o.tls.keyFile }) : uWS.App();
-  if (gateway.tunnel) serveTunnel(app, { tunnel: gateway.tunnel, log: o.log, clientAddress: o.clientAddress });
-  if (gateway.admin)
-    serveAdmin(app, { admin: gateway.admin, tls: o.tls !== undefined, sse: o.sse, deadline: deadlineOf(o), log: o.log, clientAddress: o.clientAddress });
+  if (gateway.tunnel) serveTunnel(app, { tunnel: gateway.tunnel, log: o.log, proxies: o.proxies });
+  if (gateway.admin) serveAdmin(app, { admin: gateway.admin, tls: o.tls !== undefined, sse: o.sse, deadline: deadlineOf(o), log: o.log, proxies: o.proxies });
   app.post('/api/a2a', (res, req) => rpc(res, req, undefined));
   app.post('/api/a2a/agents/:agentId', (res, req) => rpc(res, req, segment(req, 0)));
   for (const path of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {
-    app.get(path, cardRoute(gateway, false, o.tls !== undefined));
-    app.get(`/api/a2a/agents/:agentId${path}`, cardRoute(gateway, true, o.tls !== undefined));
+    app.get(path, cardRoute(o, false));
+    app.get(`/api/a2a/agents/:agentId${path}`, cardRoute(o, true));
   }
   app.get('/healthz', (res) => sendJson(res, trackAbort(res), 200, gateway.health()));
   app.get('/readyz', (res) => {

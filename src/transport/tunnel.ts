@@ -3,7 +3,7 @@
 import type { TemplatedApp, WebSocket } from 'uWebSockets.js';
 import type { TunnelApi, TunnelSession } from '../gateway/api.js';
 import { MAX_FRAME_BYTES, TUNNEL_PATH } from '../protocol/tunnel.js';
-import { addressOf, forwardedForOf, type ClientAddress } from './peer.js';
+import { addressOf, forwardedForOf, type Proxies } from './peer.js';
 
 interface Data {
   session: TunnelSession;
@@ -14,7 +14,7 @@ const ERROR_CODE = { 401: 'unauthorized', 403: 'forbidden', 429: 'rate_limited',
 
 export function serveTunnel(
   app: TemplatedApp,
-  o: { tunnel: TunnelApi; log?: (msg: string, fields?: Record<string, unknown>) => void; clientAddress?: ClientAddress },
+  o: { tunnel: TunnelApi; log?: (msg: string, fields?: Record<string, unknown>) => void; proxies?: Proxies },
 ): void {
   app.ws<Data>(TUNNEL_PATH, {
     compression: 0,
@@ -31,7 +31,7 @@ export function serveTunnel(
       const wsKey = req.getHeader('sec-websocket-key');
       const wsProtocol = req.getHeader('sec-websocket-protocol');
       const wsExtensions = req.getHeader('sec-websocket-extensions');
-      const address = addressOf(res, forwardedForOf(req, o.clientAddress), o.clientAddress);
+      const address = addressOf(res, forwardedForOf(req, o.proxies), o.proxies);
       let aborted = false;
       res.onAborted(() => {
         aborted = true;

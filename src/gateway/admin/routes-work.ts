@@ -31,6 +31,13 @@ const summary = (t: Task) => ({
 /** The setting that bounds each admin key's open live views (apart from its A2A streams' bound). */
 export const ADMIN_STREAMS_SETTING = 'dashboard.maxStreamsPerKey';
 
+/** The live view's closing event for a reader that stopped keeping up (the admin API's error shape). */
+const FELL_BEHIND = JSON.stringify({
+  error: 'backpressure',
+  message: 'Stream closed: the reader fell too far behind; open the view again',
+  setting: 'streaming.maxBufferedBytes',
+});
+
 /** The task as a caller with every result scope sees it: its own dialect, sanitized at the exit like any reply. */
 const callerView = (t: Task): unknown => JSON.parse(toSanitizedJson(codecs[t.dialect].task(taskView(t, { results: true, files: true }))));
 
@@ -142,7 +149,12 @@ export function workRoutes(d: AdminDeps): AdminRoute[] {
               if (TERMINAL_STATES.has(t.status.state)) {
                 stop();
                 sink.end({ id: String(seq), data });
-              } else sink.event({ id: String(seq), data });
+              } else if (!sink.event({ id: String(seq), data })) {
+                // the reader fell streaming.maxBufferedBytes behind: as an A2A stream does, the view ends with an
+                // error event after everything queued (each summary is whole, so opening the view again loses nothing)
+                stop();
+                sink.end({ data: FELL_BEHIND });
+              }
             };
             const unwatch = d.keyWatch.watch(c.keyId, () => {
               if (done) return;
