@@ -4,6 +4,7 @@ import { RpcError } from './errors.js';
 import { jsonProblemAt, MAX_JSON_DEPTH, type JsonProblem } from './json-depth.js';
 import { DataPart, Extensions, FileContentIn, FilePart, CallerId as Id, Metadata, ReferenceTaskIds, Role, TaskState, TextPart } from './model.js';
 import { PushConfig } from './records.js';
+import { rfc3339Ms } from './rfc3339.js';
 
 /** Rev A parts say `type`, rev B parts say `kind`: accept either, keep `kind` inside. */
 function normalizePart(v: unknown): unknown {
@@ -146,11 +147,11 @@ export const DEFAULT_PAGE_SIZE = 50;
 /** The page token is the offset in the sorted listing, written as a decimal (callers treat it as opaque). */
 export const PageToken = z.string().regex(/^\d{1,9}$/, 'not a page token this gateway gave out');
 export const PageSize = z.number().int().min(1).max(MAX_PAGE_SIZE);
-/** An ISO 8601 time, read to ms since the epoch. */
+/** An RFC 3339 time with its zone (ISO 8601's profile that 1.0's Timestamp is), read to ms since the epoch. */
 export const IsoTime = z
   .string()
-  .refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time')
-  .transform((s) => Date.parse(s));
+  .refine((s) => rfc3339Ms(s) !== undefined, 'must be an RFC 3339 time with a zone, such as 2026-11-24T10:00:00Z')
+  .transform((s) => rfc3339Ms(s) as number);
 
 export const ListTasksParams = z.object({
   contextId: Id.optional(),
