@@ -23,7 +23,7 @@ import {
   type TaskStatus,
 } from './model.js';
 import { IsoTime, listQuery, PageSize, parseParams, type SendParams } from './params.js';
-import { HeaderValue, type PushConfig, type StoredPushConfig } from './records.js';
+import { HeaderValue, PushScheme, PushUrl, type PushConfig, type StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -203,13 +203,13 @@ export const MessageV1 = z.object({
   referenceTaskIds: ReferenceTaskIds.optional(),
 });
 
-export const AuthenticationV1 = z.object({ scheme: z.string().min(1), credentials: HeaderValue.optional() });
+export const AuthenticationV1 = z.object({ scheme: PushScheme.min(1), credentials: HeaderValue.optional() });
 
 export const PushConfigV1 = z.object({
   tenant: Tenant,
   id: Id.optional(),
   taskId: Id.optional(),
-  url: z.string().min(1),
+  url: PushUrl,
   token: HeaderValue.optional(),
   authentication: AuthenticationV1.optional(),
 });

@@ -25,6 +25,13 @@ export type DecodedBody =
   | { kind: 'batch'; entries: DecodedEntry[] }
   | { kind: 'invalid'; id: RpcId; error: RpcError };
 
+/**
+ * The longest string `id` a call may carry, as every id a caller names (task, context, message ids): each answer and
+ * every event of a stream repeats it, so a 900 KB id made a resubscribe replaying 900 events write 800 MB, holding
+ * other callers' answers back while it was serialized.
+ */
+export const MAX_RPC_ID_LENGTH = 256;
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An id the answer can echo: JSON has no Infinity (`1e400` parses to it), so such an id reads as null. */
@@ -48,6 +55,17 @@ export function decodeEntry(raw: unknown): DecodedEntry {
   }
   // the answer could not carry it back (JSON.stringify writes null): the caller could not match its answer
   if (typeof raw.id === 'number' && !Number.isFinite(raw.id)) return invalid('id', 'must be a finite number');
+  if (typeof raw.id === 'string' && raw.id.length > MAX_RPC_ID_LENGTH) {
+    // answered with id null: repeating it is what the bound is there to stop
+    return {
+      ok: false,
+      id: null,
+      error: new RpcError('INVALID_REQUEST', {
+        message: `Invalid request: id is a string of ${raw.id.length} characters, over the limit of ${MAX_RPC_ID_LENGTH}`,
+        data: { field: 'id', limit: MAX_RPC_ID_LENGTH },
+      }),
+    };
+  }
   if (typeof raw.method !== 'string' || raw.method.length === 0) return invalid('method', 'must be a non-empty string');
   // params that are not an object (a string, null, an array) are the method's to refuse: -32602, as a2a-js answers
   return { ok: true, call: { id, hasId: 'id' in raw && raw.id !== null, method: raw.method, params: raw.params } };

@@ -1,4 +1,5 @@
-// What accepted JSON may be: nested at most so deep, and (for values that did not come from JSON.parse) plain data only.
+// What accepted JSON may be: nested at most so deep, strings and keys the stores keep as sent (no lone surrogate, no
+// `__proto__` key), and (for values that did not come from JSON.parse) plain data only.
 //
 // Deep nesting costs nothing to send (2,000 levels fit in 12 KB) but every recursive reader on the way (the store's
 // serializer, the sanitizer, JSON.stringify) spends stack on it; past a few thousand levels one of them overflows.
@@ -8,16 +9,46 @@ export const MAX_JSON_DEPTH = 64;
 
 /** The path of the first value nested deeper than `limit` (`params.a.0.b`), or undefined. Iterative: no stack spent. */
 export function tooDeepAt(value: unknown, o: { limit: number; root: string }): string | undefined {
+  return jsonProblemAt(value, { ...o, text: false })?.path;
+}
+
+/**
+ * What makes a caller's JSON unkeepable as sent. `lone-surrogate`: a string or key holding a `\uD800`-style escape
+ * without its pair, which UTF-8 (the stores' msgpack, Redis keys) cannot carry: it would be stored as U+FFFD, so the
+ * task read back differs from the one answered and two ids differing only there name one Redis task. `proto-key`: a
+ * `__proto__` key, which the param schemas drop (JavaScript reads it as the prototype), so the caller's field would
+ * vanish without a word.
+ */
+export type JsonProblem = { path: string; problem: 'depth' | 'lone-surrogate' | 'proto-key' };
+
+/** A lone surrogate (with the u flag a well-formed pair is one code point and does not match). */
+const LONE_SURROGATE = /\p{Cs}/u;
+const hasLoneSurrogate = (s: string): boolean => LONE_SURROGATE.test(s);
+
+/**
+ * The first problem of `value`: nested deeper than `limit`; with `text`, also a string or key with a lone surrogate or
+ * a `__proto__` key. One iterative walk (no stack spent); strings are tested in place, a path is built only for objects
+ * and for the failing value.
+ */
+export function jsonProblemAt(value: unknown, o: { limit: number; root: string; text: boolean }): JsonProblem | undefined {
   const stack: Array<{ v: unknown; depth: number; path: string }> = [{ v: value, depth: 1, path: o.root }];
   while (stack.length > 0) {
     const { v, depth, path } = stack.pop()!;
     if (typeof v !== 'object' || v === null) continue;
-    if (depth > o.limit) return path;
+    if (depth > o.limit) return { path, problem: 'depth' };
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) if (typeof v[i] === 'object' && v[i] !== null) stack.push({ v: v[i], depth: depth + 1, path: `${path}.${i}` });
+      for (let i = 0; i < v.length; i++) {
+        const child: unknown = v[i];
+        if (typeof child === 'object' && child !== null) stack.push({ v: child, depth: depth + 1, path: `${path}.${i}` });
+        else if (o.text && typeof child === 'string' && hasLoneSurrogate(child)) return { path: `${path}.${i}`, problem: 'lone-surrogate' };
+      }
     } else {
       for (const k in v) {
         const child = (v as Record<string, unknown>)[k];
+        if (o.text) {
+          if (k === '__proto__') return { path: `${path}.${k}`, problem: 'proto-key' };
+          if (hasLoneSurrogate(k) || (typeof child === 'string' && hasLoneSurrogate(child))) return { path: `${path}.${k}`, problem: 'lone-surrogate' };
+        }
         if (typeof child === 'object' && child !== null) stack.push({ v: child, depth: depth + 1, path: `${path}.${k}` });
       }
     }

@@ -1,9 +1,10 @@
 // Method params as callers send them (read leniently: parts by `type` or `kind`), parsed with zod; errors name the field.
 import { z } from 'zod';
 import { RpcError } from './errors.js';
-import { MAX_JSON_DEPTH, tooDeepAt } from './json-depth.js';
+import { jsonProblemAt, MAX_JSON_DEPTH, type JsonProblem } from './json-depth.js';
 import { DataPart, Extensions, FileContentIn, FilePart, CallerId as Id, Metadata, ReferenceTaskIds, Role, TaskState, TextPart } from './model.js';
 import { PushConfig } from './records.js';
+import { rfc3339Ms } from './rfc3339.js';
 
 /** Rev A parts say `type`, rev B parts say `kind`: accept either, keep `kind` inside. */
 function normalizePart(v: unknown): unknown {
@@ -102,6 +103,20 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], params: unknown) {
   return issues.map((i) => ({ path: ['params', ...callerPath(i.path, params)].join('.'), message: i.message }));
 }
 
+const PROBLEM_TEXT: Record<JsonProblem['problem'], string> = {
+  depth: `nests deeper than ${MAX_JSON_DEPTH} levels, the limit of accepted JSON`,
+  'lone-surrogate': 'is not well-formed Unicode: a \\u escape of a lone UTF-16 surrogate (half of a pair) cannot be stored as sent',
+  'proto-key': 'is a key the gateway does not take: "__proto__" would be read as an object\'s prototype and lost',
+};
+
+/** Params the gateway could not keep as sent: -32602 naming the path (and the limit, for depth). */
+function unkeptParams(p: JsonProblem): RpcError {
+  return new RpcError('INVALID_PARAMS', {
+    message: `Invalid params: ${p.path} ${PROBLEM_TEXT[p.problem]}`,
+    data: { path: p.path, ...(p.problem === 'depth' && { limit: MAX_JSON_DEPTH }) },
+  });
+}
+
 /** Parses `params` with `schema`; a failure is INVALID_PARAMS whose message and data name the failing path. */
 export function parseParams<S extends z.ZodType>(schema: S, params: unknown): z.infer<S> {
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
@@ -110,13 +125,8 @@ export function parseParams<S extends z.ZodType>(schema: S, params: unknown): z.
   if (Object.hasOwn(params, '')) {
     throw new RpcError('INVALID_PARAMS', { message: 'Invalid params: params has an empty key', data: { path: 'params.""' } });
   }
-  const deep = tooDeepAt(params, { limit: MAX_JSON_DEPTH, root: 'params' });
-  if (deep !== undefined) {
-    throw new RpcError('INVALID_PARAMS', {
-      message: `Invalid params: ${deep} nests deeper than ${MAX_JSON_DEPTH} levels, the limit of accepted JSON`,
-      data: { path: deep, limit: MAX_JSON_DEPTH },
-    });
-  }
+  const problem = jsonProblemAt(params, { limit: MAX_JSON_DEPTH, root: 'params', text: true });
+  if (problem !== undefined) throw unkeptParams(problem);
   const r = schema.safeParse(params);
   if (r.success) return r.data;
   const issues = describeIssues(r.error.issues, params);
@@ -137,11 +147,11 @@ export const DEFAULT_PAGE_SIZE = 50;
 /** The page token is the offset in the sorted listing, written as a decimal (callers treat it as opaque). */
 export const PageToken = z.string().regex(/^\d{1,9}$/, 'not a page token this gateway gave out');
 export const PageSize = z.number().int().min(1).max(MAX_PAGE_SIZE);
-/** An ISO 8601 time, read to ms since the epoch. */
+/** An RFC 3339 time with its zone (ISO 8601's profile that 1.0's Timestamp is), read to ms since the epoch. */
 export const IsoTime = z
   .string()
-  .refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time')
-  .transform((s) => Date.parse(s));
+  .refine((s) => rfc3339Ms(s) !== undefined, 'must be an RFC 3339 time with a zone, such as 2026-11-24T10:00:00Z')
+  .transform((s) => rfc3339Ms(s) as number);
 
 export const ListTasksParams = z.object({
   contextId: Id.optional(),

@@ -95,13 +95,51 @@ export const HeaderValue = z
   .max(MAX_HEADER_VALUE, `at most ${MAX_HEADER_VALUE} characters`)
   .regex(/^[\x20-\x7e\t]*$/, 'must be printable ASCII: it is sent as an HTTP header');
 
-const PushAuthenticationFields = { schemes: z.array(z.string()) };
-export const PushAuthentication = z.object({ ...PushAuthenticationFields, credentials: HeaderValue.optional() });
+/**
+ * The longest webhook URL taken, as sent and as the request line will carry it (a non-ASCII path is percent-encoded,
+ * a non-ASCII host punycoded, so the written form can be several times longer): servers refuse request lines past
+ * 8 KiB, so a longer one would fail every delivery.
+ */
+export const MAX_PUSH_URL = 4096;
+
+/** Credentials in a URL (`https://user:pass@host/`) are shown to every reader of the config: refused, not stored. */
+function pushUrlProblem(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined; // the SSRF guard names it: "not an absolute URL"
+  }
+  if (url.username !== '' || url.password !== '') {
+    return 'must not carry credentials (user:password@): every read of the config shows its URL; give them as token or authentication.credentials, which are sealed and never shown';
+  }
+  if (url.href.length > MAX_PUSH_URL) return `at most ${MAX_PUSH_URL} characters once written as sent (percent-encoded: ${url.href.length})`;
+  return undefined;
+}
+
+/** A webhook URL as a caller registers it; the SSRF guard then judges its scheme and address. */
+export const PushUrl = z
+  .string()
+  .min(1)
+  .max(MAX_PUSH_URL, `at most ${MAX_PUSH_URL} characters`)
+  .superRefine((raw, ctx) => {
+    const problem = pushUrlProblem(raw);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** Authentication schemes a config may list, and how long a scheme name may be (HTTP's are a word: Bearer, Basic). */
+export const MAX_PUSH_SCHEMES = 16;
+export const MAX_PUSH_SCHEME_LENGTH = 64;
+export const PushScheme = z.string().max(MAX_PUSH_SCHEME_LENGTH, `at most ${MAX_PUSH_SCHEME_LENGTH} characters`);
+export const PushAuthentication = z.object({
+  schemes: z.array(PushScheme).max(MAX_PUSH_SCHEMES, `at most ${MAX_PUSH_SCHEMES} schemes`),
+  credentials: HeaderValue.optional(),
+});
 
 /** A push notification config as the caller gives it (protocol.md). */
 export const PushConfig = z.object({
   id: CallerId.optional(),
-  url: z.string().min(1),
+  url: PushUrl,
   token: HeaderValue.optional(),
   authentication: PushAuthentication.optional(),
 });
@@ -109,8 +147,9 @@ export type PushConfig = z.infer<typeof PushConfig>;
 
 export const StoredPushConfig = PushConfig.extend({
   // stored sealed (longer than what was given) and possibly by a build that did not check them: read as they are
+  url: z.string().min(1),
   token: z.string().optional(),
-  authentication: z.object({ ...PushAuthenticationFields, credentials: z.string().optional() }).optional(),
+  authentication: z.object({ schemes: z.array(z.string()), credentials: z.string().optional() }).optional(),
   id: z.string().min(1),
   taskId: z.string(),
   /** the key that registered it: deliveries carry what that key may read, and stop when it is revoked */

@@ -1,7 +1,8 @@
 // Request ids the answer cannot echo: a numeric id JSON.parse reads as Infinity (`1e400`) is refused with -32600
-// naming `id`, alone and inside a batch, and nothing runs; a large finite id is echoed as it was sent.
+// naming `id`, alone and inside a batch, and nothing runs; a large finite id is echoed as it was sent. A string id past
+// 256 characters, which every answer and stream event would repeat, is refused the same way.
 import t from 'tap';
-import { startTestGateway } from '../support/gateway.js';
+import { msgB, startTestGateway } from '../support/gateway.js';
 import { storedTasks } from '../support/tasks.js';
 
 t.test('a non-finite numeric id is -32600 naming id, and the call does not run', async (t) => {
@@ -29,4 +30,46 @@ t.test('a non-finite numeric id is -32600 naming id, and the call does not run',
   const big = await gw.rpc({ key, body: '{"jsonrpc":"2.0","id":1e300,"method":"agents/list","params":{}}' });
   t.equal(big.json.id, 1e300, 'a large finite id is echoed');
   t.ok(big.json.result);
+});
+
+t.test('a string id past 256 characters is -32600 naming id and the limit; nothing runs, no stream opens', async (t) => {
+  const gw = await startTestGateway();
+  t.teardown(() => gw.close());
+  const { key } = await gw.key();
+  const made = await gw.rpc({ key, method: 'message/send', params: msgB('a task') });
+  const taskId: string = made.json.result.id;
+  const before = await storedTasks(gw);
+  const post = (id: string, method: string, params: unknown) =>
+    fetch(`${gw.url}/api/a2a`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}`, 'Last-Event-ID': '0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+    });
+
+  const huge = 'i'.repeat(900_000);
+  for (const [id, method, params] of [
+    [huge, 'tasks/resubscribe', { id: taskId }],
+    ['x'.repeat(257), 'message/send', msgB('not run')],
+    ['x'.repeat(257), 'tasks/get', { id: taskId }],
+  ] as const) {
+    const res = await post(id, method, params);
+    t.equal(res.headers.get('content-type'), 'application/json', `${method}: a JSON answer, no stream`);
+    const text = await res.text();
+    t.ok(text.length < 1000, `${method} with an id of ${id.length}: a small answer (${text.length} bytes), the id not repeated`);
+    const body = JSON.parse(text);
+    t.equal(body.error?.code, -32600, `${method}: -32600`);
+    t.same(body.error?.data, { reason: 'INVALID_REQUEST', field: 'id', limit: 256 }, `${method}: names id and the limit`);
+    t.equal(body.id, null);
+  }
+  t.same(await storedTasks(gw), before, 'the send did not run');
+
+  const fits = 'y'.repeat(256);
+  const stream = await post(fits, 'tasks/resubscribe', { id: taskId });
+  t.equal(stream.headers.get('content-type'), 'text/event-stream', 'an id of 256 characters streams');
+  const events = (await stream.text()).split('\n').filter((l) => l.startsWith('data: '));
+  t.ok(events.length > 0);
+  t.ok(
+    events.every((l) => JSON.parse(l.slice(6)).id === fits),
+    'and every event carries it',
+  );
 });
