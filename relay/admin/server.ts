@@ -9,7 +9,7 @@ import type { RelayConfig } from '../config.js';
 import type { RelayObserver } from '../observer.js';
 import type { Relay } from '../relay.js';
 import { loadAssets } from './assets.js';
-import { clearedCookie, createAdminAuth, sessionCookie } from './auth.js';
+import { addressOf, clearedCookie, createAdminAuth, sessionCookie } from './auth.js';
 import { apiError, readBody, secure, sendJson, sendText } from './http.js';
 import { loginPage } from './login-page.js';
 import { createRelayMetrics } from './metrics.js';
@@ -34,6 +34,9 @@ export interface Admin {
   attach(relay: Relay): void;
   close(): Promise<void>;
 }
+
+/** Retry-After in whole seconds, at least 1 ("0" invites an immediate retry loop). */
+const retryAfter = (ms: number) => ({ 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))) });
 
 const TURN_STATES = new Set(['running', 'completed', 'input-required', 'failed', 'canceled']);
 
@@ -153,12 +156,11 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
   const login = async (req: IncomingMessage, res: ServerResponse) => {
     const body = await readBody(req);
     const password = new URLSearchParams(body ?? '').get('password') ?? '';
-    const r = auth.login(password);
-    if (r === undefined || r === 'locked') {
-      const message = r === 'locked' ? 'Too many failed attempts: wait a minute.' : 'Wrong password.';
-      return sendText(res, r === 'locked' ? 429 : 401, 'text/html; charset=utf-8', loginPage({ message }));
-    }
-    res.writeHead(303, { location: '/', 'set-cookie': sessionCookie(r) });
+    const r = await auth.login(password, addressOf(req));
+    if (!r.ok && r.why === 'locked')
+      return sendText(res, 429, 'text/html; charset=utf-8', loginPage({ message: 'Too many failed attempts: wait a minute.' }), retryAfter(r.retryAfterMs));
+    if (!r.ok) return sendText(res, 401, 'text/html; charset=utf-8', loginPage({ message: 'Wrong password.' }));
+    res.writeHead(303, { location: '/', 'set-cookie': sessionCookie(r.token) });
     res.end();
   };
 
@@ -181,7 +183,17 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
         return res.end();
       }
       const open = p === '/assets/app.css' || p === '/assets/icon.svg';
-      if (!open && !auth.allowed(req)) {
+      const admitted = open ? { ok: true as const } : await auth.allowed(req);
+      if (!admitted.ok && admitted.why === 'locked') {
+        return apiError(
+          res,
+          429,
+          'locked',
+          'too many failed passwords from this address: retry after the Retry-After seconds',
+          retryAfter(admitted.retryAfterMs),
+        );
+      }
+      if (!admitted.ok) {
         if (req.method === 'GET' && (p === '/' || p.startsWith('/assets/'))) {
           res.writeHead(303, { location: '/login' });
           return res.end();
