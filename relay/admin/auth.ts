@@ -33,7 +33,12 @@ export interface AdminAuth {
   hostAllowed(req: IncomingMessage, bind: string): boolean;
   /** checks a password from the form, sent from `address` */
   login(password: string, address: string): Promise<Login>;
-  logout(req: IncomingMessage): void;
+  /** ends the request's session; answers its token (to end what it holds open), if it had one */
+  logout(req: IncomingMessage): string | undefined;
+  /** the token of the request's live session (undefined for HTTP Basic, no password, or none) */
+  sessionOf(req: IncomingMessage): string | undefined;
+  /** the session of `token` is still live (not signed out, not expired) */
+  live(token: string): boolean;
 }
 
 function cookieOf(req: IncomingMessage): string | undefined {
@@ -60,13 +65,19 @@ export function createAdminAuth(o: { password: string | undefined; clock: Clock 
     return r.ok ? { ok: true as const } : { ok: false as const, why: 'wrong' as const };
   };
 
+  const live = (token: string) => {
+    const until = sessions.get(token);
+    return until !== undefined && until > o.clock.now();
+  };
+  const sessionOf = (req: IncomingMessage) => {
+    const token = cookieOf(req);
+    return token !== undefined && live(token) ? token : undefined;
+  };
+
   return {
     required: want !== undefined,
     async allowed(req) {
-      if (want === undefined) return { ok: true };
-      const token = cookieOf(req);
-      const until = token === undefined ? undefined : sessions.get(token);
-      if (until !== undefined && until > o.clock.now()) return { ok: true };
+      if (want === undefined || sessionOf(req) !== undefined) return { ok: true };
       const basic = /^Basic\s+(.+)$/i.exec(req.headers.authorization ?? '');
       if (!basic) return { ok: false, why: 'missing' };
       const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
@@ -88,8 +99,11 @@ export function createAdminAuth(o: { password: string | undefined; clock: Clock 
     },
     logout(req) {
       const token = cookieOf(req);
-      if (token !== undefined) sessions.delete(token);
+      if (token === undefined || !sessions.delete(token)) return undefined;
+      return token;
     },
+    sessionOf,
+    live,
   };
 }
 
