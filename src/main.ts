@@ -11,7 +11,7 @@ import type { ConnectionSupervisor } from './actors/connection-supervisor.js';
 import { createOutbound } from './outbound.js';
 import { createGateway } from './gateway/gateway.js';
 import { PushQuota } from './gateway/push-quota.js';
-import { AuthFailureThrottle } from './gateway/auth-throttle.js';
+import { AuthFailureThrottle } from './runtime/limiter/auth-throttle.js';
 import { KeyWatch } from './gateway/key-watch.js';
 import { RelayHub } from './gateway/relay/hub.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './runtime/clock.js';
@@ -249,6 +249,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
         secret,
         hasher,
         clock,
+        timers,
         agents,
         supervisor,
         bus,
@@ -263,6 +264,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
         card: { name: config.card.name, description: config.card.description, streaming: true, pushNotifications: true },
         ...(config.publicUrl && { publicUrl: config.publicUrl }),
         sessionTtlMs: config.dashboard.sessionTtlMs,
+        sessionCheckMs: config.streaming.keyCheckMs,
         limiter,
         limits: config.dashboard.limits,
         authFailures: config.dashboard.authFailures,

@@ -1,28 +1,44 @@
 // The admin UI's password (asked when one is configured, which a bind that is not loopback requires): a login form sets a
 // random session token in an HttpOnly, SameSite=Strict cookie; scripts and Prometheus may send HTTP Basic instead.
+// Failed passwords are counted per client address, whichever way they are tried (form or Basic): an address past its
+// budget is refused even the right password until its window frees, and other addresses are not locked by it.
 // Without a password only loopback Host names are served (a DNS-rebinding page cannot read the task log).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { RateLimits } from '../../src/protocol/records.js';
 import type { Clock } from '../../src/runtime/clock.js';
+import { AuthFailureThrottle, isAuthBlocked } from '../../src/runtime/limiter/auth-throttle.js';
+import { createMemoryLimiter } from '../../src/runtime/limiter/memory.js';
 import { isLoopback } from '../config.js';
 
 export const COOKIE = 'a2a_relay_session';
 const SESSION_MS = 12 * 60 * 60 * 1000;
-/** failed logins allowed per minute before the form refuses for the rest of it */
-const FAILURES_PER_MINUTE = 10;
+/** failed passwords allowed per client address: 10 a minute (as the form allowed in all), 100 an hour */
+const FAILURES: RateLimits = { perMinute: 10, perHour: 100 };
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+
+/** Whether a request may in: a live session or the right password; else nothing presented, a wrong one, or a lock. */
+export type Admission = { ok: true } | { ok: false; why: 'missing' | 'wrong' } | { ok: false; why: 'locked'; retryAfterMs: number };
+
+/** A login: the new session's token, or why not. */
+export type Login = { ok: true; token: string } | { ok: false; why: 'wrong' } | { ok: false; why: 'locked'; retryAfterMs: number };
 
 export interface AdminAuth {
   /** a password is configured */
   readonly required: boolean;
-  /** the request may see the UI and the API */
-  allowed(req: IncomingMessage): boolean;
+  /** the request may see the UI and the API (a session cookie, or HTTP Basic: that counts as a try of the password) */
+  allowed(req: IncomingMessage): Promise<Admission>;
   /** the Host header names this server in a way we serve (always true with a password) */
   hostAllowed(req: IncomingMessage, bind: string): boolean;
-  /** checks a password from the form: a new session token, 'locked' after too many failures, or undefined */
-  login(password: string): string | 'locked' | undefined;
-  logout(req: IncomingMessage): void;
+  /** checks a password from the form, sent from `address` */
+  login(password: string, address: string): Promise<Login>;
+  /** ends the request's session; answers its token (to end what it holds open), if it had one */
+  logout(req: IncomingMessage): string | undefined;
+  /** the token of the request's live session (undefined for HTTP Basic, no password, or none) */
+  sessionOf(req: IncomingMessage): string | undefined;
+  /** the session of `token` is still live (not signed out, not expired) */
+  live(token: string): boolean;
 }
 
 function cookieOf(req: IncomingMessage): string | undefined {
@@ -34,46 +50,60 @@ function cookieOf(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
+/** The client's address as the socket tells it (a proxy in front makes every client one address: a shared budget). */
+export const addressOf = (req: IncomingMessage) => req.socket.remoteAddress ?? '';
+
 export function createAdminAuth(o: { password: string | undefined; clock: Clock }): AdminAuth {
   const want = o.password === undefined ? undefined : digest(o.password);
   const sessions = new Map<string, number>();
-  let failures: number[] = [];
-  const matches = (given: string) => want !== undefined && timingSafeEqual(digest(given), want);
+  const throttle = new AuthFailureThrottle({ limiter: createMemoryLimiter({ clock: o.clock }), limits: FAILURES, bucket: 'relay-admin-auth' });
+  const check = async (given: string) => ({ ok: want !== undefined && timingSafeEqual(digest(given), want) });
+  /** one try of the password from `address`: right, wrong, or refused unread for an address past its budget */
+  const attempt = async (address: string, given: string) => {
+    const r = await throttle.authenticate(address, true, check, given);
+    if (isAuthBlocked(r)) return { ok: false as const, why: 'locked' as const, retryAfterMs: r.blocked.retryAfterMs ?? r.blocked.resetMs };
+    return r.ok ? { ok: true as const } : { ok: false as const, why: 'wrong' as const };
+  };
+
+  const live = (token: string) => {
+    const until = sessions.get(token);
+    return until !== undefined && until > o.clock.now();
+  };
+  const sessionOf = (req: IncomingMessage) => {
+    const token = cookieOf(req);
+    return token !== undefined && live(token) ? token : undefined;
+  };
 
   return {
     required: want !== undefined,
-    allowed(req) {
-      if (want === undefined) return true;
-      const token = cookieOf(req);
-      const until = token === undefined ? undefined : sessions.get(token);
-      if (until !== undefined && until > o.clock.now()) return true;
+    async allowed(req) {
+      if (want === undefined || sessionOf(req) !== undefined) return { ok: true };
       const basic = /^Basic\s+(.+)$/i.exec(req.headers.authorization ?? '');
-      if (!basic) return false;
+      if (!basic) return { ok: false, why: 'missing' };
       const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
-      return matches(decoded.slice(decoded.indexOf(':') + 1));
+      return attempt(addressOf(req), decoded.slice(decoded.indexOf(':') + 1));
     },
     hostAllowed(req, bind) {
       if (want !== undefined) return true;
       const host = (req.headers.host ?? '').replace(/:\d+$/, '');
       return isLoopback(host) || host === bind || host === `[${bind}]`;
     },
-    login(password) {
+    async login(password, address) {
+      const r = await attempt(address, password);
+      if (!r.ok) return r;
       const now = o.clock.now();
-      failures = failures.filter((t) => t > now - 60_000);
-      if (failures.length >= FAILURES_PER_MINUTE) return 'locked';
-      if (!matches(password)) {
-        failures.push(now);
-        return undefined;
-      }
       for (const [t, until] of sessions) if (until <= now) sessions.delete(t);
       const token = randomBytes(32).toString('base64url');
       sessions.set(token, now + SESSION_MS);
-      return token;
+      return { ok: true, token };
     },
     logout(req) {
       const token = cookieOf(req);
-      if (token !== undefined) sessions.delete(token);
+      if (token === undefined || !sessions.delete(token)) return undefined;
+      return token;
     },
+    sessionOf,
+    live,
   };
 }
 

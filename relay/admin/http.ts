@@ -34,7 +34,8 @@ export function sendText(res: ServerResponse, status: number, type: string, body
 }
 
 /** An error as the API tells it: a code and words. */
-export const apiError = (res: ServerResponse, status: number, code: string, message: string) => sendJson(res, status, { error: { code, message } });
+export const apiError = (res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}) =>
+  sendJson(res, status, { error: { code, message } }, headers);
 
 /** The body, up to `limit` bytes (undefined past it). */
 export async function readBody(req: IncomingMessage, limit = 4096): Promise<string | undefined> {

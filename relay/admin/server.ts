@@ -9,7 +9,7 @@ import type { RelayConfig } from '../config.js';
 import type { RelayObserver } from '../observer.js';
 import type { Relay } from '../relay.js';
 import { loadAssets } from './assets.js';
-import { clearedCookie, createAdminAuth, sessionCookie } from './auth.js';
+import { addressOf, clearedCookie, createAdminAuth, sessionCookie } from './auth.js';
 import { apiError, readBody, secure, sendJson, sendText } from './http.js';
 import { loginPage } from './login-page.js';
 import { createRelayMetrics } from './metrics.js';
@@ -35,6 +35,22 @@ export interface Admin {
   close(): Promise<void>;
 }
 
+/**
+ * The request comes from the admin UI's own page, as far as the browser tells: Sec-Fetch-Site when it is sent (no page
+ * can forge it; our own form's POST carries `Origin: null` under our no-referrer policy), else the Origin's host,
+ * whatever its scheme (a TLS proxy in front of the UI is fine). A request with neither is no browser's cross-site one
+ * (a script, curl).
+ */
+function sameOrigin(req: IncomingMessage): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin' || site === 'none';
+  const origin = req.headers.origin;
+  return origin === undefined || (URL.canParse(origin) && new URL(origin).host === req.headers.host);
+}
+
+/** Retry-After in whole seconds, at least 1 ("0" invites an immediate retry loop). */
+const retryAfter = (ms: number) => ({ 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))) });
+
 const TURN_STATES = new Set(['running', 'completed', 'input-required', 'failed', 'canceled']);
 
 export async function startAdmin(o: AdminOptions): Promise<Admin> {
@@ -50,7 +66,8 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
   const metrics = createRelayMetrics();
   const auth = createAdminAuth({ password: c.admin_password, clock });
   const assets = loadAssets();
-  const streams = new Set<ServerResponse>();
+  /** the open SSE streams, each with the session it was opened under (undefined: HTTP Basic, or no password) */
+  const streams = new Map<ServerResponse, string | undefined>();
   let relay: Relay | undefined;
 
   const observer: RelayObserver = {
@@ -80,7 +97,7 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
 
   const sse = (res: ServerResponse, ch: Change) => res.write(`event: ${ch.type}\ndata: ${JSON.stringify(ch.data)}\n\n`);
   state.listen((ch) => {
-    for (const res of streams) sse(res, ch);
+    for (const res of streams.keys()) sse(res, ch);
   });
 
   const events = (req: IncomingMessage, res: ServerResponse) => {
@@ -88,10 +105,13 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     res.write('retry: 2000\n\n');
     sse(res, { type: 'status', data: state.status() });
     sse(res, { type: 'agents', data: state.agents() });
-    streams.add(res);
-    const ping = setInterval(() => res.write(': keep-alive\n\n'), o.keepAliveMs ?? 15_000);
+    const token = auth.sessionOf(req);
+    streams.set(res, token);
+    // a session that expires ends its stream at the next keep-alive (signing out ends it at once: endStreams)
+    const ping = setInterval(() => (token === undefined || auth.live(token) ? res.write(': keep-alive\n\n') : res.end()), o.keepAliveMs ?? 15_000);
     ping.unref();
-    req.once('close', () => {
+    // the response's close: the client went away, or the stream was ended here (sign-out, expiry, shutdown)
+    res.once('close', () => {
       clearInterval(ping);
       streams.delete(res);
     });
@@ -100,12 +120,7 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
   const replay = async (req: IncomingMessage, res: ServerResponse, id: string) => {
     // no form of another site can send JSON, and a browser names the page that sent it: both checked (CSRF)
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return apiError(res, 415, 'bad_content_type', 'send content-type: application/json');
-    const site = req.headers['sec-fetch-site'];
-    const origin = req.headers.origin;
-    // the origin's host, whatever its scheme (a TLS proxy in front of the UI is fine)
-    const originHost = origin === undefined ? undefined : URL.canParse(origin) ? new URL(origin).host : '';
-    if ((site !== undefined && site !== 'same-origin' && site !== 'none') || (originHost !== undefined && originHost !== req.headers.host))
-      return apiError(res, 403, 'cross_site', 'a replay must come from the admin UI itself');
+    if (!sameOrigin(req)) return apiError(res, 403, 'cross_site', 'a replay must come from the admin UI itself');
     await readBody(req);
     const logged = state.replayable(id);
     if (logged === undefined) return apiError(res, 404, 'not_found', `no turn ${id} in the task log`);
@@ -129,6 +144,7 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     if (req.method === 'GET' && p === '/api/status') return sendJson(res, 200, state.status());
     if (req.method === 'GET' && p === '/api/agents') return sendJson(res, 200, { agents: state.agents() });
     if (req.method === 'GET' && p === '/api/events') return events(req, res);
+    if (req.method === 'GET' && p === '/api/session') return sendJson(res, 200, { password: auth.required });
     if (req.method === 'GET' && p === '/api/tasks') {
       const agent = url.searchParams.get('agent') ?? undefined;
       const st = url.searchParams.get('state') ?? undefined;
@@ -153,12 +169,11 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
   const login = async (req: IncomingMessage, res: ServerResponse) => {
     const body = await readBody(req);
     const password = new URLSearchParams(body ?? '').get('password') ?? '';
-    const r = auth.login(password);
-    if (r === undefined || r === 'locked') {
-      const message = r === 'locked' ? 'Too many failed attempts: wait a minute.' : 'Wrong password.';
-      return sendText(res, r === 'locked' ? 429 : 401, 'text/html; charset=utf-8', loginPage({ message }));
-    }
-    res.writeHead(303, { location: '/', 'set-cookie': sessionCookie(r) });
+    const r = await auth.login(password, addressOf(req));
+    if (!r.ok && r.why === 'locked')
+      return sendText(res, 429, 'text/html; charset=utf-8', loginPage({ message: 'Too many failed attempts: wait a minute.' }), retryAfter(r.retryAfterMs));
+    if (!r.ok) return sendText(res, 401, 'text/html; charset=utf-8', loginPage({ message: 'Wrong password.' }));
+    res.writeHead(303, { location: '/', 'set-cookie': sessionCookie(r.token) });
     res.end();
   };
 
@@ -176,12 +191,26 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
       if (p === '/login' && req.method === 'POST') return login(req, res);
       if (p === '/login') return sendText(res, 200, 'text/html; charset=utf-8', loginPage({}));
       if (p === '/logout' && req.method === 'POST') {
-        auth.logout(req);
+        // another site's form could otherwise sign the operator out (its POST carries no cookie, but its answer clears it)
+        if (!sameOrigin(req)) return apiError(res, 403, 'cross_site', 'sign out from the admin UI itself');
+        const token = auth.logout(req);
+        // what the session holds open ends with it: its live streams stop showing the relay's traffic
+        for (const [stream, of] of streams) if (token !== undefined && of === token) stream.end();
         res.writeHead(303, { location: '/login', 'set-cookie': clearedCookie() });
         return res.end();
       }
       const open = p === '/assets/app.css' || p === '/assets/icon.svg';
-      if (!open && !auth.allowed(req)) {
+      const admitted = open ? { ok: true as const } : await auth.allowed(req);
+      if (!admitted.ok && admitted.why === 'locked') {
+        return apiError(
+          res,
+          429,
+          'locked',
+          'too many failed passwords from this address: retry after the Retry-After seconds',
+          retryAfter(admitted.retryAfterMs),
+        );
+      }
+      if (!admitted.ok) {
         if (req.method === 'GET' && (p === '/' || p.startsWith('/assets/'))) {
           res.writeHead(303, { location: '/login' });
           return res.end();
@@ -226,7 +255,7 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
       state.tunnel(r.tunnel());
     },
     async close() {
-      for (const res of streams) res.end();
+      for (const res of streams.keys()) res.end();
       streams.clear();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

@@ -10,7 +10,7 @@ import type { LimitDecision, Limiter } from '../runtime/limiter/types.js';
 import { errorText, type Log } from '../runtime/log.js';
 import type { GatewayMetrics } from '../runtime/metrics/metrics.js';
 import type { KeyUsage } from './key-usage.js';
-import { type AuthFailureThrottle, isAuthBlocked } from './auth-throttle.js';
+import { type AuthFailureThrottle, isAuthBlocked } from '../runtime/limiter/auth-throttle.js';
 import { isStoreUnavailable } from '../runtime/store/errors.js';
 import { storeUnavailable } from './errors.js';
 import type { CallContext, GatewayParts } from './context.js';
@@ -68,7 +68,7 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
     const { parts } = deps;
     const presented = presentedKey(input.authorization);
     // an address past its failures is refused whatever the key's check says (a lucky guess reads as a wrong one); its
-    // lookup runs beside the key's read, and only for addresses that failed (auth-throttle.ts): none on the hot path
+    // lookup runs beside the key's read, and only for addresses that failed (runtime/limiter/auth-throttle.ts): none on the hot path
     const keyCheck = { hasher: deps.hasher, keys: parts.store.keys, clock: parts.clock, presented };
     const check = await (deps.authFailures?.authenticate(input.address, presented !== undefined, verifyKey, keyCheck) ?? verifyKey(keyCheck));
     if (isAuthBlocked(check)) throw tooManyFailures(check.blocked);

@@ -8,6 +8,7 @@ import type { Clock } from './clock.js';
 import { type Allowlist, checkUrl, type Resolve, systemResolve } from './net/guard.js';
 import { type SecretBox, SecretBoxError, secretBox } from './secret-box.js';
 import type { ConnectionStore } from './store/types.js';
+import { firstIssue } from '../protocol/input-issue.js';
 
 export type ConnectionAdminErrorCode =
   /** a setting or credential is missing or invalid (`field` names it) */
@@ -98,11 +99,9 @@ const fieldOf = (path: ReadonlyArray<PropertyKey>): string =>
 function parsed<T>(schema: z.ZodType<T>, input: unknown, prefix: readonly string[] = []): T {
   const r = schema.safeParse(input);
   if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  const unknown = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
-  const field = fieldOf([...prefix, ...issue.path, ...(unknown === undefined ? [] : [unknown])]);
-  const message =
-    unknown !== undefined ? 'is not a field here' : issue.code === 'invalid_type' && /received undefined$/.test(issue.message) ? 'is required' : issue.message;
+  const issue = firstIssue(r.error);
+  const field = fieldOf([...prefix, ...issue.path]);
+  const message = issue.message;
   throw new ConnectionAdminError('ERR_CONNECTION_INPUT', `${field}: ${message}`, field);
 }
 

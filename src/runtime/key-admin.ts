@@ -8,6 +8,7 @@ import type { Clock } from './clock.js';
 import { hashKey, mintKey } from './keys.js';
 import { carryRotatedKey, dropRevokedKey } from './relay-admin.js';
 import type { KeyStore, RelayStore } from './store/types.js';
+import { firstIssue } from '../protocol/input-issue.js';
 
 /** A key naming more agents than this should be a workspace of its own (a long list is read on every call). */
 export const MAX_KEY_AGENTS = 256;
@@ -50,7 +51,7 @@ export interface KeyLifeDeps extends KeyAdminDeps {
 export async function createKey(deps: KeyAdminDeps, input: unknown, rotatedFrom?: string) {
   const parsed = CreateKeyInput.safeParse(input);
   if (!parsed.success) {
-    const i = parsed.error.issues[0]!;
+    const i = firstIssue(parsed.error);
     const field =
       i.path
         .map(String)

@@ -10,6 +10,7 @@ import type { RelayAgentCard } from '../protocol/tunnel.js';
 import type { Clock } from './clock.js';
 import { keyLapsed } from './keys.js';
 import type { KeyStore, RelayStore } from './store/types.js';
+import { firstIssue } from '../protocol/input-issue.js';
 
 export type RelayAdminErrorCode =
   /** an argument is missing or invalid (`field` names it) */
@@ -59,10 +60,9 @@ const AgentSettingInput = RelayRef.extend({
 function parsed<T>(schema: z.ZodType<T>, input: unknown): T {
   const r = schema.safeParse(input);
   if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
+  const issue = firstIssue(r.error);
   const field = issue.path.map(String).join('.') || 'input';
-  const message = issue.code === 'invalid_type' && /received undefined$/.test(issue.message) ? 'is required' : issue.message;
-  throw new RelayAdminError('ERR_RELAY_INPUT', `${field}: ${message}`, field);
+  throw new RelayAdminError('ERR_RELAY_INPUT', `${field}: ${issue.message}`, field);
 }
 
 export const parseAddRelayInput = (input: unknown) => parsed(AddRelayInput, input);

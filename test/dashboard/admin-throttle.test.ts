@@ -3,7 +3,7 @@
 import { request } from 'node:http';
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { addressBucket } from '../../src/gateway/auth-throttle.js';
+import { addressBucket } from '../../src/runtime/limiter/auth-throttle.js';
 import { adminCall, type AdminCallOptions } from '../support/admin-api.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
 

@@ -1,7 +1,7 @@
 // AuthFailureThrottle.authenticate, the one failed-authentication sequence of the A2A endpoint, the relay tunnel and
 // the admin API, on the real in-process limiter: a key check's own answer, or the refusal of an address past its budget.
 import t from 'tap';
-import { AuthFailureThrottle, isAuthBlocked } from '../../src/gateway/auth-throttle.js';
+import { AuthFailureThrottle, isAuthBlocked } from '../../src/runtime/limiter/auth-throttle.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import type { KeyCheck } from '../../src/runtime/keys.js';
 import { createMemoryLimiter } from '../../src/runtime/limiter/memory.js';

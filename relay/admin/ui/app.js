@@ -44,7 +44,11 @@ function useLive() {
       setStatus(s);
     };
     es.addEventListener('open', () => setStream('open'));
-    es.addEventListener('error', () => setStream('lost'));
+    es.addEventListener('error', () => {
+      setStream('lost');
+      // a session signed out elsewhere or expired ends the stream: the API's 401 then leads to the login form
+      getJson('/api/session').catch(() => undefined);
+    });
     es.addEventListener('status', (e) => onStatus(JSON.parse(e.data)));
     es.addEventListener('agents', (e) => setAgents(JSON.parse(e.data)));
     es.addEventListener('task', (e) => {
@@ -78,7 +82,10 @@ const NAV = [
   ['tasks', 'Task log'],
 ];
 
-function Header({ status, route, stream }) {
+/** Sign-out (shown when the UI asks for a password): a plain form, so the server ends the session and its streams. */
+const SignOut = () => html`<form method="post" action="/logout" class="sign-out"><button type="submit" class="quiet">Sign out</button></form>`;
+
+function Header({ status, route, stream, password }) {
   const state = status?.connection ?? 'starting';
   const section = route.split('/')[0];
   return html`<header class="top">
@@ -89,6 +96,7 @@ function Header({ status, route, stream }) {
     <div class="top-status" aria-live="polite">
       ${stream === 'lost' ? html`<span class="pill bad" title="The admin stream is retrying">admin stream lost</span>` : null}
       <span class=${`pill ${tone(state)}`} data-testid="tunnel-pill"><span class="dot" aria-hidden="true"></span>${state}</span>
+      ${password ? html`<${SignOut} />` : null}
     </div>
   </header>`;
 }
@@ -96,6 +104,12 @@ function Header({ status, route, stream }) {
 function App() {
   const route = useRoute();
   const live = useLive();
+  const [password, setPassword] = useState(false);
+  useEffect(() => {
+    getJson('/api/session')
+      .then((s) => s && setPassword(s.password))
+      .catch(() => undefined);
+  }, []);
   // a route change moves the focus to the new view (not the first render: Tab then starts at the top, as on any page)
   const first = useRef(true);
   useEffect(() => {
@@ -108,7 +122,7 @@ function App() {
   else if (section === 'tasks' && id) view = html`<${TaskDetail} id=${id} tick=${live.taskTick[id] ?? 0} getJson=${getJson} />`;
   else if (section === 'tasks') view = html`<${TasksView} tasks=${live.tasks} agents=${live.agents} />`;
   else view = html`<${ConnectionView} status=${live.status} clock=${() => Date.now() + skew} />`;
-  return html`<${Header} status=${live.status} route=${route} stream=${live.stream} />
+  return html`<${Header} status=${live.status} route=${route} stream=${live.stream} password=${password} />
     <main id="main" tabindex="-1">${view}</main>`;
 }
 

@@ -7,7 +7,7 @@ import type { AdminApi, AdminHttpRequest, HttpReply } from '../api.js';
 import { serveAsset } from './assets.js';
 import { isStoreUnavailable } from '../../runtime/store/errors.js';
 import { AdminError, AdminStoreUnavailable, errorReply, json } from './http.js';
-import { SESSION_COOKIE, SessionStore, cookieValue, csrfMatches, sessionCookie, type Session } from './sessions.js';
+import { SESSION_COOKIE, SessionStore, cookieValue, csrfMatches, sessionCookie, sessionWatch, type Session } from './sessions.js';
 import { settingsRoutes } from './routes-settings.js';
 import { AdminThrottle } from './throttle.js';
 import { workRoutes } from './routes-work.js';
@@ -33,7 +33,15 @@ function asAdminError(e: unknown): AdminError | undefined {
 
 export function createAdmin(d: AdminDeps): AdminApi {
   const sessions = new SessionStore({ store: d.store.dashboard, clock: d.clock, ttlMs: d.sessionTtlMs });
-  const routes: AdminRoute[] = [...settingsRoutes(d), ...workRoutes(d)];
+  // a live view opened with a session's cookie ends with the session, as one opened with a key ends with the key
+  const watch = sessionWatch({
+    store: d.store.dashboard,
+    clock: d.clock,
+    timers: d.timers,
+    everyMs: d.sessionCheckMs,
+    onError: (e) => d.log('session check failed', { error: errorText(e) }),
+  });
+  const routes: AdminRoute[] = [...settingsRoutes(d), ...workRoutes(d, { sessions: watch })];
   const throttle = new AdminThrottle({ limiter: d.limiter, perKey: d.limits, authFailures: d.authFailures });
 
   /**
@@ -110,7 +118,7 @@ export function createAdmin(d: AdminDeps): AdminApi {
    * Who calls: an admin key as Bearer (no CSRF: a browser never sends it by itself), or a session cookie. Each call
    * spends one of that key's admin budget (a session's, of the key that signed in); `headers` tell what is left.
    */
-  async function caller(req: AdminHttpRequest): Promise<{ workspace: string; keyId: string; headers: Record<string, string> }> {
+  async function caller(req: AdminHttpRequest): Promise<{ workspace: string; keyId: string; sessionId?: string; headers: Record<string, string> }> {
     if (req.authorization) {
       const key = await adminKey(presentedKey(req.authorization), req.address);
       return { workspace: key.workspaceId, keyId: key.id, headers: await throttle.spend(key.id) };
@@ -118,7 +126,7 @@ export function createAdmin(d: AdminDeps): AdminApi {
     const s = await sessionOf(req);
     if (!s) throw new AdminError(401, 'unauthorized', 'Not signed in');
     if (req.method !== 'GET' && !csrfMatches(s, req.csrf)) throw new AdminError(403, 'csrf', 'Missing or wrong X-CSRF-Token');
-    return { workspace: s.workspace, keyId: s.keyId, headers: await throttle.spend(s.keyId) };
+    return { workspace: s.workspace, keyId: s.keyId, sessionId: s.id, headers: await throttle.spend(s.keyId) };
   }
 
   async function api(req: AdminHttpRequest): Promise<HttpReply> {
@@ -130,7 +138,7 @@ export function createAdmin(d: AdminDeps): AdminApi {
       if (!m) continue;
       pathMatched = true;
       if (r.method !== req.method) continue;
-      const { workspace, keyId, headers } = await caller(req);
+      const { workspace, keyId, sessionId, headers } = await caller(req);
       const params = m.slice(1).map((p) => {
         try {
           return decodeURIComponent(p);
@@ -138,7 +146,15 @@ export function createAdmin(d: AdminDeps): AdminApi {
           throw new AdminError(400, 'invalid_path', 'A malformed escape in the path');
         }
       });
-      const out = await r.handler({ workspace, keyId, params, body: parseBody(req), query: new URLSearchParams(req.query), req });
+      const out = await r.handler({
+        workspace,
+        keyId,
+        ...(sessionId !== undefined && { sessionId }),
+        params,
+        body: parseBody(req),
+        query: new URLSearchParams(req.query),
+        req,
+      });
       const reply = out instanceof Reply ? out.reply : json(200, out);
       return { ...reply, headers: { ...headers, ...reply.headers } };
     }

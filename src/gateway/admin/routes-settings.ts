@@ -8,6 +8,7 @@ import { createKey, listKeys, revokeKey, rotateKey } from '../../runtime/key-adm
 import { addRelay, listRelays, removeRelay, setRelayAgent } from '../../runtime/relay-admin.js';
 import { badInput, notFound } from './http.js';
 import type { AdminCall, AdminDeps, AdminRoute } from './types.js';
+import { firstIssue } from '../../protocol/input-issue.js';
 
 /** How many waiting webhook deliveries the webhooks page shows (the soonest due), with the count of all. */
 export const WAITING_SHOWN = 100;
@@ -20,14 +21,15 @@ const NewKey = z
     scopes: z.array(z.string()).optional(),
     agents: z.array(z.string()).optional(),
     expires_at: z.iso.datetime().nullable().optional(),
-    limits: RateLimits.optional(),
+    // strict here (the stored record's schema is not): a misspelt window is refused, not silently dropped
+    limits: RateLimits.strict().optional(),
   })
   .strict();
 
 function read<T>(schema: z.ZodType<T>, body: unknown): T {
   const r = schema.safeParse(body);
   if (r.success) return r.data;
-  const i = r.error.issues[0]!;
+  const i = firstIssue(r.error);
   const field = i.path.map(String).join('.') || 'input';
   throw badInput(`${field}: ${i.message}`, field);
 }

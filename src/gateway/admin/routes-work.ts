@@ -11,6 +11,8 @@ import { onStreamEnd } from '../call-meter.js';
 import { agentCard } from '../card.js';
 import { StreamSlots } from '../stream-slots.js';
 import { AdminRateLimited, badInput, notFound } from './http.js';
+import type { LapseWatch } from '../lapse-watch.js';
+import type { SessionEnd } from './sessions.js';
 import { Reply, type AdminDeps, type AdminRoute } from './types.js';
 
 const ALL_STATES = TaskState.options;
@@ -41,7 +43,7 @@ const FELL_BEHIND = JSON.stringify({
 /** The task as a caller with every result scope sees it: its own dialect, sanitized at the exit like any reply. */
 const callerView = (t: Task): unknown => JSON.parse(toSanitizedJson(codecs[t.dialect].task(taskView(t, { results: true, files: true }))));
 
-export function workRoutes(d: AdminDeps): AdminRoute[] {
+export function workRoutes(d: AdminDeps, o: { sessions: Pick<LapseWatch<SessionEnd>, 'watch'> }): AdminRoute[] {
   // one count per admin API (per process), as the A2A endpoint keeps its own
   const slots = new StreamSlots({ limit: d.maxStreamsPerKey, setting: ADMIN_STREAMS_SETTING });
   /** Takes one of the key's live-view slots, or refuses as the admin API refuses a spent budget (429 rate_limited). */
@@ -141,6 +143,7 @@ export function workRoutes(d: AdminDeps): AdminRoute[] {
               done = true;
               sub.unsubscribe();
               unwatch();
+              unwatchSession?.();
             };
             const push = (t: Task) => {
               if (done) return;
@@ -156,11 +159,14 @@ export function workRoutes(d: AdminDeps): AdminRoute[] {
                 sink.end({ data: FELL_BEHIND });
               }
             };
-            const unwatch = d.keyWatch.watch(c.keyId, () => {
+            const lapsed = () => {
               if (done) return;
               stop();
               sink.end();
-            });
+            };
+            const unwatch = d.keyWatch.watch(c.keyId, lapsed);
+            // opened with a session's cookie: signing out (here or on another instance) or its expiry ends it too
+            const unwatchSession = c.sessionId === undefined ? undefined : o.sessions.watch(c.sessionId, lapsed);
             // each event says something changed; the summary is read again (one read per event, a dashboard's pace)
             const sub = d.bus.subscribe(key, () => {
               void d.supervisor.get(c.workspace, first.id).then((t) => t && push(t));

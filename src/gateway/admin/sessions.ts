@@ -5,8 +5,9 @@
 // here on the injected clock; the store only collects abandoned sessions.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DashboardSession } from '../../protocol/dashboard.js';
-import type { Clock } from '../../runtime/clock.js';
+import type { Clock, Timers } from '../../runtime/clock.js';
 import type { DashboardStore } from '../../runtime/store/types.js';
+import { LapseWatch } from '../lapse-watch.js';
 
 export type Session = DashboardSession;
 
@@ -50,6 +51,25 @@ export class SessionStore {
     return this.o.ttlMs;
   }
 }
+
+/** Why a session's live views end: signed out (its record gone, on any instance) or expired. */
+export type SessionEnd = 'signed out' | 'expired';
+
+/** Watches sessions as KeyWatch watches keys: a view opened with a session's cookie ends within `everyMs` of its end. */
+export const sessionWatch = (o: {
+  store: Pick<DashboardStore, 'getSession'>;
+  clock: Clock;
+  timers: Timers;
+  everyMs: number;
+  onError?: (e: unknown) => void;
+}): LapseWatch<SessionEnd> =>
+  new LapseWatch<SessionEnd>({
+    ...o,
+    lapsed: async (id, now) => {
+      const s = await o.store.getSession(id);
+      return !s ? 'signed out' : s.expiresAt <= now ? 'expired' : undefined;
+    },
+  });
 
 /** Constant-time comparison of a presented CSRF token with the session's. */
 export function csrfMatches(s: Session, presented: string | undefined): boolean {

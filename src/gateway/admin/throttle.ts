@@ -3,7 +3,7 @@
 import type { RateLimits } from '../../protocol/records.js';
 import { rateLimitHeaders } from '../../runtime/limiter/headers.js';
 import type { LimitDecision, Limiter } from '../../runtime/limiter/types.js';
-import { AuthFailureThrottle, isAuthBlocked } from '../auth-throttle.js';
+import { AuthFailureThrottle, isAuthBlocked } from '../../runtime/limiter/auth-throttle.js';
 import { AdminRateLimited } from './http.js';
 
 export interface AdminThrottleOptions {

@@ -3,7 +3,7 @@ import type { TaskSupervisor } from '../../actors/task-supervisor.js';
 import type { ConnectionStatus } from '../../protocol/connections.js';
 import type { AgentRegistry } from '../../runtime/agents/registry.js';
 import type { RateLimits } from '../../protocol/records.js';
-import type { Clock } from '../../runtime/clock.js';
+import type { Clock, Timers } from '../../runtime/clock.js';
 import type { Limiter } from '../../runtime/limiter/types.js';
 import type { EventBus } from '../../runtime/events/bus.js';
 import type { KeyHasher } from '../../runtime/keys.js';
@@ -35,6 +35,8 @@ export interface AdminDeps {
   secret: Buffer;
   hasher: KeyHasher;
   clock: Clock;
+  /** the session watch's checks (tests: the manual clock) */
+  timers: Timers;
   agents: AgentRegistry;
   supervisor: TaskSupervisor;
   bus: EventBus;
@@ -52,6 +54,8 @@ export interface AdminDeps {
   publicUrl?: string;
   /** how long a dashboard session lasts */
   sessionTtlMs: number;
+  /** how soon a live view ends once its session is signed out (on any instance) or expires (streaming.keyCheckMs) */
+  sessionCheckMs: number;
   /** the gateway's limiter (the A2A endpoint's): the admin API's budgets are buckets of their own in it */
   limiter: Limiter;
   /** each admin key's budget of admin API calls */
@@ -69,6 +73,8 @@ export interface AdminCall {
   workspace: string;
   /** the key behind the call: the Bearer admin key, or the one that signed the session in */
   keyId: string;
+  /** the session behind the call (its store id), when it came with the cookie rather than a Bearer key */
+  sessionId?: string;
   params: string[];
   body: unknown;
   query: URLSearchParams;

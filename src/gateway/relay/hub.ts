@@ -16,7 +16,7 @@ import { errorText } from '../../runtime/log.js';
 import type { Store } from '../../runtime/store/types.js';
 import type { TunnelApi, TunnelOpen } from '../api.js';
 import type { KeyWatch } from '../key-watch.js';
-import type { AuthFailureThrottle } from '../auth-throttle.js';
+import type { AuthFailureThrottle } from '../../runtime/limiter/auth-throttle.js';
 import { acceptableCards, type LinkDeps, linkKey, RelayLink, registerCards, type RemoteHold, settingsOf, storedCards } from './link.js';
 import { type Held, RelayMesh, type Released } from './mesh.js';
 import { CLOSE, type RelayTurn } from './tunnel-session.js';

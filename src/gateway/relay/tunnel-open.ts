@@ -16,7 +16,7 @@ import { recordAnnouncement, relayOfKey } from '../../runtime/relay-admin.js';
 import { isStoreUnavailable } from '../../runtime/store/errors.js';
 import type { Store } from '../../runtime/store/types.js';
 import type { TunnelOpen, TunnelSocket } from '../api.js';
-import { type AuthFailureThrottle, isAuthBlocked } from '../auth-throttle.js';
+import { type AuthFailureThrottle, isAuthBlocked } from '../../runtime/limiter/auth-throttle.js';
 import type { KeyWatch } from '../key-watch.js';
 import { encodeFrame } from './frames.js';
 import { handshakeSession, type Hello } from './handshake.js';

@@ -1,10 +1,10 @@
-// Failed authentications per client address, on the gateway's one limiter (memory, or Redis so instances share it):
-// an address past its budget is refused whatever key it presents, and a presented key that fails counts against it.
-// `authenticate` is that sequence, the one the admin API, the A2A endpoint and the relay tunnel each run (they hold
-// throttles of their own, under bucket names of their own).
-import type { RateLimits } from '../protocol/records.js';
-import type { LimitDecision, Limiter } from '../runtime/limiter/types.js';
-import { embeddedV4, formatIp, parseIp } from '../runtime/net/ip.js';
+// Failed authentications per client address, on a limiter (the gateway's: memory, or Redis so instances share it; the
+// relay admin UI's: its own in memory): an address past its budget is refused whatever it presents, and a presented
+// credential that fails counts against it. `authenticate` is that sequence, the one the admin API, the A2A endpoint,
+// the relay tunnel and the relay admin UI each run (they hold throttles of their own, under bucket names of their own).
+import type { RateLimits } from '../../protocol/records.js';
+import type { LimitDecision, Limiter } from './types.js';
+import { embeddedV4, formatIp, parseIp } from '../net/ip.js';
 
 export interface AuthFailureThrottleOptions {
   limiter: Limiter;

@@ -1,0 +1,80 @@
+// The relay admin UI's bound on password guesses, as a hostile caller meets it: failures are counted per client address
+// whichever way the password is tried (the login form or HTTP Basic), an address past its budget is refused (429 with
+// Retry-After) even with the right password, and another address (the operator's) is not locked out by it.
+import { request } from 'node:http';
+import t from 'tap';
+import { parseRelayConfig } from '../../relay/config.js';
+import { startAdmin } from '../../relay/admin/server.js';
+import { ManualClock } from '../../src/runtime/clock.js';
+
+const PASSWORD = 'correct horse battery';
+const config = parseRelayConfig({
+  text: JSON.stringify({
+    workspace_id: 'ws1',
+    api_key: 'relay-key-abcdefgh',
+    gateway_url: 'ws://127.0.0.1:9',
+    agents: [{ name: 'echo', local_url: 'http://127.0.0.1:9' }],
+    admin_port: 0,
+    admin_password: PASSWORD,
+  }),
+});
+
+/** One request to the admin server from the loopback address `from` (127.0.0.x: every one of them reaches 127.0.0.1). */
+function call(url: string, o: { from: string; method?: string; path: string; headers?: Record<string, string>; body?: string }) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+    const req = request(`${url}${o.path}`, { method: o.method ?? 'GET', headers: o.headers, localAddress: o.from }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end(o.body);
+  });
+}
+
+const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` });
+const form = (password: string) => ({
+  method: 'POST',
+  path: '/login',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams({ password }).toString(),
+});
+
+t.test('password guesses over HTTP Basic count as the form does; a locked address is refused even the right password', async (t) => {
+  const clock = new ManualClock();
+  const admin = await startAdmin({ config, log: () => {}, clock });
+  t.teardown(() => admin.close());
+  const attacker = '127.0.0.2';
+
+  for (let i = 0; i < 10; i++) t.equal((await call(admin.url, { from: attacker, path: '/api/status', headers: basic(`guess-${i}`) })).status, 401);
+  const right = await call(admin.url, { from: attacker, path: '/api/status', headers: basic(PASSWORD) });
+  t.equal(right.status, 429, 'the 11th try in the minute is refused, though it is right: a guess learns nothing');
+  t.ok(Number(right.headers['retry-after']) > 0, 'Retry-After says when to come back');
+  t.notMatch(right.body, /"connection"/, 'no status shown');
+  const viaForm = await call(admin.url, { from: attacker, ...form(PASSWORD) });
+  t.equal(viaForm.status, 429, 'the form is locked for that address too');
+  t.match(viaForm.body, /Too many failed attempts/);
+  t.notOk(viaForm.headers['set-cookie'], 'no session');
+
+  const operator = '127.0.0.3';
+  const signIn = await call(admin.url, { from: operator, ...form(PASSWORD) });
+  t.equal(signIn.status, 303, "another address signs in: one caller's guesses do not lock the operator out");
+  t.match(String(signIn.headers['set-cookie']), /a2a_relay_session=/);
+  t.equal((await call(admin.url, { from: operator, path: '/metrics', headers: basic(PASSWORD) })).status, 200, 'and a scraper elsewhere still reads /metrics');
+
+  clock.advance(60_000);
+  t.equal(
+    (await call(admin.url, { from: attacker, path: '/api/status', headers: basic(PASSWORD) })).status,
+    200,
+    'a minute later the right password works again',
+  );
+});
+
+t.test('guesses through the form lock HTTP Basic as well', async (t) => {
+  const clock = new ManualClock();
+  const admin = await startAdmin({ config, log: () => {}, clock });
+  t.teardown(() => admin.close());
+  for (let i = 0; i < 10; i++) t.equal((await call(admin.url, { from: '127.0.0.4', ...form(`guess-${i}`) })).status, 401);
+  t.equal((await call(admin.url, { from: '127.0.0.4', path: '/metrics', headers: basic(PASSWORD) })).status, 429);
+  t.equal((await call(admin.url, { from: '127.0.0.4', path: '/healthz' })).status, 200, 'probes stay open');
+});
