@@ -172,7 +172,7 @@ function messageAsTask(v: unknown, ctx: DecodeContext, what: string): RemoteTask
   const m = parse(MessageShape, v, what);
   const message = toMessage(m);
   return {
-    id: m.taskId || m.messageId || '',
+    id: m.taskId || ctx.taskId || m.messageId || '',
     ...(m.contextId && { contextId: m.contextId }),
     status: { state: 'completed', ...(message && { message }), timestamp: ctx.receivedAt },
     artifacts: [],

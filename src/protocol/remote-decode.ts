@@ -30,6 +30,8 @@ export class RemoteDecodeError extends Error {
 export interface DecodeContext {
   /** ISO time the answer was received */
   receivedAt: string;
+  /** the task the answer is about, when the client knows it: a message answer that names no task is about this one */
+  taskId?: string;
 }
 
 /** Many servers write `null` for an absent field: read it as absent. */
@@ -154,7 +156,7 @@ function messageAsTask(v: unknown, ctx: DecodeContext, what: string): RemoteTask
   const m = parse(RemoteMessage, v, what);
   const message = toMessage(m);
   return {
-    id: m.taskId ?? m.messageId ?? '',
+    id: m.taskId ?? ctx.taskId ?? m.messageId ?? '',
     ...(m.contextId !== undefined && { contextId: m.contextId }),
     status: { state: 'completed', ...(message && { message }), timestamp: ctx.receivedAt },
     artifacts: [],

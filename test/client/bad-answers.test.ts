@@ -9,13 +9,13 @@ import { recordingTimers, testClient, until, userMessage } from '../support/a2a-
 import { cardServer, type Answer, type CardServer } from '../support/card-server.js';
 
 const card = (url: string, streaming = false) => ({ name: 'bad', description: '', url, version: '1', protocolVersion: '0.3.0', capabilities: { streaming } });
-const rpc = (result: unknown) => ({ status: 200, body: { jsonrpc: '2.0', id: 1, result } });
+const rpc = (id: unknown, result: unknown) => ({ status: 200, body: { jsonrpc: '2.0', id, result } });
 const none = (url: string): RemoteEndpoint => ({ url, credentials: { kind: 'none' } });
 
 /** a remote at `/<name>` whose JSON-RPC endpoint `/<name>/rpc` answers with `answer` */
-function remoteAt(s: CardServer, name: string, answer: (method: string) => Answer, o: { streaming?: boolean } = {}): RemoteEndpoint {
+function remoteAt(s: CardServer, name: string, answer: (method: string, id: unknown) => Answer, o: { streaming?: boolean } = {}): RemoteEndpoint {
   s.route.set(`/${name}/.well-known/agent-card.json`, () => ({ status: 200, body: card(`${s.url}/${name}/rpc`, o.streaming) }));
-  s.route.set(`/${name}/rpc`, (_h, body) => answer(JSON.parse(body).method));
+  s.route.set(`/${name}/rpc`, (_h, body) => answer(JSON.parse(body).method, JSON.parse(body).id));
   return none(`${s.url}/${name}`);
 }
 
@@ -25,8 +25,8 @@ t.test('answers that are not a task, not JSON-RPC, or not 2xx', async (t) => {
   t.teardown(() => c.close());
   const send = (e: RemoteEndpoint) => c.send({ endpoint: e, message: userMessage('x') }).catch((err: unknown) => err);
 
-  t.match(await send(remoteAt(s, 'notask', () => rpc({ foo: 1 }))), { code: 'bad_response', message: /not a task: result\.id: / });
-  t.match(await send(remoteAt(s, 'noresult', () => ({ status: 200, body: { jsonrpc: '2.0', id: 1 } }))), {
+  t.match(await send(remoteAt(s, 'notask', (_m, id) => rpc(id, { foo: 1 }))), { code: 'bad_response', message: /not a task: result\.id: / });
+  t.match(await send(remoteAt(s, 'noresult', (_m, id) => ({ status: 200, body: { jsonrpc: '2.0', id } }))), {
     code: 'bad_response',
     message: /not a JSON-RPC response with a result/,
   });
@@ -36,7 +36,7 @@ t.test('answers that are not a task, not JSON-RPC, or not 2xx', async (t) => {
     message: /redirects are not followed/,
   });
   t.match(
-    await send(remoteAt(s, 'limited', () => ({ status: 429, body: { jsonrpc: '2.0', id: 1, error: { code: -32004, message: 'Rate limit exceeded' } } }))),
+    await send(remoteAt(s, 'limited', (_m, id) => ({ status: 429, body: { jsonrpc: '2.0', id, error: { code: -32004, message: 'Rate limit exceeded' } } }))),
     { code: 'remote_error', remoteCode: -32004, message: /error -32004: Rate limit exceeded/ },
     'a JSON-RPC error is the remote’s, whatever the HTTP status',
   );
@@ -80,13 +80,13 @@ t.test('a stream that ends before its task settles: the rest is polled', async (
   const endpoint = remoteAt(
     s,
     'cut',
-    (method) => {
+    (method, id) => {
       if (method === 'message/stream') {
-        const ev = { jsonrpc: '2.0', id: 1, result: task('working') };
+        const ev = { jsonrpc: '2.0', id, result: task('working') };
         return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: `data: ${JSON.stringify(ev)}\n\n` };
       }
       gets++;
-      return rpc(task(gets < 2 ? 'working' : 'completed'));
+      return rpc(id, task(gets < 2 ? 'working' : 'completed'));
     },
     { streaming: true },
   );

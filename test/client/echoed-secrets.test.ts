@@ -22,11 +22,12 @@ const card = (s: CardServer, name: string, o: { streaming?: boolean; echo?: stri
   protocolVersion: '0.3.0',
   capabilities: { streaming: o.streaming === true },
 });
-const rpcResult = (result: unknown) => ({ status: 200, body: { jsonrpc: '2.0', id: 1, result } });
-const sse = (...results: unknown[]) => ({
+/** `body`: the request, whose id the answer carries */
+const rpcResult = (body: string, result: unknown) => ({ status: 200, body: { jsonrpc: '2.0', id: JSON.parse(body).id, result } });
+const sse = (body: string, ...results: unknown[]) => ({
   status: 200,
   headers: { 'content-type': 'text/event-stream' },
-  body: results.map((r) => `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: r })}\n\n`).join(''),
+  body: results.map((r) => `data: ${JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(body).id, result: r })}\n\n`).join(''),
 });
 const task = (state: string, text?: string) => ({
   kind: 'task',
@@ -47,15 +48,16 @@ const admin = (method: string, path: string) => adminCall(ours, method, path, { 
 t.before(async () => {
   s = await cardServer(t);
   s.route.set('/apikey/.well-known/agent-card.json', () => ({ status: 200, body: card(s, 'apikey') }));
-  s.route.set('/apikey/rpc', (h) => rpcResult({ ...task('completed', `you sent ${echoed(h)}`) }));
+  s.route.set('/apikey/rpc', (h, body) => rpcResult(body, { ...task('completed', `you sent ${echoed(h)}`) }));
   s.route.set('/bearer/.well-known/agent-card.json', () => ({ status: 200, body: card(s, 'bearer') }));
-  s.route.set('/bearer/rpc', (h) => ({
+  s.route.set('/bearer/rpc', (h, body) => ({
     status: 200,
-    body: { jsonrpc: '2.0', id: 1, error: { code: -32003, message: `key ${h.authorization} is not known here` } },
+    body: { jsonrpc: '2.0', id: JSON.parse(body).id, error: { code: -32003, message: `key ${h.authorization} is not known here` } },
   }));
   s.route.set('/stream/.well-known/agent-card.json', () => ({ status: 200, body: card(s, 'stream', { streaming: true }) }));
-  s.route.set('/stream/rpc', (h) =>
+  s.route.set('/stream/rpc', (h, body) =>
     sse(
+      body,
       task('working'),
       {
         kind: 'artifact-update',

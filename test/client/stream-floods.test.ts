@@ -30,16 +30,17 @@ let growerCanceled = 0;
 let ours: TestGateway;
 let key: string;
 
-const frame = (result: unknown) => `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result })}\n\n`;
+/** one event of the answer to the request of id `id` */
+const frame = (id: unknown, result: unknown) => `data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`;
 const base = { taskId: 'r1', contextId: 'c1' };
 
-/** A streaming remote at `/<name>` whose stream is `body`. */
-function streamingRemote(name: string, body: string): void {
+/** A streaming remote at `/<name>` whose stream is `body` (given the request's id). */
+function streamingRemote(name: string, body: (id: unknown) => string): void {
   s.route.set(`/${name}/.well-known/agent-card.json`, () => ({
     status: 200,
     body: { name, description: '', url: `${s.url}/${name}/rpc`, version: '1', protocolVersion: '0.3.0', capabilities: { streaming: true } },
   }));
-  s.route.set(`/${name}/rpc`, () => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, body }));
+  s.route.set(`/${name}/rpc`, (_h, req) => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: body(JSON.parse(req).id) }));
 }
 
 /** Our caller's message/send to the remote agent `name`, and the CPU time this process spent on it. */
@@ -52,11 +53,13 @@ async function timedSend(name: string) {
 
 t.before(async () => {
   s = await cardServer(t);
-  const chunks = [frame({ kind: 'task', id: 'r1', contextId: 'c1', status: { state: 'working' } })];
-  for (let i = 0; i < CHUNKS; i++)
-    chunks.push(frame({ kind: 'artifact-update', ...base, append: i > 0, artifact: { artifactId: 'a', parts: [{ kind: 'text', text: 'x' }] } }));
-  chunks.push(frame({ kind: 'status-update', ...base, status: { state: 'completed' }, final: true }));
-  streamingRemote('chunks', chunks.join(''));
+  streamingRemote('chunks', (id) => {
+    const chunks = [frame(id, { kind: 'task', id: 'r1', contextId: 'c1', status: { state: 'working' } })];
+    for (let i = 0; i < CHUNKS; i++)
+      chunks.push(frame(id, { kind: 'artifact-update', ...base, append: i > 0, artifact: { artifactId: 'a', parts: [{ kind: 'text', text: 'x' }] } }));
+    chunks.push(frame(id, { kind: 'status-update', ...base, status: { state: 'completed' }, final: true }));
+    return chunks.join('');
+  });
 
   // a stream whose one line never ends: 4 KiB per write, each write its own read on our side, until we hang up
   trickler = createServer((req, res) => {
@@ -93,19 +96,20 @@ t.before(async () => {
     const body: Buffer[] = [];
     req.on('data', (c: Buffer) => body.push(c));
     req.on('end', () => {
-      const { method } = JSON.parse(Buffer.concat(body).toString('utf8'));
+      const { method, id } = JSON.parse(Buffer.concat(body).toString('utf8'));
       if (method === 'tasks/cancel') {
         growerCanceled++;
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { kind: 'task', id: 'g1', contextId: 'c1', status: { state: 'canceled' } } }));
+        res.end(JSON.stringify({ jsonrpc: '2.0', id, result: { kind: 'task', id: 'g1', contextId: 'c1', status: { state: 'canceled' } } }));
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(frame({ kind: 'task', id: 'g1', contextId: 'c1', status: { state: 'working' } }));
+      res.write(frame(id, { kind: 'task', id: 'g1', contextId: 'c1', status: { state: 'working' } }));
       let i = 0;
       const more = () => {
         if (res.destroyed) return;
-        if (i === GROWTH_CHUNKS) return res.end(frame({ kind: 'status-update', taskId: 'g1', contextId: 'c1', status: { state: 'completed' }, final: true }));
+        if (i === GROWTH_CHUNKS)
+          return res.end(frame(id, { kind: 'status-update', taskId: 'g1', contextId: 'c1', status: { state: 'completed' }, final: true }));
         grown++;
         const chunk = {
           kind: 'artifact-update',
@@ -114,7 +118,7 @@ t.before(async () => {
           append: i++ > 0,
           artifact: { artifactId: 'a', parts: [{ kind: 'text', text: CHUNK }] },
         };
-        res.write(frame(chunk), () => setImmediate(more));
+        res.write(frame(id, chunk), () => setImmediate(more));
       };
       more();
     });

@@ -317,7 +317,7 @@ t.test("a local agent's error goes up as a fixed reason and text; the detail sta
     status: 200,
     body: { name: 'bad', description: '', url: `${bad.url}/bad/rpc`, version: '1', protocolVersion: '0.3.0', capabilities: { streaming: false } },
   }));
-  bad.route.set('/bad/rpc', () => ({ status: 200, body: { jsonrpc: '2.0', id: 1, error: { code: -32603, message: leaky } } }));
+  bad.route.set('/bad/rpc', (_h, body) => ({ status: 200, body: { jsonrpc: '2.0', id: JSON.parse(body).id, error: { code: -32603, message: leaky } } }));
   const gw6 = await startStandInGateway({ key: RELAY_KEY });
   t.teardown(() => gw6.close());
   const own: string[] = [];

@@ -6,6 +6,7 @@ import type { RemoteTask } from '../../protocol/connections.js';
 import { RemoteDecodeError, type RemoteTaskFold } from '../../protocol/remote-decode.js';
 import type { Clock, Timers } from '../clock.js';
 import { systemResolve, type Allowlist, type Resolve } from '../net/guard.js';
+import { ownEvent, ownTask } from './belongs.js';
 import { discover, type CardCacheOptions } from './card-cache.js';
 import { EndpointStates } from './endpoint.js';
 import { rpcCall, rpcStream, type RpcTarget } from './jsonrpc.js';
@@ -45,7 +46,8 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
   /** What the remote answered, without the endpoint's secrets. */
   const clean = <T>(endpoint: RemoteEndpoint, v: T): T => scrubValue(v, states.secretsOf(endpoint));
 
-  const decodeCtx = () => ({ receivedAt: new Date(o.clock.now()).toISOString() });
+  /** `taskId`: the task the answer is about, when known (a message answer naming none is about it) */
+  const decodeCtx = (taskId?: string) => ({ receivedAt: new Date(o.clock.now()).toISOString(), ...(taskId ? { taskId } : {}) });
   const target = (endpoint: RemoteEndpoint, d: Discovered, codec: ClientCodec, timeoutMs: number, signal?: AbortSignal): RpcTarget => ({
     states,
     st: states.of(endpoint),
@@ -67,7 +69,7 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       const codec = CLIENT_CODECS[d.dialect];
       const p = kind === 'get' ? codec.getParams(params) : codec.cancelParams(params);
       const result = await rpcCall(target(endpoint, d, codec, settings.requestTimeoutMs, signal), codec.methods[kind], p);
-      return clean(endpoint, codec.decodeTask(result, decodeCtx()));
+      return clean(endpoint, ownTask(codec.decodeTask(result, decodeCtx(params.taskId)), params.taskId, codec.methods[kind]));
     } catch (e) {
       throw failure(endpoint, e);
     }
@@ -92,6 +94,15 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       ...(so.contextId !== undefined && { contextId: so.contextId }),
       blocking: so.blocking ?? settings.blocking,
     });
+    /** An answer about another task fails the call; ours is asked to stop, as its remote's word on it is not to be trusted. */
+    const ours = <T>(check: () => T): T => {
+      try {
+        return check();
+      } catch (e) {
+        known.stopRemote = true;
+        throw e;
+      }
+    };
     const poll = (task: RemoteTask) =>
       pollUntilSettled(task, {
         timers: o.timers,
@@ -99,16 +110,21 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         baseMs: settings.pollBaseMs,
         maxMs: settings.pollMaxMs,
         random,
-        get: async () =>
-          codec.decodeTask(
-            await rpcCall(target(so.endpoint, d, codec, settings.requestTimeoutMs, signal), codec.methods.get, codec.getParams({ taskId: task.id })),
-            decodeCtx(),
-          ),
+        get: async () => {
+          const result = await rpcCall(
+            target(so.endpoint, d, codec, settings.requestTimeoutMs, signal),
+            codec.methods.get,
+            codec.getParams({ taskId: task.id }),
+          );
+          return ours(() => ownTask(codec.decodeTask(result, decodeCtx(task.id)), task.id, codec.methods.get));
+        },
         ...(so.onEvent && { onChange: (t: RemoteTask) => so.onEvent?.({ kind: 'task', task: t }) }),
       });
 
     if (so.stream && d.card.streaming) {
       let folded: RemoteTaskFold | undefined;
+      // the task this stream is about: the one asked about, else the one its first events name
+      let streamTask = taskId;
       // an abort before the remote named its task (rev B picks ids remotely) lets the stream run on until its first
       // event brings the id (bounded by the request timeout), so that the abort can cancel the remote task
       const streamCtl = new AbortController();
@@ -121,10 +137,11 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       if (signal.aborted) onAbort();
       try {
         for await (const { result, bytes } of rpcStream(target(so.endpoint, d, codec, deadlineMs, streamCtl.signal), codec.methods.stream, params)) {
-          const ctx = decodeCtx();
+          const ctx = decodeCtx(streamTask);
           const ev = codec.decodeEvent(result, ctx);
+          streamTask = ours(() => ownEvent(ev, streamTask, codec.methods.stream));
           folded ??= startFold(ev, { taskId, receivedAt: ctx.receivedAt });
-          known.taskId = folded.apply(ev, bytes).id || known.taskId;
+          known.taskId = folded.apply(ev, bytes).id || streamTask || known.taskId;
           // a stream may pile up no more than one answer may hold: past it we stop, and ask the remote to stop too
           if (folded.weight > settings.maxResponseBytes) {
             known.stopRemote = true;
@@ -154,7 +171,7 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       codec.methods.send,
       params,
     );
-    const task = codec.decodeTask(result, decodeCtx());
+    const task = ours(() => ownTask(codec.decodeTask(result, decodeCtx(taskId)), taskId, codec.methods.send));
     known.taskId = task.id || known.taskId;
     if (signal.aborted) throw new OutboundError('canceled', 'the call was canceled');
     so.onEvent?.({ kind: 'task', task });

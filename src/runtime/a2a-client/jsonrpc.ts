@@ -28,8 +28,20 @@ const RpcAnswer = z.object({
 
 let nextId = 0;
 
-function body(method: string, params: Record<string, unknown>): string {
-  return toSanitizedJson({ jsonrpc: '2.0', id: `a2a-client-${++nextId}`, method, params });
+/** How an id is shown in an error: as JSON (a string and a number differ), cut short (it is the remote's). */
+const shownId = (id: unknown): string => (id === undefined ? 'none' : JSON.stringify(id).slice(0, 100));
+
+/**
+ * An answer is to our request only when it carries the request's id (an error may carry null or none: the remote could
+ * not read our id, and an error brings no task to mistake for ours). Any other id is an answer to someone else's request (a confused proxy, a cache, a hostile remote): its
+ * result must not be taken for ours.
+ */
+function checkId(answered: unknown, requestId: string, o: { method: string; error: boolean }): void {
+  if (answered === requestId || (o.error && (answered === null || answered === undefined))) return;
+  throw new OutboundError(
+    'bad_response',
+    `the remote answered request ${shownId(requestId)} (${o.method}) with id ${shownId(answered)}: the answer is not to our request`,
+  );
 }
 
 const statusError = (method: string, status: number) =>
@@ -42,13 +54,17 @@ const statusError = (method: string, status: number) =>
  */
 export const MAX_ANSWER_DEPTH = MAX_JSON_DEPTH + 8;
 
-/** The result of one JSON-RPC response (already parsed JSON); a JSON-RPC error is a `remote_error` with its code. */
-function resultOf(json: unknown, method: string, status: number): unknown {
+/**
+ * The result of one JSON-RPC response (already parsed JSON) to the request of id `requestId`; a JSON-RPC error is a
+ * `remote_error` with its code.
+ */
+function resultOf(json: unknown, requestId: string, method: string, status: number): unknown {
   const deep = tooDeepAt(json, { limit: MAX_ANSWER_DEPTH, root: 'answer' });
   if (deep !== undefined)
     throw new OutboundError('bad_response', `the remote's answer to ${method} nests deeper than ${MAX_ANSWER_DEPTH} levels (at ${deep.slice(0, 200)})`);
   const r = RpcAnswer.safeParse(json);
   if (r.success && r.data.error) {
+    checkId(r.data.id, requestId, { method, error: true });
     const e = r.data.error;
     throw new OutboundError('remote_error', `the remote answered ${method} with error ${e.code}: ${e.message}`, { remoteCode: e.code });
   }
@@ -60,6 +76,7 @@ function resultOf(json: unknown, method: string, status: number): unknown {
   if (!r.success || !('result' in (json as object)) || r.data.result === undefined) {
     throw new OutboundError('bad_response', `the remote's answer to ${method} is not a JSON-RPC response with a result`);
   }
+  checkId(r.data.id, requestId, { method, error: false });
   return r.data.result;
 }
 
@@ -72,20 +89,21 @@ function parseJson(text: string, method: string, status: number): unknown {
   }
 }
 
-/** The POST of one JSON-RPC call to the target, answered as `accept` (a plain answer or an event stream). */
-const post = (t: RpcTarget, method: string, params: Record<string, unknown>, accept: string) => ({
+/** The POST of one JSON-RPC call of id `id` to the target, answered as `accept` (a plain answer or an event stream). */
+const post = (t: RpcTarget, o: { id: string; method: string; params: Record<string, unknown>; accept: string }) => ({
   url: t.url,
   method: 'POST' as const,
-  headers: { accept, 'a2a-version': t.version },
-  body: body(method, params),
+  headers: { accept: o.accept, 'a2a-version': t.version },
+  body: toSanitizedJson({ jsonrpc: '2.0', id: o.id, method: o.method, params: o.params }),
   timeoutMs: t.timeoutMs,
   ...(t.signal && { signal: t.signal }),
 });
 
 export async function rpcCall(t: RpcTarget, method: string, params: Record<string, unknown>): Promise<unknown> {
-  const r = await authorizedExchange(t.states, t.st, post(t, method, params, 'application/json'));
+  const id = `a2a-client-${++nextId}`;
+  const r = await authorizedExchange(t.states, t.st, post(t, { id, method, params, accept: 'application/json' }));
   if (r.status === 401 || r.status === 403) throw unauthorized(r.status, t.url);
-  return resultOf(parseJson(r.body.toString('utf8'), method, r.status), method, r.status);
+  return resultOf(parseJson(r.body.toString('utf8'), method, r.status), id, method, r.status);
 }
 
 const isEventStream = (r: HttpResponse) =>
@@ -101,13 +119,14 @@ export interface StreamedResult {
 
 /** The results a streaming call answers, one per event; a remote that answers with plain JSON yields its one result. */
 export async function* rpcStream(t: RpcTarget, method: string, params: Record<string, unknown>): AsyncGenerator<StreamedResult> {
-  const r = await authorizedOpen(t.states, t.st, post(t, method, params, 'text/event-stream'));
+  const id = `a2a-client-${++nextId}`;
+  const r = await authorizedOpen(t.states, t.st, post(t, { id, method, params, accept: 'text/event-stream' }));
   try {
     if (r.status === 401 || r.status === 403) throw unauthorized(r.status, t.url);
     const max = t.states.maxBytes;
     if (!isEventStream(r) || r.status < 200 || r.status >= 300) {
       const text = (await readBody(r, max)).toString('utf8');
-      yield { result: resultOf(parseJson(text, method, r.status), method, r.status), bytes: text.length };
+      yield { result: resultOf(parseJson(text, method, r.status), id, method, r.status), bytes: text.length };
       return;
     }
     for await (const ev of readSse(r.res, max)) {
@@ -117,7 +136,7 @@ export async function* rpcStream(t: RpcTarget, method: string, params: Record<st
       } catch {
         throw new OutboundError('bad_response', `an event of the remote's ${method} stream is not JSON`);
       }
-      yield { result: resultOf(json, method, r.status), bytes: ev.data.length };
+      yield { result: resultOf(json, id, method, r.status), bytes: ev.data.length };
     }
   } catch (e) {
     if (e instanceof OutboundError) throw e;

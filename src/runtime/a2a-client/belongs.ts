@@ -1,0 +1,32 @@
+// Answers that belong to what was asked: a task answer is the task asked about, and a stream's events are about its
+// one task. A remote that answers with another task (a confused server, a shared cache, a hostile agent) must not
+// have that task taken for ours: its state, messages and artifacts would reach our caller and our stored result.
+import type { RemoteEvent, RemoteTask } from '../../protocol/connections.js';
+import { OutboundError } from './types.js';
+
+/** A remote's id in an error: as JSON (an empty id shows), cut short. */
+const shown = (id: string): string => JSON.stringify(id.slice(0, 100));
+
+/** The task an event is about; '' when it names none (then it is about the stream's task). */
+export const eventTaskId = (ev: RemoteEvent): string => (ev.kind === 'task' ? ev.task.id : ev.taskId);
+
+/** `task` when it is the task `asked` about (nothing asked: any); a bad_response naming both ids otherwise. */
+export function ownTask(task: RemoteTask, asked: string | undefined, method: string): RemoteTask {
+  if (asked === undefined || task.id === asked) return task;
+  throw new OutboundError('bad_response', `the remote's ${method} answer is about another task: asked for task ${shown(asked)}, got ${shown(task.id)}`);
+}
+
+/**
+ * Checks that a stream's event is about the stream's task (`streamTask`: the task asked about, or the one its first
+ * events named); returns the stream's task as now known. One foreign event fails the whole call (docs/decisions.md).
+ */
+export function ownEvent(ev: RemoteEvent, streamTask: string | undefined, method: string): string | undefined {
+  const id = eventTaskId(ev);
+  if (id === '') return streamTask;
+  if (streamTask === undefined || streamTask === '') return id;
+  if (id === streamTask) return streamTask;
+  throw new OutboundError(
+    'bad_response',
+    `an event of the remote's ${method} stream is about another task: the stream is task ${shown(streamTask)}, the event is task ${shown(id)}`,
+  );
+}
