@@ -10,6 +10,7 @@ import { GatewayFrame, MAX_FRAME_BYTES, type RelayAgentCard, type RelayFrame, TU
 import type { Clock, Timers } from '../src/runtime/clock.js';
 import type { A2AClient, RemoteEndpoint } from '../src/runtime/a2a-client/types.js';
 import { errorText, type Log } from '../src/runtime/log.js';
+import { maskedText } from './mask.js';
 import type { RelayObserver } from './observer.js';
 import { runObservedTurn } from './observed-turn.js';
 
@@ -150,7 +151,7 @@ export function openSession(o: SessionOptions): Session {
   const failTurn = (f: { sid: number; agent: string }, reason: string, detail: string) => {
     const told = relayFailure(reason);
     send({ t: 'fail', sid: f.sid, ...told });
-    o.log('relay turn failed', { sid: f.sid, agent: f.agent, reason: told.reason, error: detail });
+    o.log('relay turn failed', { sid: f.sid, agent: f.agent, reason: told.reason, error: maskedText(detail, [o.apiKey]) });
   };
 
   const run = async (f: Extract<GatewayFrame, { t: 'run' }>) => {

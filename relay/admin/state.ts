@@ -8,6 +8,7 @@ import type { RelayAgentCard } from '../../src/protocol/tunnel.js';
 import type { RelayObserver, TunnelView, TurnStart } from '../observer.js';
 import type { TurnResult } from '../turn.js';
 import { plainWords } from './plain-words.js';
+import { maskedText } from '../mask.js';
 import { DETAIL_CAP, showable } from './sanitize.js';
 
 export type Connection = 'starting' | 'connecting' | 'connected' | 'backing off' | 'given up' | 'stopped';
@@ -161,8 +162,8 @@ export class AdminState implements RelayObserver {
       workspace: this.o.workspace,
       attempts: v?.failures ?? 0,
       reconnects: this.reconnects,
-      lastError: v?.lastError,
-      lastErrorWords: plainWords(v?.lastError),
+      lastError: maskedText(v?.lastError, this.o.secrets),
+      lastErrorWords: plainWords(maskedText(v?.lastError, this.o.secrets)),
       nextAttemptAt: this.connection === 'backing off' ? v?.nextRetryAt : undefined,
       retryAfterMs: this.connection === 'backing off' ? v?.retryAfterMs : undefined,
     };
@@ -213,8 +214,8 @@ export class AdminState implements RelayObserver {
         health: r.up ? 'up' : 'down',
         lastCheck: at,
         latencyMs: r.latencyMs,
-        error: r.error,
-        errorWords: plainWords(r.error),
+        error: maskedText(r.error, this.o.secrets),
+        errorWords: plainWords(maskedText(r.error, this.o.secrets)),
       });
     }
     this.tell({ type: 'agents', data: this.agents() });
@@ -260,7 +261,7 @@ export class AdminState implements RelayObserver {
       end: (r: TurnResult, at: number) => {
         entry.state = stateOf(r, entry.events);
         entry.durationMs = Math.max(0, at - entry.at);
-        if (!r.ok) entry.error = `${r.reason}: ${r.message}`.slice(0, 500);
+        if (!r.ok) entry.error = maskedText(`${r.reason}: ${r.message}`, this.o.secrets).slice(0, 500);
         const a = this.agent(f.agent);
         if (r.ok) a.served++;
         else a.failed++;

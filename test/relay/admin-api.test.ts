@@ -7,9 +7,11 @@ import { until } from '../support/a2a-client.js';
 import { startRelayStack, type RelayStack } from '../support/relay-stack.js';
 
 let s: RelayStack;
-/** local turns of the second agent answer HTTP 500 while its card stays readable (a failed turn, a healthy agent) */
+/** local turns of the second agent fail (a JSON-RPC error echoing keys) while its card stays readable (a failed turn, a healthy agent) */
 const failing: RequestHandler = (req, res, next) =>
-  req.method === 'POST' && req.socket.localPort === failPort ? void res.status(500).json({ oops: true }) : next();
+  req.method === 'POST' && req.socket.localPort === failPort
+    ? void res.status(200).json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `leaked ${s.relayKey} svc_a2a_EchoedKey456` } })
+    : next();
 let failPort = -1;
 
 t.before(async () => {
@@ -64,6 +66,10 @@ t.test('a task through the gateway is logged with its sanitized request and answ
   t.equal(list[0].agent, 'sdk-broken', 'newest first');
   t.equal(list[0].state, 'failed');
   t.match(list[0].error, /local_agent/);
+  // the local agent's failure text echoed the relay's key: the log shows it masked, as the detail panes do
+  t.notOk(list[0].error.includes(s.relayKey), "the task log's error never shows the relay's key");
+  t.notMatch(list[0].error, /svc_a2a_EchoedKey456/, 'nor a key-like string');
+  t.notOk(JSON.stringify((await api(`/api/tasks/${list[0].id}`)).json).includes(s.relayKey), 'nor its detail');
   t.equal(list[1].dialect, 'B', "the caller's dialect");
   const byAgent = (await api('/api/tasks?agent=sdk-echo')).json.tasks;
   t.equal(byAgent.length, 3);
