@@ -2,6 +2,7 @@
 // writes tasks without their workspace index entry, so tasks/list on the newer ones would miss them for good. Every
 // `everyMs` one instance (the store's claim) runs a pass of bounded store steps that adds what is missing.
 import type { Timers } from './clock.js';
+import { Periodic } from './periodic.js';
 import type { TaskStore } from './store/types.js';
 
 export interface IndexRepairOptions {
@@ -15,31 +16,21 @@ export interface IndexRepairOptions {
 }
 
 export class IndexRepair {
-  private cancel: (() => void) | undefined;
-  private stopped = false;
-  private running: Promise<number> = Promise.resolve(0);
+  private readonly periodic: Periodic;
 
-  constructor(private readonly o: IndexRepairOptions) {}
+  constructor(private readonly o: IndexRepairOptions) {
+    this.periodic = new Periodic({
+      timers: o.timers,
+      everyMs: o.everyMs,
+      run: () => this.pass(),
+      ...(o.onRepaired && { onDone: o.onRepaired }),
+      ...(o.onError && { onError: o.onError }),
+    });
+  }
 
   /** Runs a pass every `everyMs`, when this instance wins the claim for that period. */
   start(): void {
-    const arm = () => {
-      if (this.stopped) return;
-      this.cancel = this.o.timers.after(this.o.everyMs, () => {
-        this.running = this.pass()
-          .then((n) => {
-            if (n > 0) this.o.onRepaired?.(n);
-            return n;
-          })
-          .catch((e: unknown) => {
-            // a store hiccup costs one pass, never the process; the next period runs again
-            this.o.onError?.(e);
-            return 0;
-          })
-          .finally(arm);
-      });
-    };
-    arm();
+    this.periodic.start();
   }
 
   /** One pass now if no instance claimed this period; returns how many entries it added. */
@@ -51,18 +42,16 @@ export class IndexRepair {
       const step = await this.o.tasks.repairIndexStep(cursor);
       added += step.added;
       cursor = step.cursor;
-    } while (cursor !== '' && !this.stopped);
+    } while (cursor !== '' && !this.periodic.isStopped);
     return added;
   }
 
   /** Resolves when the pass under way (if any) is done: tests wait on it after moving a ManualClock. */
   idle(): Promise<number> {
-    return this.running;
+    return this.periodic.idle();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.cancel?.();
-    await this.running;
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 }

@@ -1,6 +1,7 @@
 // Retention: a sweeper that deletes terminal tasks (with their indexes, events, push configs and jobs) past an age, and
 // outbound results past their connection's result_retention_hours.
 import type { Clock, Timers } from './clock.js';
+import { Periodic } from './periodic.js';
 import type { Store } from './store/types.js';
 
 export interface RetentionOptions {
@@ -19,31 +20,21 @@ export interface RetentionOptions {
 const BATCH = 500;
 
 export class RetentionSweeper {
-  private cancel: (() => void) | undefined;
-  private stopped = false;
-  private running: Promise<number> = Promise.resolve(0);
+  private readonly periodic: Periodic;
 
-  constructor(private readonly o: RetentionOptions) {}
+  constructor(private readonly o: RetentionOptions) {
+    this.periodic = new Periodic({
+      timers: o.timers,
+      everyMs: o.sweepIntervalMs,
+      run: () => this.sweep(),
+      ...(o.onSwept && { onDone: o.onSwept }),
+      ...(o.onError && { onError: o.onError }),
+    });
+  }
 
   /** Sweeps every `sweepIntervalMs` (the first sweep one interval after start). */
   start(): void {
-    const arm = () => {
-      if (this.stopped) return;
-      this.cancel = this.o.timers.after(this.o.sweepIntervalMs, () => {
-        this.running = this.sweep()
-          .then((n) => {
-            if (n > 0) this.o.onSwept?.(n);
-            return n;
-          })
-          .catch((e: unknown) => {
-            // a store hiccup costs one sweep, never the process; the next one catches up
-            this.o.onError?.(e);
-            return 0;
-          })
-          .finally(arm);
-      });
-    };
-    arm();
+    this.periodic.start();
   }
 
   /** One sweep now: every task terminal for longer than the TTL (none when it is 0) and every expired result goes; returns how many. */
@@ -53,7 +44,7 @@ export class RetentionSweeper {
     for (;;) {
       const gone = await this.o.store.results.sweep({ now, limit: BATCH });
       n += gone;
-      if (gone < BATCH || this.stopped) break;
+      if (gone < BATCH || this.periodic.isStopped) break;
     }
     if (this.o.taskTtlMs <= 0) return n;
     const endedBy = now - this.o.taskTtlMs;
@@ -61,18 +52,16 @@ export class RetentionSweeper {
       const gone = await this.o.store.tasks.sweep({ endedBy, limit: BATCH });
       if (gone.length > 0) await this.o.store.pushJobs.dropTasks(gone);
       n += gone.length;
-      if (gone.length < BATCH || this.stopped) return n;
+      if (gone.length < BATCH || this.periodic.isStopped) return n;
     }
   }
 
   /** Resolves when the sweep under way (if any) is done: tests wait on it after moving a ManualClock. */
   idle(): Promise<number> {
-    return this.running;
+    return this.periodic.idle();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.cancel?.();
-    await this.running;
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 }
