@@ -3,9 +3,8 @@
 // the config is registered, naming the field, with nothing stored, in every dialect and on an inline send. A token at
 // the limit is delivered intact. Real gateway (port 0, real LMDB), a real receiver on loopback, the injected clock.
 import t from 'tap';
-import { ManualClock } from '../../src/runtime/clock.js';
-import { msgB, startTestGateway } from '../support/gateway.js';
-import { drive, startReceiver } from '../support/webhooks.js';
+import { msgB } from '../support/gateway.js';
+import { drive, pushStage } from '../support/webhooks.js';
 
 const V1 = { 'A2A-Version': '1.0' };
 const BAD: Array<[string, string, RegExp]> = [
@@ -15,16 +14,7 @@ const BAD: Array<[string, string, RegExp]> = [
 ];
 
 t.test('tokens and credentials HTTP cannot carry are refused at registration; nothing is stored', async (t) => {
-  const clock = new ManualClock();
-  const gw = await startTestGateway({
-    clock,
-    timers: clock,
-    config: { push: { allowlist: ['127.0.0.1'], maxAttempts: 2, backoffBaseMs: 1_000, backoffMaxMs: 1_000 } },
-  });
-  t.teardown(() => gw.close());
-  const rx = await startReceiver();
-  t.teardown(() => rx.close());
-  const { key } = await gw.key();
+  const { gw, rx, key } = await pushStage(t, { push: { maxAttempts: 2, backoffBaseMs: 1_000, backoffMaxMs: 1_000 } });
   const made = await gw.rpc({ key, method: 'message/send', params: msgB('a task', { metadata: { agentId: 'converse' } }) });
   const taskId: string = made.json.result.id;
 
@@ -83,12 +73,7 @@ t.test('tokens and credentials HTTP cannot carry are refused at registration; no
 });
 
 t.test('a printable token of 4,096 characters and a bearer credential are delivered as given', async (t) => {
-  const clock = new ManualClock();
-  const gw = await startTestGateway({ clock, timers: clock, config: { push: { allowlist: ['127.0.0.1'] } } });
-  t.teardown(() => gw.close());
-  const rx = await startReceiver();
-  t.teardown(() => rx.close());
-  const { key } = await gw.key();
+  const { clock, gw, rx, key } = await pushStage(t);
   const token = `a b\tc${'~!#$%&*+-.^_|'.repeat(400)}`.slice(0, 4096);
   t.equal(token.length, 4096);
   const sent = await gw.rpc({

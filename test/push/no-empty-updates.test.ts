@@ -3,10 +3,9 @@
 // Real gateway (port 0, real LMDB), a real receiver on loopback, a module agent whose heartbeats arrive apart.
 import t from 'tap';
 import { fileURLToPath } from 'node:url';
-import { ManualClock } from '../../src/runtime/clock.js';
 import { DEMO_AGENTS } from '../../src/demo-agents.js';
-import { msgB, startTestGateway } from '../support/gateway.js';
-import { drive, startReceiver } from '../support/webhooks.js';
+import { msgB } from '../support/gateway.js';
+import { drive, pushStage } from '../support/webhooks.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/agents/${name}`, import.meta.url));
 
@@ -15,19 +14,10 @@ const content = (json: Record<string, unknown> & { status?: Record<string, unkno
   JSON.stringify({ ...json, status: { ...json.status, timestamp: undefined } });
 
 t.test("an agent's heartbeats (bare working statuses) cause no webhook; every delivery tells something new", async (t) => {
-  const clock = new ManualClock();
-  const gw = await startTestGateway({
-    clock,
-    timers: clock,
-    config: {
-      agents: [...DEMO_AGENTS, { id: 'heartbeat', name: 'Heartbeat', kind: 'module', entry: fixture('heartbeat.js'), options: { beats: 4, gapMs: 40 } }],
-      push: { allowlist: ['127.0.0.1'], timeoutMs: 5_000, maxAttempts: 3, backoffBaseMs: 1_000, backoffMaxMs: 2_000 },
-    },
+  const { clock, gw, rx, key } = await pushStage(t, {
+    agents: [...DEMO_AGENTS, { id: 'heartbeat', name: 'Heartbeat', kind: 'module', entry: fixture('heartbeat.js'), options: { beats: 4, gapMs: 40 } }],
+    push: { timeoutMs: 5_000, maxAttempts: 3, backoffBaseMs: 1_000, backoffMaxMs: 2_000 },
   });
-  t.teardown(() => gw.close());
-  const rx = await startReceiver();
-  t.teardown(() => rx.close());
-  const { key } = await gw.key();
 
   const sent = await gw.rpc({
     key,

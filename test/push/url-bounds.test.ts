@@ -4,9 +4,8 @@
 // (set, get, list) showed the password, while the token beside it read `********`; a 500 KB URL or 100,000 schemes
 // were stored, and such a URL failed every delivery. Real gateway (port 0, real LMDB), a real receiver, injected clock.
 import t from 'tap';
-import { ManualClock } from '../../src/runtime/clock.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
-import { drive, startReceiver } from '../support/webhooks.js';
+import { drive, pushStage } from '../support/webhooks.js';
 
 const V1 = { 'A2A-Version': '1.0' };
 
@@ -119,12 +118,7 @@ t.test('credentials in the URL, over-long URLs and scheme lists are refused nami
 });
 
 t.test('a URL of 4,096 characters with a query and 16 schemes are taken, and delivered to as given', async (t) => {
-  const clock = new ManualClock();
-  const gw = await startTestGateway({ clock, timers: clock, config: { push: { allowlist: ['127.0.0.1'] } } });
-  t.teardown(() => gw.close());
-  const rx = await startReceiver();
-  t.teardown(() => rx.close());
-  const { key } = await gw.key();
+  const { clock, gw, rx, key } = await pushStage(t);
   const base = `${rx.url}?sig=`;
   const url = base + 'q'.repeat(4096 - base.length);
   t.equal(url.length, 4096);

@@ -6,8 +6,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ManualClock } from '../../src/runtime/clock.js';
+import type { ConfigInput } from '../../src/config.js';
+import { ManualClock } from '../../src/runtime/clock.js';
 import type { GatewayInstance } from '../../src/main.js';
+import { startTestGateway, type TestGateway } from './gateway.js';
 
 export interface Delivery {
   n: number;
@@ -121,3 +123,20 @@ export function keysDeep(v: unknown, out: Set<string> = new Set()): Set<string> 
 
 /** Consecutive equal values collapsed: [a, a, b, a] -> [a, b, a]. */
 export const runs = <T>(xs: readonly T[]): T[] => xs.filter((x, i) => i === 0 || x !== xs[i - 1]);
+
+/**
+ * The stage of a webhook test: a gateway on a ManualClock (its timers too) that may deliver to loopback, with `config`
+ * on top (its `push` settings merged over the allowlist), a receiver there and a key; all closed at teardown.
+ */
+export async function pushStage(
+  t: { teardown(fn: () => unknown): void },
+  config: ConfigInput = {},
+): Promise<{ clock: ManualClock; gw: TestGateway; rx: Receiver; key: string }> {
+  const clock = new ManualClock();
+  const gw = await startTestGateway({ clock, timers: clock, config: { ...config, push: { allowlist: ['127.0.0.1'], ...config.push } } });
+  t.teardown(() => gw.close());
+  const rx = await startReceiver();
+  t.teardown(() => rx.close());
+  const { key } = await gw.key();
+  return { clock, gw, rx, key };
+}
