@@ -148,10 +148,14 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const PageToken = z.string().regex(/^\d{1,9}$/, 'not a page token this gateway gave out');
 export const PageSize = z.number().int().min(1).max(MAX_PAGE_SIZE);
 /** An RFC 3339 time with its zone (ISO 8601's profile that 1.0's Timestamp is), read to ms since the epoch. */
-export const IsoTime = z
-  .string()
-  .refine((s) => rfc3339Ms(s) !== undefined, 'must be an RFC 3339 time with a zone, such as 2026-11-24T10:00:00Z')
-  .transform((s) => rfc3339Ms(s) as number);
+export const IsoTime = z.string().transform((s, ctx) => {
+  const ms = rfc3339Ms(s);
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 time with a zone, such as 2026-11-24T10:00:00Z' });
+    return z.NEVER;
+  }
+  return ms;
+});
 
 export const ListTasksParams = z.object({
   contextId: Id.optional(),
