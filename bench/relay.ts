@@ -201,12 +201,14 @@ export async function runRelaySection(o: RelayOptions = relayOptions()): Promise
   const start = loadNow();
   const rows: RelayRow[] = [];
   // one caller: the hop's own latency, without queueing; then the loaded pair; then more callers through the one tunnel
-  for (const concurrency of [1, o.concurrency]) {
+  // BENCH_RELAY_ONE=1: only the 1-caller rows (the added latency), for tuning runs
+  const oneOnly = process.env.BENCH_RELAY_ONE === '1';
+  for (const concurrency of oneOnly ? [1] : [1, o.concurrency]) {
     // at 1 caller the gateway's own echo agent too: the added latency split into the gateway's part and the tunnel's
     const paths = concurrency === 1 ? (['direct', 'gateway', 'relay'] as const) : (['direct', 'relay'] as const);
     for (const path of paths) rows.push(await measurePath(path, concurrency, o));
   }
-  rows.push(await measurePath('relay', o.wideConcurrency, o));
+  if (!oneOnly) rows.push(await measurePath('relay', o.wideConcurrency, o));
   const driver = cpus().length >= 3 ? 'not pinned' : 'not pinned (shares both cores with the servers)';
   const placement = `gateway on core ${SERVER_CORE}, SDK echo server on core ${sdkCore()}, relay on core ${relayCore()}, load driver (the bench process) ${driver}`;
   return { options: o, rows, placement, load: { start, end: loadNow() } };
