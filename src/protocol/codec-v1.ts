@@ -137,7 +137,7 @@ export function encodePushConfigV1(c: StoredPushConfig, taskId: string) {
   return {
     id: c.id,
     taskId,
-    url: c.url,
+    url: masked.url,
     ...(masked.token !== undefined && { token: masked.token }),
     ...(masked.authentication !== undefined && {
       authentication: {
