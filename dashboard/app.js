@@ -384,11 +384,19 @@ function TasksPage() {
 function TaskPage({ id }) {
   const [data, error, reload] = useApi(`/tasks/${encodeURIComponent(id)}`);
   const [live, setLive] = useState(undefined);
+  const [liveStopped, setLiveStopped] = useState('');
   const [actionError, run] = useAction(reload);
   useEffect(() => {
+    setLiveStopped('');
     const es = new EventSource(`/api/admin/tasks/${encodeURIComponent(id)}/events`);
     es.onmessage = (ev) => {
       const t = JSON.parse(ev.data);
+      // the view's closing error event (the page fell behind): not a summary; say so, keep the last one shown
+      if (t.error) {
+        es.close();
+        setLiveStopped(t.error === 'backpressure' ? "this page fell too far behind the task's updates" : t.message || t.error);
+        return;
+      }
       setLive(t);
       if (['completed', 'canceled', 'failed'].includes(t.state)) {
         es.close();
@@ -402,6 +410,11 @@ function TaskPage({ id }) {
   const cancel = () => confirm(`Cancel task ${id}?`) && run(() => api('POST', `/tasks/${encodeURIComponent(id)}/cancel`));
   return html`<h2>Task <code>${id}</code></h2>
     ${(error || actionError) && html`<p class="error" role="alert">${error || actionError}</p>`}
+    ${
+      liveStopped &&
+      html`<p class="error" role="alert" data-testid="live-stopped">Live view stopped: ${liveStopped}. What is shown may be out of date.
+        <button style="margin-left:8px" onClick=${() => location.reload()}>Reload</button></p>`
+    }
     <section class="card">
       <div class="row">
         <span>State: <span data-testid="task-state"><${Badge} v=${state ?? '…'} /></span></span>

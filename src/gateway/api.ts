@@ -99,6 +99,11 @@ export interface AdminHttpRequest {
 /** The dashboard's pages and assets, and the JSON admin API behind them (a `json` reply may carry another content type). */
 export interface AdminApi {
   handle(req: AdminHttpRequest): Promise<HttpReply>;
+  /**
+   * A reply the transport makes on these routes itself (a body too large or too slow, a failure of its own), in the
+   * admin API's form: `{error, message}` with the headers every admin reply carries (no-store, the security headers).
+   */
+  refusal(o: { status: number; error: string; message: string }): JsonReply;
   readonly maxBodyBytes: number;
 }
 

@@ -49,7 +49,6 @@ export function encodePushConfigA(c: StoredPushConfig, taskId: string) {
   return {
     id: taskId,
     pushNotificationConfig: {
-      url: c.url,
       ...maskedPushSecrets(c),
     },
   };

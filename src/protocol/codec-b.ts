@@ -66,7 +66,6 @@ export function encodePushConfigB(c: StoredPushConfig, taskId: string) {
     taskId,
     pushNotificationConfig: {
       id: c.id,
-      url: c.url,
       ...maskedPushSecrets(c),
     },
   };

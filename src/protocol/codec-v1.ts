@@ -7,12 +7,13 @@ import { maskedPushSecrets, publicMetadata } from './internal-fields.js';
 import {
   Extensions,
   CallerId as Id,
-  checkKeptPartFields,
   extensionsOf,
   keptPartFieldsOf,
   referencesOf,
   FileBytesIn,
   FileUriIn,
+  Filename,
+  MediaTypeIn,
   Metadata,
   ReferenceTaskIds,
   type Artifact,
@@ -136,7 +137,7 @@ export function encodePushConfigV1(c: StoredPushConfig, taskId: string) {
   return {
     id: c.id,
     taskId,
-    url: c.url,
+    url: masked.url,
     ...(masked.token !== undefined && { token: masked.token }),
     ...(masked.authentication !== undefined && {
       authentication: {
@@ -174,8 +175,8 @@ export const PartV1 = z
     raw: FileBytesIn.optional(),
     url: FileUriIn.optional(),
     data: Metadata.optional(),
-    mediaType: z.string().optional(),
-    filename: z.string().optional(),
+    mediaType: MediaTypeIn.optional(),
+    filename: Filename.optional(),
     metadata: Metadata.optional(),
   })
   .superRefine((p, ctx) => {
@@ -186,7 +187,6 @@ export const PartV1 = z
         message: set.length === 0 ? 'a part needs one of text, raw, url or data' : `a part has one of text, raw, url or data, not ${set.join(' and ')}`,
       });
     }
-    checkKeptPartFields({ kept: p.text !== undefined || p.data !== undefined, mediaType: p.mediaType, filename: p.filename }, ctx);
   });
 export type PartV1 = z.infer<typeof PartV1>;
 

@@ -32,13 +32,28 @@ export function publicMetadata(m: Record<string, unknown>): Record<string, unkno
 }
 
 /**
- * What a push config's secrets (its `token`, its `authentication.credentials`) read as: they are write-only, so any
- * key that may read the config learns that they are set, never their value.
+ * What a push config's secrets (its `token`, its `authentication.credentials`, a password in its URL) read as: they
+ * are write-only, so any key that may read the config learns that they are set, never their value.
  */
 export const WRITE_ONLY_MASK = '********';
 
-export function maskedPushSecrets(c: { token?: string; authentication?: { schemes: string[]; credentials?: string } }) {
+/**
+ * A webhook URL as it reads: credentials in it (`user:password@`, refused since, but kept by configs stored before)
+ * are masked like the token, `https://user:********@host/`; a user name alone is often a token and is masked whole.
+ * Delivery uses the stored URL.
+ */
+export function maskedPushUrl(raw: string): string {
+  if (!raw.includes('@') || !URL.canParse(raw)) return raw;
+  const url = new URL(raw);
+  if (url.username === '' && url.password === '') return raw;
+  if (url.password !== '') url.password = WRITE_ONLY_MASK;
+  else url.username = WRITE_ONLY_MASK;
+  return url.href;
+}
+
+export function maskedPushSecrets(c: { url: string; token?: string; authentication?: { schemes: string[]; credentials?: string } }) {
   return {
+    url: maskedPushUrl(c.url),
     ...(c.token !== undefined && { token: WRITE_ONLY_MASK }),
     ...(c.authentication !== undefined && {
       authentication: { schemes: c.authentication.schemes, ...(c.authentication.credentials !== undefined && { credentials: WRITE_ONLY_MASK }) },

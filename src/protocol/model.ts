@@ -40,16 +40,11 @@ export const MediaType = z.string().max(MAX_MEDIA_TYPE_LENGTH, `at most ${MAX_ME
 export const Filename = z.string().max(MAX_FILENAME_LENGTH, `at most ${MAX_FILENAME_LENGTH} characters`);
 
 /**
- * A 1.0 part's `mediaType` and `filename`, bounded where they are kept (on a text or data part; a file part's go to
- * `file.mimeType` and `file.name`, unbounded as before): the one check of the 1.0 readers, callers' and remotes' alike.
+ * A media type as a caller writes it: `type/subtype` (RFC 6838 names), parameters allowed; '' is unset (proto-JSON's
+ * default). Read only from callers: a remote's or an agent's is bounded in length but read as it is.
  */
-export function checkKeptPartFields(o: { kept: boolean; mediaType: string | undefined; filename: string | undefined }, ctx: z.RefinementCtx): void {
-  if (!o.kept) return;
-  if (o.mediaType !== undefined && o.mediaType.length > MAX_MEDIA_TYPE_LENGTH)
-    ctx.addIssue({ code: 'custom', path: ['mediaType'], message: `at most ${MAX_MEDIA_TYPE_LENGTH} characters` });
-  if (o.filename !== undefined && o.filename.length > MAX_FILENAME_LENGTH)
-    ctx.addIssue({ code: 'custom', path: ['filename'], message: `at most ${MAX_FILENAME_LENGTH} characters` });
-}
+const MEDIA_TYPE = /^(?:[A-Za-z0-9][\w!#$&^.+-]{0,126}\/[A-Za-z0-9][\w!#$&^.+-]{0,126}(?:\s*;[^\r\n]*)?)?$/;
+export const MediaTypeIn = MediaType.regex(MEDIA_TYPE, 'must be a media type such as text/plain');
 
 /** A text or data part's 1.0 `mediaType` and `filename`, as an object to spread (proto-JSON's unset '' is absent). */
 export const keptPartFieldsOf = (p: { mediaType?: string | undefined; filename?: string | undefined }) => ({
@@ -82,6 +77,11 @@ export const FileContent = z.object({
   uri: z.string().optional(),
 });
 export const FilePart = z.object({ kind: z.literal('file'), file: FileContent, metadata: Metadata.optional() });
+/**
+ * A file's name and type as they come in (from callers and remotes), bounded like a 1.0 part's `filename` and
+ * `mediaType`. The stored model stays unbounded: records kept before the bound must still read.
+ */
+export const FileContentBounded = FileContent.extend({ name: Filename.optional(), mimeType: MediaType.optional() });
 
 /**
  * A caller's file content: base64 (either alphabet, padding optional, as clients write it) and an absolute URI. Read
@@ -92,7 +92,7 @@ export const FileBytesIn = z.string().refine((s) => BASE64.test(s) && s.replace(
 export const FileUriIn = z.string().refine((s) => URL.canParse(s), 'must be an absolute URI');
 
 /** 0.x's FileWithBytes or FileWithUri: exactly one of the two. */
-export const FileContentIn = FileContent.extend({ bytes: FileBytesIn.optional(), uri: FileUriIn.optional() }).refine(
+export const FileContentIn = FileContentBounded.extend({ mimeType: MediaTypeIn.optional(), bytes: FileBytesIn.optional(), uri: FileUriIn.optional() }).refine(
   (f) => (f.bytes === undefined) !== (f.uri === undefined),
   'a file has one of bytes or uri',
 );

@@ -2,7 +2,19 @@
 import { z } from 'zod';
 import { RpcError } from './errors.js';
 import { jsonProblemAt, MAX_JSON_DEPTH, type JsonProblem } from './json-depth.js';
-import { DataPart, Extensions, FileContentIn, FilePart, CallerId as Id, Metadata, ReferenceTaskIds, Role, TaskState, TextPart } from './model.js';
+import {
+  DataPart,
+  Extensions,
+  FileContentBounded,
+  FileContentIn,
+  FilePart,
+  CallerId as Id,
+  Metadata,
+  ReferenceTaskIds,
+  Role,
+  TaskState,
+  TextPart,
+} from './model.js';
 import { PushConfig } from './records.js';
 import { rfc3339Ms } from './rfc3339.js';
 
@@ -23,7 +35,7 @@ function normalizePart(v: unknown): unknown {
 
 /** 0.1-0.3 parts: their text and data parts have no `mediaType` or `filename` (1.0's), so one sent anyway is not read. */
 const V1_ONLY = { mediaType: true, filename: true } as const;
-const PartRevs = z.discriminatedUnion('kind', [TextPart.omit(V1_ONLY), FilePart, DataPart.omit(V1_ONLY)]);
+const PartRevs = z.discriminatedUnion('kind', [TextPart.omit(V1_ONLY), FilePart.extend({ file: FileContentBounded }), DataPart.omit(V1_ONLY)]);
 
 /** A 0.x part as a remote agent answers it: read as it comes. */
 export const PartIn = z.preprocess(normalizePart, PartRevs);

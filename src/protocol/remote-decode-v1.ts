@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { RemoteEvent, RemoteTask } from './connections.js';
 import {
   Extensions,
-  checkKeptPartFields,
+  Filename,
+  MediaType,
   extensionsOf,
   keptPartFieldsOf,
   referencesOf,
@@ -50,20 +51,16 @@ const State = z.string().transform((s, ctx) => {
 const Role = z.enum(['ROLE_USER', 'ROLE_AGENT']).transform((r) => (r === 'ROLE_USER' ? ('user' as const) : ('agent' as const)));
 
 const PartShape = lenient(
-  z
-    .object({
-      text: z.string().optional(),
-      raw: z.string().optional(),
-      url: z.string().optional(),
-      data: z.unknown().optional(),
-      mediaType: z.string().optional(),
-      filename: z.string().optional(),
-      metadata: Metadata.optional(),
-    })
-    // a remote's part with neither raw nor url is read as data (toPart): its media type and filename are kept too
-    .superRefine((p, ctx) =>
-      checkKeptPartFields({ kept: p.text !== undefined || (p.raw === undefined && p.url === undefined), mediaType: p.mediaType, filename: p.filename }, ctx),
-    ),
+  z.object({
+    text: z.string().optional(),
+    raw: z.string().optional(),
+    url: z.string().optional(),
+    data: z.unknown().optional(),
+    // bounded on every part: a file part's become its file's name and type
+    mediaType: MediaType.optional(),
+    filename: Filename.optional(),
+    metadata: Metadata.optional(),
+  }),
 );
 
 function toPart(p: z.infer<typeof PartShape>): Part {

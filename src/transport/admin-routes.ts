@@ -3,7 +3,7 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import type { AdminApi, AdminHttpRequest } from '../gateway/api.js';
 import { readBody, type BodyDeadline } from './body.js';
-import { send, sendJson, trackAbort } from './http-response.js';
+import { send, trackAbort } from './http-response.js';
 import { startSse, type SseLimits } from './sse.js';
 import { addressOf, forwardedForOf, httpsOf, type Proxies } from './peer.js';
 
@@ -43,22 +43,19 @@ export function serveAdmin(
       .then(async (b) => {
         if (!b.ok && b.why === 'timeout') {
           const message = `Request timeout: the request body did not arrive within ${o.deadline.ms} ms (bodyTimeoutMs)`;
-          return send(res, state, {
-            status: 408,
-            headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({ error: 'request_timeout', message }),
-            close: true,
-          });
+          return send(res, state, { ...o.admin.refusal({ status: 408, error: 'request_timeout', message }), close: true });
         }
-        if (!b.ok)
-          return sendJson(res, state, 413, { error: 'payload_too_large', message: `Request body too large: the limit is ${o.admin.maxBodyBytes} bytes` });
+        if (!b.ok) {
+          const message = `Request body too large: the limit is ${o.admin.maxBodyBytes} bytes`;
+          return send(res, state, o.admin.refusal({ status: 413, error: 'payload_too_large', message }));
+        }
         const reply = await o.admin.handle({ ...base, body: b.body });
         if (reply.kind === 'json') send(res, state, { status: reply.status, headers: reply.headers, body: reply.body });
         else startSse(res, state, reply, o.sse);
       })
       .catch((e: unknown) => {
         o.log?.('admin transport error', { error: e instanceof Error ? e.message : String(e) });
-        sendJson(res, state, 500, { error: 'internal_error', message: 'Internal error' });
+        send(res, state, o.admin.refusal({ status: 500, error: 'internal_error', message: 'Internal error' }));
       });
   };
   app.any('/api/admin/*', route);

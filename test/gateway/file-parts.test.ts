@@ -1,6 +1,7 @@
-// A caller's file part, in each dialect: bytes that are not base64, a URI that is not absolute, or a 0.x file with both
-// or neither of bytes and uri are -32602 naming the field, and nothing is stored (they were stored and answered as if
-// they were files). Good file parts of every shape still pass.
+// A caller's file part, in each dialect: bytes that are not base64, a URI that is not absolute, a 0.x file with both
+// or neither of bytes and uri, a name past 1,024 characters or a type past 256 or not `type/subtype` are -32602 naming
+// the field, and nothing is stored (they were stored and answered as if they were files, names of megabytes too).
+// Good file parts of every shape still pass.
 import t from 'tap';
 import { startTestGateway } from '../support/gateway.js';
 import { ALL_STATES } from '../support/tasks.js';
@@ -26,6 +27,17 @@ t.test('file parts are checked where callers send them', async (t) => {
     ['rev A both bytes and uri', revA({ bytes: 'AAAA', uri: 'https://files.example/a' }), 'params.message.parts.0.file', /one of bytes or uri/],
     ['1.0 raw not base64', v1({ raw: '@@@@', filename: 'a.bin' }), 'params.message.parts.0.raw', /must be base64/],
     ['1.0 url not absolute', v1({ url: '/relative/a.pdf' }), 'params.message.parts.0.url', /absolute URI/],
+    [
+      'rev A name of a megabyte (the body limit)',
+      revA({ name: 'n'.repeat(1_000_000), bytes: 'AAAA' }),
+      'params.message.parts.0.file.name',
+      /at most 1024 characters/,
+    ],
+    ['rev B name past 1,024', revB({ name: `${'n'.repeat(1024)}.txt`, bytes: 'AAAA' }), 'params.message.parts.0.file.name', /at most 1024 characters/],
+    ['rev B overlong mimeType', revB({ mimeType: `text/${'x'.repeat(300)}`, bytes: 'AAAA' }), 'params.message.parts.0.file.mimeType', /at most 256 characters/],
+    ['rev A mimeType not type/subtype', revA({ mimeType: 'pdf', uri: 'https://files.example/a' }), 'params.message.parts.0.file.mimeType', /media type/],
+    ['1.0 filename past 1,024', v1({ raw: 'AAAA', filename: 'n'.repeat(1025) }), 'params.message.parts.0.filename', /at most 1024 characters/],
+    ['1.0 mediaType not type/subtype', v1({ url: 'https://files.example/a', mediaType: 'image png' }), 'params.message.parts.0.mediaType', /media type/],
   ];
   for (const [what, call, path, why] of refused) {
     const r = await gw.rpc({ key, ...call });
@@ -42,6 +54,8 @@ t.test('file parts are checked where callers send them', async (t) => {
     ['rev B absolute uri', revB({ uri: 'https://files.example/r.pdf', mimeType: 'application/pdf' })],
     ['1.0 raw', v1({ raw: 'iVBORw0KGgo=', mediaType: 'image/png' })],
     ['1.0 url', v1({ url: 's3://bucket/key.pdf' })],
+    ['rev B name at the limit, mimeType with a parameter', revB({ name: 'n'.repeat(1024), mimeType: 'text/plain; charset=utf-8', bytes: 'AAAA' })],
+    ['1.0 filename at the limit, vendor mediaType', v1({ raw: 'AAAA', filename: 'n'.repeat(1024), mediaType: 'application/vnd.example+json' })],
   ];
   for (const [what, call] of accepted) {
     const r = await gw.rpc({ key, ...call });

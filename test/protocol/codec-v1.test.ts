@@ -299,6 +299,16 @@ t.test('kept fields are bounded: too many extensions or referenced tasks, an ove
       { ...base, parts: [{ text: 'a' }, { data: {}, filename: `${'x'.repeat(MAX_FILENAME_LENGTH)}.json` }] },
       'params.message.parts.1.filename',
     ],
+    [
+      'an overlong file name on a file part',
+      { ...base, parts: [{ raw: 'AAAA', filename: 'x'.repeat(MAX_FILENAME_LENGTH + 1) }] },
+      'params.message.parts.0.filename',
+    ],
+    [
+      'a media type not type/subtype on a file part',
+      { ...base, parts: [{ url: 'https://f.example/a', mediaType: 'pdf' }] },
+      'params.message.parts.0.mediaType',
+    ],
   ];
   for (const [name, message, path] of cases) {
     const e = (() => {
@@ -320,6 +330,11 @@ t.test('kept fields are bounded: too many extensions or referenced tasks, an ove
   // a remote's overlong file name on a text part is refused naming it, as a caller's is
   const remote = { message: { messageId: 'r', role: 'ROLE_AGENT', parts: [{ text: 'a', filename: `${longName}.md` }] } };
   t.throws(() => decodeRemoteTaskV1(remote, { receivedAt: TS0 }), /filename/, "a remote's overlong file name is refused naming the field");
+  // on a file part too: its filename and mediaType become the file's name and type
+  const file = { message: { messageId: 'r', role: 'ROLE_AGENT', parts: [{ url: 'https://f.example/a', filename: `${longName}.md` }] } };
+  t.throws(() => decodeRemoteTaskV1(file, { receivedAt: TS0 }), /filename/, "a remote's overlong file name on a file part is refused naming the field");
+  const typed = { message: { messageId: 'r', role: 'ROLE_AGENT', parts: [{ raw: 'AAAA', mediaType: `image/${'x'.repeat(300)}` }] } };
+  t.throws(() => decodeRemoteTaskV1(typed, { receivedAt: TS0 }), /mediaType/, "a remote's overlong media type on a file part is refused naming the field");
 });
 
 t.test('push configs: 1.0 shape, secrets masked, one scheme; a list is {configs}', async (t) => {

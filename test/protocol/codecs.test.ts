@@ -557,6 +557,20 @@ for (const c of KEPT) {
   });
 }
 
+t.test("a remote's file part: a name past 1,024 characters or a type past 256 is refused naming the field; its odd type is read as it is", async (t) => {
+  const answer = (file: Obj) => ({
+    kind: 'task',
+    id: 'r-1',
+    contextId: 'c-1',
+    status: { state: 'completed', timestamp: TS1 },
+    artifacts: [{ artifactId: 'a', parts: [{ kind: 'file', file: { uri: 'https://f.example/a', ...file } }] }],
+  });
+  t.throws(() => decodeRemoteTask(answer({ name: 'n'.repeat(1025) }), { receivedAt: TS0 }), /artifacts\.0\.parts\.0\.file\.name/);
+  t.throws(() => decodeRemoteTask(answer({ mimeType: `text/${'x'.repeat(300)}` }), { receivedAt: TS0 }), /file\.mimeType/);
+  const odd = decodeRemoteTask(answer({ name: 'n'.repeat(1024), mimeType: 'pdf' }), { receivedAt: TS0 });
+  t.strictSame(odd.artifacts[0]?.parts[0], { kind: 'file', file: { uri: 'https://f.example/a', name: 'n'.repeat(1024), mimeType: 'pdf' } });
+});
+
 t.test("kept fields: a rev B caller's text or data part saying a mediaType or filename (not 0.3 fields) is read without them", async (t) => {
   const p = parseParams(SendParams, {
     message: {

@@ -164,6 +164,7 @@ export function createAdmin(d: AdminDeps): AdminApi {
 
   return {
     maxBodyBytes: d.maxBodyBytes,
+    refusal: (o) => json(o.status, { error: o.error, message: o.message }),
     async handle(req) {
       if (!req.path.startsWith('/api/admin')) return serveAsset(req.path);
       try {

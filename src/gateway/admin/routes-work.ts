@@ -10,7 +10,7 @@ import { RpcError } from '../../protocol/errors.js';
 import { onStreamEnd } from '../call-meter.js';
 import { agentCard } from '../card.js';
 import { StreamSlots } from '../stream-slots.js';
-import { AdminRateLimited, badInput, notFound } from './http.js';
+import { AdminRateLimited, SECURITY_HEADERS, badInput, notFound } from './http.js';
 import type { LapseWatch } from '../lapse-watch.js';
 import type { SessionEnd } from './sessions.js';
 import { Reply, type AdminDeps, type AdminRoute } from './types.js';
@@ -134,7 +134,7 @@ export function workRoutes(d: AdminDeps, o: { sessions: Pick<LapseWatch<SessionE
         const release = takeSlot(c.keyId);
         return new Reply({
           kind: 'stream',
-          headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
+          headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no', ...SECURITY_HEADERS },
           abandon: release,
           start: onStreamEnd((sink) => {
             let done = false;
