@@ -47,7 +47,8 @@ export function serveAdmin(
         }
         if (!b.ok) {
           const message = `Request body too large: the limit is ${o.admin.maxBodyBytes} bytes`;
-          return send(res, state, o.admin.refusal({ status: 413, error: 'payload_too_large', message }));
+          // as on /api/a2a: a body not read to its end would be parsed as the next request, so the connection closes
+          return send(res, state, { ...o.admin.refusal({ status: 413, error: 'payload_too_large', message }), close: !b.drained });
         }
         const reply = await o.admin.handle({ ...base, body: b.body });
         if (reply.kind === 'json') send(res, state, { status: reply.status, headers: reply.headers, body: reply.body });
