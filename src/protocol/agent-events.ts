@@ -2,10 +2,17 @@
 import { z } from 'zod';
 import { ConnectionName } from './connections.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
-import { Artifact, CallerId, Extensions, MAX_ID_LENGTH, Message, Metadata, Part } from './model.js';
+import { Artifact, CallerId, DataPart, Extensions, FileContentBounded, FilePart, MAX_ID_LENGTH, Message, Metadata, Part, TextPart } from './model.js';
+
+/**
+ * A part as an agent emits it (module and builtin agents on the pool, a relay's local agent over its tunnel): what it
+ * says is stored and served, so a file's name and type are bounded as a caller's and a remote's are (a text or data
+ * part's 1.0 `filename` and `mediaType` are bounded in the model itself).
+ */
+const AgentPart = z.discriminatedUnion('kind', [TextPart, FilePart.extend({ file: FileContentBounded }), DataPart]);
 
 /** An agent's message: the task's ids and the role are the gateway's to set; the extensions it used are the agent's to say. */
-const AgentMessage = z.object({ parts: z.array(Part).min(1), metadata: Metadata.optional(), extensions: Extensions.optional() });
+const AgentMessage = z.object({ parts: z.array(AgentPart).min(1), metadata: Metadata.optional(), extensions: Extensions.optional() });
 
 /** An event yielded by an agent's async generator. Parts are the internal model (`kind`). */
 export const AgentEvent = z.discriminatedUnion('type', [
@@ -16,7 +23,7 @@ export const AgentEvent = z.discriminatedUnion('type', [
   }),
   z.object({
     type: z.literal('artifact'),
-    artifact: Artifact.partial({ artifactId: true, index: true }),
+    artifact: Artifact.extend({ parts: z.array(AgentPart) }).partial({ artifactId: true, index: true }),
   }),
   z.object({ type: z.literal('message'), message: AgentMessage }),
 ]);
