@@ -12,7 +12,8 @@ const USAGE = `usage: a2a-relay [--config FILE] [--insecure]
   --config, -c FILE   YAML or JSON config (workspace_id, api_key, gateway_url, agents, ...)
   --insecure          allow ws:// to a gateway that is not on loopback
 env (overrides the file): SVC_API_KEY, SVC_WORKSPACE_ID, SVC_GATEWAY_URL, LOCAL_AGENT_URL, LOG_LEVEL,
-  SVC_ADMIN_BIND, SVC_ADMIN_PORT, SVC_ADMIN_PASSWORD (the admin UI: 127.0.0.1:9090 by default)`;
+  SVC_ADMIN_BIND, SVC_ADMIN_PORT, SVC_ADMIN_PASSWORD (the admin UI: 127.0.0.1:9090 by default),
+  SVC_ADMIN_TRUSTED_PROXIES (TLS proxies in front of the admin UI, comma-separated)`;
 
 export interface CliOptions extends Partial<Omit<RelayOptions, 'config' | 'log'>> {
   env: Record<string, string | undefined>;

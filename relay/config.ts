@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { TrustedProxyList } from '../src/config.js';
 import { Credentials } from '../src/protocol/connections.js';
 import { PLAIN_DECIMAL_RULE, plainDecimal } from '../src/protocol/decimal.js';
 import { RelayAgentCard } from '../src/protocol/tunnel.js';
@@ -45,6 +46,11 @@ export const RelayConfig = z
     admin_port: z.number().int().min(0).max(65535).default(9090),
     /** the admin UI's password: required for a bind that is not loopback, optional otherwise */
     admin_password: z.string().min(8, 'at least 8 characters').optional(),
+    /**
+     * the proxies (addresses or CIDR ranges) in front of the admin UI whose `X-Forwarded-Proto: https` is believed: the
+     * session cookie is then marked Secure. As the gateway's trustedProxies; none by default
+     */
+    admin_trusted_proxies: TrustedProxyList.default([]),
   })
   .refine((c) => c.agents.length > 0 || c.local_agent_url !== undefined, {
     message: 'name at least one agent (or set LOCAL_AGENT_URL)',
@@ -91,6 +97,7 @@ const ENV: Array<[string, keyof RelayConfig, (v: string) => unknown]> = [
   ['SVC_ADMIN_BIND', 'admin_bind', (v) => v],
   ['SVC_ADMIN_PORT', 'admin_port', envInt('SVC_ADMIN_PORT', 'admin_port')],
   ['SVC_ADMIN_PASSWORD', 'admin_password', (v) => v],
+  ['SVC_ADMIN_TRUSTED_PROXIES', 'admin_trusted_proxies', (v) => v],
 ];
 
 /** Parses a file's text: JSON when it looks like JSON, else YAML (a superset). */

@@ -29,6 +29,18 @@ const fromDecimalText = <T extends z.ZodType>(schema: T) => z.preprocess((v) => 
 /** an IP address or a CIDR range (push.allowlist, trustedProxies) */
 const IpOrCidr = z.string().refine(isIpOrCidr, 'not an IP address or CIDR range');
 
+/** trusted proxies: a list, or (env, a flag) one comma-separated text; the relay's admin_trusted_proxies reads the same */
+export const TrustedProxyList = z.preprocess(
+  (v) =>
+    typeof v === 'string'
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '')
+      : v,
+  z.array(IpOrCidr).max(100),
+);
+
 export const Config = z
   .object({
     host: z.string().min(1).default('127.0.0.1'),
@@ -44,18 +56,7 @@ export const Config = z
      * proxies whose X-Forwarded-For names the client (addresses or CIDR ranges); the per-address throttles count by
      * that client. Empty: the connection's peer is the client, and X-Forwarded-For is ignored
      */
-    trustedProxies: z
-      .preprocess(
-        (v) =>
-          typeof v === 'string'
-            ? v
-                .split(',')
-                .map((s) => s.trim())
-                .filter((s) => s !== '')
-            : v,
-        z.array(IpOrCidr).max(100),
-      )
-      .default([]),
+    trustedProxies: TrustedProxyList.default([]),
     /** serve HTTPS, and WSS for the relay tunnel (uWS SSLApp), from these PEM files */
     tls: z
       .object({ certFile: z.string().min(1), keyFile: z.string().min(1) })

@@ -1,5 +1,6 @@
 // The admin UI's password (asked when one is configured, which a bind that is not loopback requires): a login form sets a
-// random session token in an HttpOnly, SameSite=Strict cookie; scripts and Prometheus may send HTTP Basic instead.
+// random session token in an HttpOnly, SameSite=Strict cookie (Secure behind a trusted TLS proxy); scripts and
+// Prometheus may send HTTP Basic instead.
 // Failed passwords are counted per client address, whichever way they are tried (form or Basic): an address past its
 // budget is refused even the right password until its window frees, and other addresses are not locked by it.
 // Without a password only loopback Host names are served (a DNS-rebinding page cannot read the task log).
@@ -9,6 +10,7 @@ import type { RateLimits } from '../../src/protocol/records.js';
 import type { Clock } from '../../src/runtime/clock.js';
 import { AuthFailureThrottle, isAuthBlocked } from '../../src/runtime/limiter/auth-throttle.js';
 import { createMemoryLimiter } from '../../src/runtime/limiter/memory.js';
+import type { TrustedProxies } from '../../src/runtime/net/client-address.js';
 import { isLoopback } from '../config.js';
 
 export const COOKIE = 'a2a_relay_session';
@@ -52,6 +54,14 @@ function cookieOf(req: IncomingMessage): string | undefined {
 
 /** The client's address as the socket tells it (a proxy in front makes every client one address: a shared budget). */
 export const addressOf = (req: IncomingMessage) => req.socket.remoteAddress ?? '';
+
+/**
+ * Whether the browser reached the UI over https, by the gateway's rule: a trusted proxy (admin_trusted_proxies) says
+ * exactly `X-Forwarded-Proto: https`. From anyone else the header is not believed: a plain-HTTP client would get a
+ * Secure cookie its browser then never sends back. The server itself speaks plain HTTP only.
+ */
+export const httpsOf = (req: IncomingMessage, proxies: TrustedProxies | undefined): boolean =>
+  proxies !== undefined && req.headers['x-forwarded-proto'] === 'https' && proxies.trusts(addressOf(req));
 
 export function createAdminAuth(o: { password: string | undefined; clock: Clock }): AdminAuth {
   const want = o.password === undefined ? undefined : digest(o.password);
@@ -107,6 +117,10 @@ export function createAdminAuth(o: { password: string | undefined; clock: Clock 
   };
 }
 
-/** The session cookie's header: HttpOnly (no script reads it), SameSite=Strict (no other site sends it). */
-export const sessionCookie = (token: string) => `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_MS / 1000}`;
-export const clearedCookie = () => `${COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
+/**
+ * The session cookie's header: HttpOnly (no script reads it), SameSite=Strict (no other site sends it), Secure when
+ * the UI was reached over https (the browser then never sends it in clear).
+ */
+export const sessionCookie = (token: string, o: { https: boolean }) =>
+  `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_MS / 1000}${o.https ? '; Secure' : ''}`;
+export const clearedCookie = (o: { https: boolean }) => `${COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0${o.https ? '; Secure' : ''}`;

@@ -9,7 +9,8 @@ import type { RelayConfig } from '../config.js';
 import type { RelayObserver } from '../observer.js';
 import type { Relay } from '../relay.js';
 import { loadAssets } from './assets.js';
-import { addressOf, clearedCookie, createAdminAuth, sessionCookie } from './auth.js';
+import { trustedProxies } from '../../src/runtime/net/client-address.js';
+import { addressOf, clearedCookie, createAdminAuth, httpsOf, sessionCookie } from './auth.js';
 import { apiError, readBody, secure, sendJson, sendText } from './http.js';
 import { loginPage } from './login-page.js';
 import { createRelayMetrics } from './metrics.js';
@@ -65,6 +66,7 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
   });
   const metrics = createRelayMetrics();
   const auth = createAdminAuth({ password: c.admin_password, clock });
+  const proxies = c.admin_trusted_proxies.length > 0 ? trustedProxies(c.admin_trusted_proxies) : undefined;
   const assets = loadAssets();
   /** the open SSE streams, each with the session it was opened under (undefined: HTTP Basic, or no password) */
   const streams = new Map<ServerResponse, string | undefined>();
@@ -173,7 +175,7 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     if (!r.ok && r.why === 'locked')
       return sendText(res, 429, 'text/html; charset=utf-8', loginPage({ message: 'Too many failed attempts: wait a minute.' }), retryAfter(r.retryAfterMs));
     if (!r.ok) return sendText(res, 401, 'text/html; charset=utf-8', loginPage({ message: 'Wrong password.' }));
-    res.writeHead(303, { location: '/', 'set-cookie': sessionCookie(r.token) });
+    res.writeHead(303, { location: '/', 'set-cookie': sessionCookie(r.token, { https: httpsOf(req, proxies) }) });
     res.end();
   };
 
@@ -196,7 +198,7 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
         const token = auth.logout(req);
         // what the session holds open ends with it: its live streams stop showing the relay's traffic
         for (const [stream, of] of streams) if (token !== undefined && of === token) stream.end();
-        res.writeHead(303, { location: '/login', 'set-cookie': clearedCookie() });
+        res.writeHead(303, { location: '/login', 'set-cookie': clearedCookie({ https: httpsOf(req, proxies) }) });
         return res.end();
       }
       const open = p === '/assets/app.css' || p === '/assets/icon.svg';
