@@ -2,10 +2,10 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { TrustedProxyList } from '../src/config.js';
 import { Credentials } from '../src/protocol/connections.js';
 import { PLAIN_DECIMAL_RULE, plainDecimal } from '../src/protocol/decimal.js';
 import { RelayAgentCard } from '../src/protocol/tunnel.js';
+import { TrustedProxyList } from '../src/runtime/net/ip-lists.js';
 
 const Skill = z.object({ id: z.string().min(1), name: z.string().min(1), description: z.string().default('') });
 

@@ -6,7 +6,7 @@ import { AgentSpec } from './protocol/agent-events.js';
 import { DEFAULT_ADMIN_AUTH_FAILURES, DEFAULT_ADMIN_LIMITS, DEFAULT_AUTH_FAILURES, DEFAULT_RATE_LIMITS, RateLimits } from './protocol/records.js';
 import { DEMO_AGENTS } from './demo-agents.js';
 import { PLAIN_DECIMAL_RULE, plainDecimal } from './protocol/decimal.js';
-import { isIpOrCidr } from './runtime/net/guard.js';
+import { IpOrCidr, TrustedProxyList } from './runtime/net/ip-lists.js';
 
 /** Agent ids name URLs and tasks, so a repeated id would run another agent than the one chosen; a module agent needs its file. */
 function checkAgents(agents: AgentSpec[], ctx: z.RefinementCtx<AgentSpec[]>): void {
@@ -25,21 +25,6 @@ function checkAgents(agents: AgentSpec[], ctx: z.RefinementCtx<AgentSpec[]>): vo
 
 /** A number that may come as text (a flag, an env variable): plain decimal digits only, never Number()'s looser reading. */
 const fromDecimalText = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === 'string' ? (plainDecimal(v) ?? v) : v), schema);
-
-/** an IP address or a CIDR range (push.allowlist, trustedProxies) */
-const IpOrCidr = z.string().refine(isIpOrCidr, 'not an IP address or CIDR range');
-
-/** trusted proxies: a list, or (env, a flag) one comma-separated text; the relay's admin_trusted_proxies reads the same */
-export const TrustedProxyList = z.preprocess(
-  (v) =>
-    typeof v === 'string'
-      ? v
-          .split(',')
-          .map((s) => s.trim())
-          .filter((s) => s !== '')
-      : v,
-  z.array(IpOrCidr).max(100),
-);
 
 export const Config = z
   .object({
