@@ -32,10 +32,12 @@ t.test('two tunnels of one relay greeted at once: one serves, the other is close
       `round ${round}: both were welcomed in turn`,
     );
     // exactly one stays: the other is closed as replaced (not left open, welcomed, and never given a turn)
+    let bound: NodeJS.Timeout | undefined;
     const closed = await Promise.race([
       ...tunnels.map((c, i) => c.closed.then((c) => ({ i, code: c.code }))),
-      new Promise<{ i: number; code: number }>((r) => setTimeout(() => r({ i: 0, code: 0 }), 10_000)),
+      new Promise<{ i: number; code: number }>((r) => (bound = setTimeout(() => r({ i: 0, code: 0 }), 10_000))),
     ]);
+    clearTimeout(bound);
     t.equal(closed.code, 4000, `round ${round}: one tunnel is closed as replaced`);
     const live = tunnels[1 - closed.i]!;
     t.equal(live.ws.readyState, live.ws.OPEN, `round ${round}: the other stays open`);
