@@ -16,6 +16,13 @@ import { runObservedTurn } from './observed-turn.js';
 
 export type HealthEntry = Extract<RelayFrame, { t: 'health' }>['agents'][number];
 
+/**
+ * Past this many bytes queued on the tunnel (a gateway or an uplink slower than the local agents), a turn that has
+ * more to send is stopped: its local call is aborted and it fails `tunnel_backlog`, rather than the relay holding
+ * whatever its local agent writes in memory. Four frames of the largest size.
+ */
+export const MAX_RELAY_BACKLOG = 4 * MAX_FRAME_BYTES;
+
 /** The close code the gateway ends a tunnel with when the relay's key is revoked or expires. */
 export const KEY_LAPSED = 4001;
 
@@ -119,14 +126,19 @@ export function openSession(o: SessionOptions): Session {
     });
   };
 
-  /** false when the tunnel is not up; 'too_large' when the frame is over the bound (not sent) */
-  const sendFrame = (f: RelayFrame): boolean | 'too_large' => {
+  /**
+   * false when the tunnel is not up; 'too_large' when the frame is over the bound, 'backlog' when an event would queue
+   * past MAX_RELAY_BACKLOG (neither sent)
+   */
+  const sendFrame = (f: RelayFrame): boolean | 'too_large' | 'backlog' => {
     if (ended || ws.readyState !== WebSocket.OPEN) return false;
     const buf = packr.pack(f);
     if (buf.length > MAX_FRAME_BYTES) {
       o.log('relay frame too large, not sent', { kind: f.t, bytes: buf.length });
       return 'too_large';
     }
+    // only events are held back: a turn's end and the rest are small and must reach the gateway
+    if (f.t === 'event' && ws.bufferedAmount + buf.length > MAX_RELAY_BACKLOG) return 'backlog';
     frameLog('out', f as { t: string; sid?: number }, buf.length);
     cork();
     ws.send(buf);
@@ -166,8 +178,9 @@ export function openSession(o: SessionOptions): Session {
     }
     const ctl = new AbortController();
     turns.set(f.sid, ctl);
-    // an event over the frame bound cannot go up: the turn is stopped rather than told with a gap
-    let tooLarge = false;
+    // an event over the frame bound, or one the tunnel cannot take now, cannot go up: the turn is stopped rather than
+    // told with a gap
+    let stopped: 'too_large' | 'backlog' | undefined;
     try {
       const r = await runObservedTurn({
         observer: o.observer,
@@ -180,14 +193,24 @@ export function openSession(o: SessionOptions): Session {
         timeoutMs: o.localTimeoutMs,
         signal: ctl.signal,
         onEvent: (event: AgentEvent) => {
-          if (tooLarge || sendFrame({ t: 'event', sid: f.sid, event }) !== 'too_large') return;
-          tooLarge = true;
+          if (stopped) return;
+          const sent = sendFrame({ t: 'event', sid: f.sid, event });
+          if (sent !== 'too_large' && sent !== 'backlog') return;
+          stopped = sent;
           ctl.abort();
         },
       });
       if (!turns.has(f.sid)) return; // the tunnel ended: the gateway fails the turn itself
-      if (tooLarge) {
+      if (stopped === 'too_large') {
         failTurn(f, 'event_too_large', `an event of the local agent is over ${MAX_FRAME_BYTES} bytes`);
+        return;
+      }
+      if (stopped === 'backlog') {
+        failTurn(
+          f,
+          'tunnel_backlog',
+          `over ${MAX_RELAY_BACKLOG} bytes were waiting to go up the tunnel (the gateway or the link to it is slower than the local agent)`,
+        );
         return;
       }
       if (r.ok) send({ t: 'done', sid: f.sid });

@@ -10,6 +10,7 @@ export const RELAY_FAILURES = {
   local_agent_card_invalid: "The local agent's card could not be read",
   local_agent_canceled: 'The local agent canceled its task',
   event_too_large: 'An event of the local agent was too large for the tunnel',
+  tunnel_backlog: "The relay's tunnel fell too far behind the local agent's output",
   unknown_agent: 'The relay does not serve this agent',
   canceled: 'The turn was canceled',
 } as const;

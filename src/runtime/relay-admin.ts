@@ -180,8 +180,11 @@ export async function relayOfKey(relays: RelayStore, keyId: string, workspace: s
 
 /**
  * Keeps the announced agents' cards; an agent new to the record gets the default trust. Trust and keys already set
- * stay (they are kept across reconnects). Returns the record as written, or undefined when the relay is no longer the
- * one the tunnel was opened for (removed, or added again under another key, since): nothing is written back then.
+ * stay (they are kept across reconnects). An agent no longer announced loses its card (it is not listed, even after a
+ * restart), and goes altogether when nothing but the defaults was set for it: a relay that renames its agents at each
+ * connection must not grow its record without bound. Returns the record as written, or undefined when the relay is no
+ * longer the one the tunnel was opened for (removed, or added again under another key, since): nothing is written
+ * back then.
  */
 export async function recordAnnouncement(
   deps: { relays: RelayStore; clock: Clock },
@@ -190,8 +193,15 @@ export async function recordAnnouncement(
 ): Promise<RelayRecord | undefined> {
   const fresh = await deps.relays.get(rec.workspace, rec.name);
   if (!fresh || fresh.keyId !== rec.keyId) return undefined;
-  const agents = { ...fresh.agents };
-  for (const card of cards) agents[card.name] = { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [], ...agents[card.name], card };
+  const agents: Record<string, RelayAgentRecord> = {};
+  const announced = new Set(cards.map((c) => c.name));
+  for (const [name, { card, ...settings }] of Object.entries(fresh.agents)) {
+    if (announced.has(name)) continue;
+    // an agent only announced before (no settings of its own) goes; one with settings keeps them, without its card
+    const defaults = settings.trust === DEFAULT_RELAY_AGENT_TRUST && settings.keys.length === 0;
+    if (!(card !== undefined && defaults)) agents[name] = settings;
+  }
+  for (const card of cards) agents[card.name] = { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [], ...fresh.agents[card.name], card };
   const next = { ...fresh, agents, updatedAt: deps.clock.now() };
   await deps.relays.put(next);
   return next;

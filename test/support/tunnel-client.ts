@@ -20,9 +20,14 @@ export type Upgrade = { ok: true; client: TunnelClient } | { ok: false; status: 
 
 const wsUrl = (httpUrl: string) => httpUrl.replace(/^http/, 'ws') + TUNNEL_PATH;
 
-export function openTunnel(o: { url: string; key?: string; ca?: Buffer }): Promise<Upgrade> {
+/** `maxPayload`: the largest frame this end takes (the relay's is MAX_FRAME_BYTES; a larger one closes the tunnel, 1009). */
+export function openTunnel(o: { url: string; key?: string; ca?: Buffer; maxPayload?: number }): Promise<Upgrade> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(wsUrl(o.url), { headers: o.key ? { Authorization: `Bearer ${o.key}` } : {}, ca: o.ca });
+    const ws = new WebSocket(wsUrl(o.url), {
+      headers: o.key ? { Authorization: `Bearer ${o.key}` } : {},
+      ca: o.ca,
+      ...(o.maxPayload !== undefined && { maxPayload: o.maxPayload }),
+    });
     const frames: any[] = [];
     const waiters: Array<{ pred: (f: any) => boolean; resolve: (f: any) => void; from: number }> = [];
     let closedResolve!: (c: { code: number; reason: string }) => void;
@@ -78,7 +83,7 @@ export function openTunnel(o: { url: string; key?: string; ca?: Buffer }): Promi
 }
 
 /** Opens the tunnel, says hello with `agents`, and waits for the answer (welcome, or error then close). */
-export async function connectRelay(o: { url: string; key: string; workspace: string; agents: unknown[]; ca?: Buffer }) {
+export async function connectRelay(o: { url: string; key: string; workspace: string; agents: unknown[]; ca?: Buffer; maxPayload?: number }) {
   const up = await openTunnel(o);
   if (!up.ok) throw new Error(`tunnel refused: ${up.status} ${up.body}`);
   up.client.send({ t: 'hello', v: 1, workspace: o.workspace, agents: o.agents });

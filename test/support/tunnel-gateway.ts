@@ -31,6 +31,9 @@ export interface StandInGateway {
   pings(): number;
   /** ends the current connection from the gateway's side */
   drop(): void;
+  /** stops reading the current connection (a gateway, or a link to it, slower than the relay), and reads it again */
+  pause(): void;
+  resume(): void;
   /** the key the upgrade accepts from now on */
   setKey(key: string): void;
   /**
@@ -123,6 +126,8 @@ export async function startStandInGateway(o: { key: string; port?: number; autoP
     sendRaw: (b) => current?.send(b),
     pings: () => pings,
     drop: () => current?.terminate(),
+    pause: () => current?.pause(),
+    resume: () => current?.resume(),
     setKey: (k) => {
       key = k;
     },

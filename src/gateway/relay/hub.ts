@@ -70,6 +70,7 @@ export class RelayHub implements TunnelApi {
     };
     this.mesh = new RelayMesh({
       bus: d.bus,
+      timers: d.timers,
       log: d.log,
       runHere: (t) => this.runHere(t),
       onHeld: (m) => this.heard(m),

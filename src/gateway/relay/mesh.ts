@@ -6,14 +6,23 @@ import type { AgentEvent, AgentRunResult } from '../../protocol/agent-events.js'
 import { type ForwardedTurn, MeshMessage } from '../../protocol/relay-mesh.js';
 import type { TurnSignal } from '../../runtime/agents/turn-signal.js';
 import { TurnCancel } from '../../runtime/agents/turn-signal.js';
+import type { Timers } from '../../runtime/clock.js';
 import type { EventBus } from '../../runtime/events/bus.js';
 import type { RelayTurn } from './tunnel-session.js';
+
+/**
+ * A forwarded turn ends at the latest this long after the agent's own deadline: the holder fails it at that deadline
+ * and says so, but a message on the bus may be lost (a subscriber reconnecting), and a holder that stays renewing its
+ * lease would otherwise leave the task working for ever.
+ */
+export const FORWARD_GRACE_MS = 30_000;
 
 export type Held = Extract<MeshMessage, { t: 'held' }>;
 export type Released = Extract<MeshMessage, { t: 'released' }>;
 
 export interface RelayMeshDeps {
   bus: Pick<EventBus, 'origin' | 'tell' | 'onTold'>;
+  timers: Timers;
   log: (msg: string, fields?: Record<string, unknown>) => void;
   /** runs a forwarded turn on this instance's live tunnel of that relay (a failure when it holds none) */
   runHere(turn: RelayTurn & { workspace: string; relay: string }): Promise<AgentRunResult>;
@@ -31,6 +40,7 @@ interface Forwarded {
   resolve: (r: AgentRunResult) => void;
   signal: TurnSignal;
   onAbort: () => void;
+  stopTimer: () => void;
 }
 
 const packr = new Packr({ useRecords: false });
@@ -73,6 +83,14 @@ export class RelayMesh {
           this.d.bus.tell(holder, packr.pack({ t: 'cancel', from: this.origin, rid }));
           this.settle(rid, fail('canceled', 'Canceled'));
         },
+        stopTimer: this.d.timers.after(turn.timeoutMs + FORWARD_GRACE_MS, () => {
+          this.d.log('relay turn forwarded: no end from the holder in time', { workspace: turn.workspace, relay: turn.relay, holder, agent: turn.agent });
+          this.d.bus.tell(holder, packr.pack({ t: 'cancel', from: this.origin, rid }));
+          this.settle(
+            rid,
+            fail('timeout', `Agent ${turn.agent} did not finish within ${turn.timeoutMs} ms: the instance holding its relay's tunnel sent no end`),
+          );
+        }),
       };
       this.forwarded.set(rid, f);
       o.signal.addEventListener('abort', f.onAbort, { once: true });
@@ -92,6 +110,7 @@ export class RelayMesh {
     const f = this.forwarded.get(rid);
     if (!f) return;
     this.forwarded.delete(rid);
+    f.stopTimer();
     f.signal.removeEventListener('abort', f.onAbort);
     f.resolve(r);
   }

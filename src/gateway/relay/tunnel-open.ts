@@ -142,6 +142,8 @@ async function greet(
     return undefined;
   }
   if (o.gone()) return undefined;
+  // another tunnel of this relay greeted while this one was stored (two hellos at once): this later one is the relay's
+  link.session?.end('replaced by a new tunnel of the same relay', { code: CLOSE.replaced, reason: 'replaced by a new tunnel' });
   const accepted = d.links.register(link, stored, d.links.acceptable(link, stored, hello.agents));
   const unwatch = d.keyWatch.watch(key.id, (why) => {
     d.log('relay disconnected: its key lapsed', { ...who, why });

@@ -3,7 +3,7 @@
 import type { AgentEvent, AgentRunResult } from '../../protocol/agent-events.js';
 import type { Dialect, Message } from '../../protocol/model.js';
 import { relayFailure } from '../../protocol/relay-failures.js';
-import type { GatewayFrame, RelayFrame, RunTask } from '../../protocol/tunnel.js';
+import { type GatewayFrame, MAX_FRAME_BYTES, type RelayFrame, type RunTask } from '../../protocol/tunnel.js';
 import type { TurnSignal } from '../../runtime/agents/turn-signal.js';
 import type { Clock, Timers } from '../../runtime/clock.js';
 import type { TunnelSocket } from '../api.js';
@@ -89,6 +89,26 @@ export class TunnelSession {
       return Promise.resolve(fail('relay_busy', `Relay ${this.d.who.relay} is behind on its tunnel; retry shortly`));
     if (turn.signal.aborted) return Promise.resolve(fail('canceled', 'Canceled before it started'));
     const sid = this.nextSid++;
+    const frame = encodeFrame({
+      t: 'run',
+      sid,
+      agent: turn.agent,
+      task: turn.task,
+      message: turn.message,
+      stream: turn.stream,
+      ...(turn.dialect !== undefined && { dialect: turn.dialect }),
+    });
+    // a task may hold more than a frame may carry (tasks.maxTaskBytes is above the bound): a relay closes its tunnel
+    // on a frame past the bound, failing every turn on it, so this one turn fails here instead
+    if (frame.byteLength > MAX_FRAME_BYTES) {
+      this.d.log('relay turn refused: its run frame is past the bound', { ...this.d.who, agent: turn.agent, bytes: frame.byteLength });
+      return Promise.resolve(
+        fail(
+          'relay_turn_too_large',
+          `The task is too large for the relay's tunnel: its turn would be a frame of ${frame.byteLength} bytes, past the bound of ${MAX_FRAME_BYTES}; start a new task (it may share the contextId)`,
+        ),
+      );
+    }
     return new Promise<AgentRunResult>((resolve) => {
       const p: Pending = {
         turn,
@@ -106,15 +126,7 @@ export class TunnelSession {
       };
       this.pending.set(sid, p);
       turn.signal.addEventListener('abort', p.onAbort, { once: true });
-      const sent = this.send({
-        t: 'run',
-        sid,
-        agent: turn.agent,
-        task: turn.task,
-        message: turn.message,
-        stream: turn.stream,
-        ...(turn.dialect !== undefined && { dialect: turn.dialect }),
-      });
+      const sent = !this.ended && this.d.socket.send(frame);
       if (!sent) this.settle(sid, fail('relay_disconnected', `Relay ${this.d.who.relay} went away before the turn started`));
     });
   }
