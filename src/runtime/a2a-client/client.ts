@@ -81,6 +81,8 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
     /** the context the remote task is in: the one a follow-up was sent in, else the first an answer named */
     contextId?: string;
     stopRemote?: boolean;
+    /** the remote task is known and not settled, and we wait on it (polling, or reading its stream) */
+    waiting?: boolean;
   }
 
   async function sendAndWait(so: SendOptions, signal: AbortSignal, deadlineMs: number, known: Known): Promise<RemoteTask> {
@@ -113,8 +115,9 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         known.contextId = ownContext(task, known.contextId, method);
         return task;
       });
-    const poll = (task: RemoteTask) =>
-      pollUntilSettled(task, {
+    const poll = (task: RemoteTask) => {
+      known.waiting = true;
+      return pollUntilSettled(task, {
         timers: o.timers,
         signal,
         baseMs: settings.pollBaseMs,
@@ -130,6 +133,7 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         },
         ...(so.onEvent && { onChange: (t: RemoteTask) => so.onEvent?.({ kind: 'task', task: t }) }),
       });
+    };
 
     if (so.stream && d.card.streaming) {
       let folded: RemoteTaskFold | undefined;
@@ -153,6 +157,7 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
           if (ev.kind === 'task') ownAnswer(ev.task, undefined, codec.methods.stream);
           folded ??= startFold(ev, { taskId, receivedAt: ctx.receivedAt });
           known.taskId = folded.apply(ev, bytes).id || streamTask || known.taskId;
+          known.waiting = !isSettled(folded.task);
           // a stream may pile up no more than one answer may hold: past it we stop, and ask the remote to stop too
           if (folded.weight > settings.maxResponseBytes) {
             known.stopRemote = true;
@@ -224,7 +229,8 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         // we stop waiting: the remote task is asked to stop too (best effort), unless the caller may not cancel it
         const stop = () => (known.taskId && so.cancelRemote !== false ? taskCall('cancel', so.endpoint, { taskId: known.taskId }).catch(() => {}) : undefined);
         if (why === undefined) {
-          if (known.stopRemote) await stop();
+          // a bad answer while its task works ends our wait: the remote would work on for nobody
+          if (known.stopRemote || (known.waiting && outbound(e).code === 'bad_response')) await stop();
           throw failure(so.endpoint, e);
         }
         await stop();
