@@ -6,6 +6,7 @@ import t, { type Test } from 'tap';
 import { addConnection } from '../../src/runtime/connection-admin.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { parseAllowlist } from '../../src/runtime/net/guard.js';
+import { until } from '../support/a2a-client.js';
 import { cardServer, type Answer, type CardServer } from '../support/card-server.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -93,8 +94,20 @@ const REMOTES: Array<{ name: string; dialect: Dialect; streaming: boolean }> = [
   { name: 'stream10', dialect: '1.0', streaming: true },
 ];
 
+/** A first turn answered at once (working, in context c1) and polled: the poll answers the task in context c2. */
+function polled(req: { id: unknown; method: string; params: any }): Answer {
+  const rpc = (result: unknown) => ({ status: 200, body: { jsonrpc: '2.0', id: req.id, result } });
+  if (/cancel/i.test(req.method)) {
+    canceled.push(req.params.id);
+    return rpc(enc['0.3'].task('canceled', 'c1'));
+  }
+  return rpc(/get/i.test(req.method) ? enc['0.3'].task('completed', 'c2', MOVED) : enc['0.3'].task('working', 'c1'));
+}
+
 t.before(async () => {
   s = await cardServer(t);
+  s.route.set('/poll03/.well-known/agent-card.json', () => ({ status: 200, body: card('poll03', '0.3', false) }));
+  s.route.set('/poll03/rpc', (_h, body) => polled(JSON.parse(body)));
   for (const r of REMOTES) {
     s.route.set(`/${r.name}/.well-known/agent-card.json`, () => ({ status: 200, body: card(r.name, r.dialect, r.streaming) }));
     s.route.set(`/${r.name}/rpc`, (_h, body) => answer(r.dialect, JSON.parse(body)));
@@ -104,12 +117,12 @@ t.before(async () => {
     timers: clock,
     config: {
       push: { allowlist: ['127.0.0.1'] },
-      agents: REMOTES.map((r) => ({ id: r.name, name: r.name, kind: 'remote' as const, connection: r.name, workspace: WS })),
+      agents: [...REMOTES.map((r) => r.name), 'poll03'].map((id) => ({ id, name: id, kind: 'remote' as const, connection: id, workspace: WS })),
     },
   });
   key = (await ours.key({ workspace: WS, trust: 'admin' })).key;
   const deps = { connections: ours.gw.store.connections, secret: ours.gw.secret, clock, allowlist: parseAllowlist(['127.0.0.1']) };
-  for (const r of REMOTES)
+  for (const r of [...REMOTES, { name: 'poll03' }])
     await addConnection(deps, { workspace: WS, name: r.name, url: `${s.url}/${r.name}`, credentials: { kind: 'none' }, trust: 'admin', storeResults: true });
 });
 
@@ -163,3 +176,23 @@ for (const r of REMOTES) {
     }
   });
 }
+
+t.test('a poll that answers the task in another context than the send did fails the turn', async (t) => {
+  canceled.length = 0;
+  let done = false;
+  const p = send('poll03').finally(() => {
+    done = true;
+  });
+  await until(() => {
+    if (!done) clock.advance(1_000);
+    return done;
+  }, 'the send to end');
+  const task = await p;
+  t.equal(task?.status?.state, 'failed', JSON.stringify(task).slice(0, 400));
+  t.match(
+    task?.status?.message?.parts?.[0]?.text,
+    /the remote's tasks\/get answer puts task "mine" in another context: it was in context "c1", the answer says "c2"/,
+  );
+  t.notOk(JSON.stringify(task).includes(MOVED), 'nothing of the answer in the other context reaches our task');
+  t.same(canceled, ['mine'], 'the remote task is asked to stop');
+});
