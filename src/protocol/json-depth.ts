@@ -23,7 +23,7 @@ export type JsonProblem = { path: string; problem: 'depth' | 'lone-surrogate' | 
 
 /** A lone surrogate (with the u flag a well-formed pair is one code point and does not match). */
 const LONE_SURROGATE = /\p{Cs}/u;
-const hasLoneSurrogate = (s: string): boolean => LONE_SURROGATE.test(s);
+export const hasLoneSurrogate = (s: string): boolean => LONE_SURROGATE.test(s);
 
 /**
  * The first problem of `value`: nested deeper than `limit`; with `text`, also a string or key with a lone surrogate or

@@ -1,6 +1,7 @@
-// Answers that belong to what was asked: a task answer is the task asked about, and a stream's events are about its
-// one task. A remote that answers with another task (a confused server, a shared cache, a hostile agent) must not
-// have that task taken for ours: its state, messages and artifacts would reach our caller and our stored result.
+// Answers that belong to what was asked: a task answer is the task asked about, in the context it was in, and a
+// stream's events are about its one task. A remote that answers with another task (a confused server, a shared cache,
+// a hostile agent) must not have that task taken for ours: its state, messages and artifacts would reach our caller
+// and our stored result.
 import type { RemoteEvent, RemoteTask } from '../../protocol/connections.js';
 import { OutboundError } from './types.js';
 
@@ -28,5 +29,19 @@ export function ownEvent(ev: RemoteEvent, streamTask: string | undefined, method
   throw new OutboundError(
     'bad_response',
     `an event of the remote's ${method} stream is about another task: the stream is task ${shown(streamTask)}, the event is task ${shown(id)}`,
+  );
+}
+
+/**
+ * The context a remote task is in, as `task` leaves it: `known` (the context a follow-up was sent in, or the one an
+ * earlier answer named) when `task` names none or the same; a bad_response naming both when it names another. A task
+ * does not change context: an answer that says so is not to be trusted, and taking it would re-associate our task.
+ */
+export function ownContext(task: RemoteTask, known: string | undefined, method: string): string | undefined {
+  const c = task.contextId || undefined;
+  if (c === undefined || known === undefined || c === known) return known ?? c;
+  throw new OutboundError(
+    'bad_response',
+    `the remote's ${method} answer puts task ${shown(task.id)} in another context: it was in context ${shown(known)}, the answer says ${shown(c)}`,
   );
 }

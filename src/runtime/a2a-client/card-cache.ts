@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dialect } from '../../protocol/model.js';
 import { tooDeepAt } from '../../protocol/json-depth.js';
 import { dialectOfCard, jsonRpcUrlOf, parseRemoteCard, type RemoteAgentCard } from '../../protocol/remote-card.js';
+import { parseRemoteJson } from '../../protocol/remote-json.js';
 import { authorizedExchange, unauthorized, type CardEntry, type ClientDeps, type EndpointState, type EndpointStates } from './endpoint.js';
 import { MAX_ANSWER_DEPTH } from './jsonrpc.js';
 import { OutboundError, type Discovered, type RemoteEndpoint } from './types.js';
@@ -55,7 +56,7 @@ export function freshnessOf(h: IncomingHttpHeaders, now: number, defaultTtlMs: n
 function readCard(body: Buffer, from: string): Omit<CardEntry, 'etag' | 'freshUntil'> {
   let json: unknown;
   try {
-    json = JSON.parse(body.toString('utf8'));
+    json = parseRemoteJson(body.toString('utf8'));
   } catch {
     throw new OutboundError('card_invalid', `the Agent Card at ${from} is not JSON`);
   }

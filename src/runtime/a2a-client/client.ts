@@ -6,7 +6,7 @@ import type { RemoteTask } from '../../protocol/connections.js';
 import { RemoteDecodeError, type RemoteTaskFold } from '../../protocol/remote-decode.js';
 import type { Clock, Timers } from '../clock.js';
 import { systemResolve, type Allowlist, type Resolve } from '../net/guard.js';
-import { ownEvent, ownTask } from './belongs.js';
+import { ownContext, ownEvent, ownTask } from './belongs.js';
 import { discover, type CardCacheOptions } from './card-cache.js';
 import { EndpointStates } from './endpoint.js';
 import { rpcCall, rpcStream, type RpcTarget } from './jsonrpc.js';
@@ -78,7 +78,11 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
   /** What a send learned on the way: the remote task's id, and whether it must be asked to stop although we did not abort. */
   interface Known {
     taskId?: string;
+    /** the context the remote task is in: the one a follow-up was sent in, else the first an answer named */
+    contextId?: string;
     stopRemote?: boolean;
+    /** the remote task is known and not settled, and we wait on it (polling, or reading its stream) */
+    waiting?: boolean;
   }
 
   async function sendAndWait(so: SendOptions, signal: AbortSignal, deadlineMs: number, known: Known): Promise<RemoteTask> {
@@ -88,6 +92,7 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
     // rev A: a new task's id is ours to pick, so an abort can cancel it before any answer came
     const taskId = so.taskId ?? (codec.clientPicksTaskId ? randomUUID() : undefined);
     known.taskId = taskId;
+    known.contextId = so.contextId;
     const params = codec.sendParams({
       message,
       ...(taskId !== undefined && { taskId }),
@@ -103,8 +108,16 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         throw e;
       }
     };
-    const poll = (task: RemoteTask) =>
-      pollUntilSettled(task, {
+    /** `task` when it is the task asked about (`asked`), in the context it was in. */
+    const ownAnswer = (task: RemoteTask, asked: string | undefined, method: string): RemoteTask =>
+      ours(() => {
+        ownTask(task, asked, method);
+        known.contextId = ownContext(task, known.contextId, method);
+        return task;
+      });
+    const poll = (task: RemoteTask) => {
+      known.waiting = true;
+      return pollUntilSettled(task, {
         timers: o.timers,
         signal,
         baseMs: settings.pollBaseMs,
@@ -116,10 +129,11 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
             codec.methods.get,
             codec.getParams({ taskId: task.id }),
           );
-          return ours(() => ownTask(codec.decodeTask(result, decodeCtx(task.id)), task.id, codec.methods.get));
+          return ownAnswer(codec.decodeTask(result, decodeCtx(task.id)), task.id, codec.methods.get);
         },
         ...(so.onEvent && { onChange: (t: RemoteTask) => so.onEvent?.({ kind: 'task', task: t }) }),
       });
+    };
 
     if (so.stream && d.card.streaming) {
       let folded: RemoteTaskFold | undefined;
@@ -140,8 +154,10 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
           const ctx = decodeCtx(streamTask);
           const ev = codec.decodeEvent(result, ctx);
           streamTask = ours(() => ownEvent(ev, streamTask, codec.methods.stream));
+          if (ev.kind === 'task') ownAnswer(ev.task, undefined, codec.methods.stream);
           folded ??= startFold(ev, { taskId, receivedAt: ctx.receivedAt });
           known.taskId = folded.apply(ev, bytes).id || streamTask || known.taskId;
+          known.waiting = !isSettled(folded.task);
           // a stream may pile up no more than one answer may hold: past it we stop, and ask the remote to stop too
           if (folded.weight > settings.maxResponseBytes) {
             known.stopRemote = true;
@@ -171,7 +187,7 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       codec.methods.send,
       params,
     );
-    const task = ours(() => ownTask(codec.decodeTask(result, decodeCtx(taskId)), taskId, codec.methods.send));
+    const task = ownAnswer(codec.decodeTask(result, decodeCtx(taskId)), taskId, codec.methods.send);
     known.taskId = task.id || known.taskId;
     if (signal.aborted) throw new OutboundError('canceled', 'the call was canceled');
     so.onEvent?.({ kind: 'task', task });
@@ -213,7 +229,8 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         // we stop waiting: the remote task is asked to stop too (best effort), unless the caller may not cancel it
         const stop = () => (known.taskId && so.cancelRemote !== false ? taskCall('cancel', so.endpoint, { taskId: known.taskId }).catch(() => {}) : undefined);
         if (why === undefined) {
-          if (known.stopRemote) await stop();
+          // a bad answer while its task works ends our wait: the remote would work on for nobody
+          if (known.stopRemote || (known.waiting && outbound(e).code === 'bad_response')) await stop();
           throw failure(so.endpoint, e);
         }
         await stop();

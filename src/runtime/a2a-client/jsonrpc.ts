@@ -2,6 +2,7 @@
 // (each a JSON-RPC response). Every request body leaves through the sanitizer: no internal field, at any depth.
 import { z } from 'zod';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../../protocol/json-depth.js';
+import { parseRemoteJson } from '../../protocol/remote-json.js';
 import { toSanitizedJson } from '../sanitizer.js';
 import { authorizedExchange, authorizedOpen, unauthorized, type EndpointState, type EndpointStates } from './endpoint.js';
 import type { HttpResponse } from './http.js';
@@ -82,7 +83,7 @@ function resultOf(json: unknown, requestId: string, method: string, status: numb
 
 function parseJson(text: string, method: string, status: number): unknown {
   try {
-    return JSON.parse(text);
+    return parseRemoteJson(text);
   } catch {
     if (status < 200 || status >= 300) throw statusError(method, status);
     throw new OutboundError('bad_response', `the remote's answer to ${method} is not JSON`);
@@ -132,7 +133,7 @@ export async function* rpcStream(t: RpcTarget, method: string, params: Record<st
     for await (const ev of readSse(r.res, max)) {
       let json: unknown;
       try {
-        json = JSON.parse(ev.data);
+        json = parseRemoteJson(ev.data);
       } catch {
         throw new OutboundError('bad_response', `an event of the remote's ${method} stream is not JSON`);
       }

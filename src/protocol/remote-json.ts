@@ -1,0 +1,27 @@
+// A remote's JSON as the gateway reads it: parsed, with each lone UTF-16 surrogate (a `\uD800`-style escape without
+// its pair) read as U+FFFD. UTF-8 cannot carry one: the stores' msgpack wrote it as U+FFFD (three of them, msgpackr's
+// way) while the answer to our caller and LMDB's task record kept it, so the text a caller was answered, the one a
+// later read showed and the stored result differed, and differently per store. Made well-formed once, where the
+// remote's text comes in, every caller and both stores see the same text.
+import { hasLoneSurrogate } from './json-depth.js';
+
+/** Where a lone surrogate may come from: an escape of a surrogate in the text (pairs match too), or one already in it. */
+const MAY_HOLD_SURROGATE = /\\u[dD][89a-fA-F]|\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
+
+/** `s` with each lone surrogate as U+FFFD (a well-formed pair, one code point to the u flag, is kept). */
+export const wellFormed = (s: string): string => (hasLoneSurrogate(s) ? s.replace(LONE_SURROGATES, '\uFFFD') : s);
+
+/** JSON.parse's reviver: strings, then (children first) the keys of each object, made well-formed. */
+function revive(_key: string, v: unknown): unknown {
+  if (typeof v === 'string') return wellFormed(v);
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.keys(v).some(hasLoneSurrogate)) return v;
+  // two keys that differ only in their lone surrogates become one: the later wins, as a repeated JSON key does
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [wellFormed(k), x]));
+}
+
+/** Parses a remote's JSON text (throws as JSON.parse does); its strings and keys come out well-formed Unicode. */
+export function parseRemoteJson(text: string): unknown {
+  // the reviver costs a call per value: only text that may hold a surrogate pays it
+  return MAY_HOLD_SURROGATE.test(text) ? JSON.parse(text, revive) : JSON.parse(text);
+}
