@@ -11,7 +11,7 @@ import { errorText, type Log } from '../src/runtime/log.js';
 import { parseAllowlist, type Resolve } from '../src/runtime/net/guard.js';
 import { checkGatewayUrl, type RelayConfig } from './config.js';
 import { actorClock, startHealthChecks, type HealthChecks } from './health.js';
-import { openSession, type Session } from './session.js';
+import { openSession, type Session, WELCOME_TIMEOUT_MS } from './session.js';
 import { supervise } from './supervisor.js';
 import type { RelayObserver, TunnelView } from './observer.js';
 import { createTunnelMachine } from './tunnel-machine.js';
@@ -32,6 +32,7 @@ export interface RelayOptions {
   heldMs?: number;
   pingMs?: number;
   pongTimeoutMs?: number;
+  welcomeTimeoutMs?: number;
   /** restart bounds of each supervised actor (5 in 60 s by default; see supervisor.ts) */
   maxRestarts?: number;
   restartWindowMs?: number;
@@ -175,6 +176,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
         heldMs: o.heldMs ?? 10_000,
         pingMs: o.pingMs ?? 15_000,
         pongTimeoutMs: o.pongTimeoutMs ?? 45_000,
+        welcomeTimeoutMs: o.welcomeTimeoutMs ?? WELCOME_TIMEOUT_MS,
         health: () => health.current(),
         onWelcome: () => {
           upSince = clock.now();

@@ -23,6 +23,12 @@ export type HealthEntry = Extract<RelayFrame, { t: 'health' }>['agents'][number]
  */
 export const MAX_RELAY_BACKLOG = 4 * MAX_FRAME_BYTES;
 
+/**
+ * How long the relay waits for the welcome after its hello. The gateway answers once the hello is stored (a store
+ * write, bounded by its store's command timeout), so a gateway that is slower than this is as good as gone.
+ */
+export const WELCOME_TIMEOUT_MS = 30_000;
+
 /** The close code the gateway ends a tunnel with when the relay's key is revoked or expires. */
 export const KEY_LAPSED = 4001;
 
@@ -58,6 +64,11 @@ export interface SessionOptions {
   heldMs: number;
   pingMs: number;
   pongTimeoutMs: number;
+  /**
+   * how long after its hello the relay waits for the welcome: a peer that took the upgrade and says nothing (it still
+   * answers pings: both the gateway's WebSocket server and any proxy's do) is left, and the relay reconnects
+   */
+  welcomeTimeoutMs: number;
   /** the health to announce after each welcome */
   health: () => HealthEntry[];
   onWelcome?: (w: Extract<GatewayFrame, { t: 'welcome' }>) => void;
@@ -88,6 +99,7 @@ export function openSession(o: SessionOptions): Session {
   let lastReason = 'the tunnel closed';
   let lastSeen = o.clock.now();
   let cancelPing = () => {};
+  let cancelWelcomeWait = () => {};
   const turns = new Map<number, AbortController>();
 
   const ws = new WebSocket(tunnelUrl(o.gatewayUrl), {
@@ -100,6 +112,7 @@ export function openSession(o: SessionOptions): Session {
     if (ended) return;
     ended = true;
     cancelPing();
+    cancelWelcomeWait();
     for (const c of turns.values()) c.abort();
     turns.clear();
     resolveDone(e);
@@ -240,6 +253,7 @@ export function openSession(o: SessionOptions): Session {
     frameLog('in', f as { t: string; sid?: number }, data.length);
     switch (f.t) {
       case 'welcome':
+        cancelWelcomeWait();
         welcomedAt = o.clock.now();
         o.log('relay tunnel up', { relay: f.relay, agents: f.agents.map((a) => a.name) });
         o.onWelcome?.(f);
@@ -284,6 +298,11 @@ export function openSession(o: SessionOptions): Session {
     lastSeen = o.clock.now();
     send({ t: 'hello', v: TUNNEL_VERSION, workspace: o.workspace, agents: o.cards });
     ping();
+    cancelWelcomeWait = o.timers.after(o.welcomeTimeoutMs, () => {
+      if (welcomedAt !== undefined || ended) return;
+      lastReason = `no welcome from the gateway within ${o.welcomeTimeoutMs / 1000} s of the hello`;
+      ws.terminate();
+    });
   });
   ws.on('message', (data: Buffer, isBinary: boolean) => {
     lastSeen = o.clock.now();

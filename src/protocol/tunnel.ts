@@ -7,6 +7,8 @@ import { Message } from './model.js';
 export const TUNNEL_VERSION = 1;
 /** The largest frame either end accepts (a turn's task snapshot travels in one). */
 export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/** The most agents a relay announces (and so the most one health frame reports). */
+export const MAX_RELAY_AGENTS = 100;
 /** The tunnel's path on the gateway (a WebSocket upgrade with the relay's key as Bearer). */
 export const TUNNEL_PATH = '/api/relay';
 
@@ -29,19 +31,26 @@ const Sid = z.number().int().nonnegative();
 /** What the relay sends. */
 export const RelayFrame = z.discriminatedUnion('t', [
   /** first frame after the upgrade: who it is and its agents ("sends agent cards at startup") */
-  z.object({ t: z.literal('hello'), v: z.literal(TUNNEL_VERSION), workspace: z.string().min(1), agents: z.array(RelayAgentCard).max(100) }),
+  z.object({ t: z.literal('hello'), v: z.literal(TUNNEL_VERSION), workspace: z.string().min(1), agents: z.array(RelayAgentCard).max(MAX_RELAY_AGENTS) }),
   /** one event of a turn, as the worker pool emits them */
   z.object({ t: z.literal('event'), sid: Sid, event: AgentEvent }),
   /** the turn ended well (its events were all sent before) */
   z.object({ t: z.literal('done'), sid: Sid }),
   /** the turn failed: `local_agent_timeout`, `local_agent_error`, `canceled`, ... */
   z.object({ t: z.literal('fail'), sid: Sid, reason: z.string().min(1).max(100), message: z.string().max(4000) }),
-  /** local agents' health: every check that changed something */
+  /** local agents' health: every check that changed something (only agents its hello announced, each once at most) */
   z.object({
     t: z.literal('health'),
-    agents: z.array(
-      z.object({ name: z.string().min(1), up: z.boolean(), latencyMs: z.number().nonnegative().optional(), error: z.string().max(1000).optional() }),
-    ),
+    agents: z
+      .array(
+        z.object({
+          name: RelayAgentCard.shape.name,
+          up: z.boolean(),
+          latencyMs: z.number().nonnegative().optional(),
+          error: z.string().max(1000).optional(),
+        }),
+      )
+      .max(MAX_RELAY_AGENTS),
   }),
 ]);
 export type RelayFrame = z.infer<typeof RelayFrame>;

@@ -5,6 +5,7 @@
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { addRelay, removeRelay, setRelayAgent } from '../../src/runtime/relay-admin.js';
+import { HEALTH_TELL_MS } from '../../src/gateway/relay/health-reports.js';
 import { HOLD_RENEW_MS, HOLD_TTL_MS, RELAY_SYNC_MS } from '../../src/gateway/relay/hub.js';
 import { startChildServer } from '../support/child-server.js';
 import { msgA, msgB, startTestGateway, TEST_SECRET, type TestGateway } from '../support/gateway.js';
@@ -58,7 +59,7 @@ const agentOn = async (g: TestGateway, key: string, id: string) =>
   (await g.rpc({ method: 'agents/list', key })).json.result.agents.find((x: any) => x.id === id);
 
 t.test('a relay held by A serves callers of B: both dialects, streaming, cancel, health', async (t) => {
-  const { a, b, admin } = await pair(t);
+  const { a, b, admin, clock } = await pair(t);
   const k = await a.key({ workspace: 'ws1', trust: 'execute' });
   await addRelay(admin, { workspace: 'ws1', name: 'home', key: k.id });
   await setRelayAgent(admin, { workspace: 'ws1', name: 'home', agent: 'local-slow', trust: 'admin' });
@@ -105,6 +106,8 @@ t.test('a relay held by A serves callers of B: both dialects, streaming, cancel,
   t.equal(refused.json.result.status.state, 'failed');
   t.match(JSON.stringify(refused.json.result.status), /is down: its relay home cannot reach it/);
   client.send({ t: 'health', agents: [{ name: 'local-echo', up: true }] });
+  // a change within HEALTH_TELL_MS of the last one told waits for the window's end to be told to B
+  clock.advance(HEALTH_TELL_MS);
   await until('B sees it up again', async () => (await agentOn(b, caller.key, 'local-echo'))?.health?.up === true);
   const back = await b.rpc({ method: 'message/send', key: caller.key, params: msgB('up'), path: '/api/a2a/agents/local-echo' });
   t.equal(back.json.result.status.state, 'completed', 'and serves again once up');

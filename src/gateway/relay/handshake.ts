@@ -1,16 +1,21 @@
 // A tunnel from its upgrade to its hello: every frame is binary, within the size bound and decodable; the first one is
-// a hello, within HELLO_WITHIN_MS; frames that arrive while the hello is being registered wait for the live session,
-// and from then on every frame goes to it. Registering the hello is the hub's (`greet`); breaking the rules here is a
+// a hello, within HELLO_WITHIN_MS; health frames that arrive while the hello is being registered wait for the live
+// session (a bounded few), and from then on every frame goes to it. Registering the hello is the hub's (`greet`); breaking the rules here is a
 // logged refusal that closes the socket.
 import { MAX_FRAME_BYTES, type RelayFrame } from '../../protocol/tunnel.js';
 import type { Timers } from '../../runtime/clock.js';
 import { errorText } from '../../runtime/log.js';
 import type { TunnelSession as TransportSession, TunnelSocket } from '../api.js';
 import { encodeFrame, decodeFrame } from './frames.js';
-import { CLOSE, type TunnelSession } from './tunnel-session.js';
+import { CLOSE, MAX_TUNNEL_BACKLOG, type TunnelSession } from './tunnel-session.js';
 
 /** A relay that has not said hello within this long after the upgrade is disconnected. */
 export const HELLO_WITHIN_MS = 10_000;
+/**
+ * The most frames (and bytes, MAX_TUNNEL_BACKLOG) a relay may send between its hello and the welcome: they are held
+ * until the hello is stored, and a relay has nothing to say then but its agents' health (no turn was given yet).
+ */
+export const MAX_EARLY_FRAMES = 100;
 
 export type Hello = Extract<RelayFrame, { t: 'hello' }>;
 
@@ -30,6 +35,7 @@ export function handshakeSession(d: HandshakeDeps): TransportSession {
   let live: TunnelSession | undefined;
   let state: 'waiting' | 'greeting' | 'live' | 'gone' = 'waiting';
   const early: RelayFrame[] = [];
+  let earlyBytes = 0;
   let stopHelloTimer: (() => void) | undefined;
 
   const refuse = (why: string, code: number = CLOSE.protocol) => {
@@ -80,6 +86,14 @@ export function handshakeSession(d: HandshakeDeps): TransportSession {
       }
       if (state === 'greeting') {
         if (f.t === 'hello') return refuse('a second hello');
+        // no stream is given before the welcome: a frame of one is made up (as the live session would find it)
+        if (f.t !== 'health') return refuse(`a frame for stream ${f.sid} before its welcome, which it was never given`);
+        earlyBytes += bytes.byteLength;
+        if (early.length >= MAX_EARLY_FRAMES || earlyBytes > MAX_TUNNEL_BACKLOG)
+          return refuse(
+            `over ${MAX_EARLY_FRAMES} frames or ${MAX_TUNNEL_BACKLOG} bytes sent before its welcome (${early.length + 1} frames, ${earlyBytes} bytes)`,
+            CLOSE.policy,
+          );
         early.push(f);
         return;
       }

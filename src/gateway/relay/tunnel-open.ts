@@ -20,6 +20,7 @@ import { type AuthFailureThrottle, isAuthBlocked } from '../../runtime/limiter/a
 import type { KeyWatch } from '../key-watch.js';
 import { encodeFrame } from './frames.js';
 import { handshakeSession, type Hello } from './handshake.js';
+import { HealthReports } from './health-reports.js';
 import type { RelayLink } from './link.js';
 import { CLOSE, TunnelSession } from './tunnel-session.js';
 
@@ -149,23 +150,30 @@ async function greet(
     d.log('relay disconnected: its key lapsed', { ...who, why });
     s.end(`key ${why}`, { code: CLOSE.keyLapsed, reason: `key ${why}` });
   });
+  const reports = new HealthReports({
+    clock: d.clock,
+    timers: d.timers,
+    health: link.health,
+    tell: (changed) => {
+      if (link.session !== s) return;
+      d.log('relay health', { ...who, agents: changed.map((a) => `${a.name}:${a.up ? 'up' : 'down'}`).join(',') });
+      d.links.announce(link);
+    },
+  });
   const s: TunnelSession = new TunnelSession({
     socket,
     clock: d.clock,
     timers: d.timers,
     who,
     log: d.log,
+    announced: new Set(hello.agents.map((c) => c.name)),
     onHealth: (agents) => {
       if (link.session !== s) return;
-      const checkedAt = new Date(d.clock.now()).toISOString();
-      for (const a of agents) {
-        // a report on an agent this relay does not hold here (refused, never announced) is ignored
-        if (!link.cards.has(a.name)) continue;
-        link.health.set(a.name, { up: a.up, checkedAt, ...(a.error !== undefined && { error: a.error }) });
-      }
-      d.links.announce(link);
+      // a report on an agent announced but not held here (refused: it would shadow another) is ignored
+      reports.take(agents.filter((a) => link.cards.has(a.name)));
     },
     onEnd: (why) => {
+      reports.stop();
       unwatch();
       if (link.session === s) {
         link.session = undefined;

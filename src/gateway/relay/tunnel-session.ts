@@ -46,7 +46,9 @@ export interface SessionDeps {
   /** relay identity for logs */
   who: { workspace: string; relay: string };
   log: (msg: string, fields?: Record<string, unknown>) => void;
-  /** a health report of the relay's local agents */
+  /** the agents its hello named: a health report may name only these */
+  announced: ReadonlySet<string>;
+  /** a health report of the relay's local agents (checked against `announced`) */
   onHealth: (agents: Extract<RelayFrame, { t: 'health' }>['agents']) => void;
   /** the tunnel ended (for whatever reason): the hub marks the relay's agents offline */
   onEnd: (why: string) => void;
@@ -136,10 +138,16 @@ export class TunnelSession {
     switch (f.t) {
       case 'hello':
         return 'a second hello';
-      case 'health':
-        this.d.log('relay health', { ...this.d.who, agents: f.agents.map((a) => `${a.name}:${a.up ? 'up' : 'down'}`).join(',') });
+      case 'health': {
+        // a relay checks the agents it announced, nothing else: a report past them is a relay making names up (each
+        // would otherwise cost a log line and, with several instances, a broadcast)
+        if (f.agents.length > this.d.announced.size)
+          return `a health frame of ${f.agents.length} agents, more than the ${this.d.announced.size} its hello announced`;
+        const unknown = f.agents.find((a) => !this.d.announced.has(a.name));
+        if (unknown) return `a health report of agent ${unknown.name}, which its hello did not announce`;
         this.d.onHealth(f.agents);
         return undefined;
+      }
       default: {
         const p = this.pending.get(f.sid);
         if (!p) {

@@ -1,0 +1,74 @@
+// A live tunnel's health reports as the gateway takes them: each agent's state is kept at once (this instance's turns
+// read it), but only a change of an agent's up/down counts, and what is told of the changes (the log line, the
+// broadcast to the other instances) goes out at most once per HEALTH_TELL_MS per tunnel: a relay reporting a
+// thousand times a second costs a log line and a Redis message a second, not a thousand.
+import type { RelayAgentHealth, RelayFrame } from '../../protocol/tunnel.js';
+import type { Clock, Timers } from '../../runtime/clock.js';
+
+/** The least time between two tellings of one tunnel's health changes. */
+export const HEALTH_TELL_MS = 1_000;
+
+export type HealthReport = Extract<RelayFrame, { t: 'health' }>['agents'][number];
+
+export interface HealthReportsDeps {
+  clock: Clock;
+  timers: Timers;
+  /** the kept states, by agent (the link's) */
+  health: Map<string, RelayAgentHealth>;
+  /** tells the agents whose state changed since the last telling (their current states are in `health`) */
+  tell: (changed: Array<{ name: string; up: boolean }>) => void;
+}
+
+export class HealthReports {
+  /** agents changed since the last telling */
+  private readonly dirty = new Set<string>();
+  /** each agent's state as last told: a flap within one window (down, then up again) tells nothing */
+  private readonly told = new Map<string, boolean>();
+  private lastTold = Number.NEGATIVE_INFINITY;
+  private stopTimer: (() => void) | undefined;
+  private stopped = false;
+
+  constructor(private readonly d: HealthReportsDeps) {}
+
+  /** Takes one frame's reports. A report of an unchanged state changes nothing: its time stays when the state began. */
+  take(reports: readonly HealthReport[]): void {
+    if (this.stopped) return;
+    const checkedAt = new Date(this.d.clock.now()).toISOString();
+    for (const a of reports) {
+      if (this.d.health.get(a.name)?.up === a.up) continue;
+      this.d.health.set(a.name, { up: a.up, checkedAt, ...(a.error !== undefined && { error: a.error }) });
+      this.dirty.add(a.name);
+    }
+    if (this.dirty.size === 0 || this.stopTimer) return;
+    const wait = this.lastTold + HEALTH_TELL_MS - this.d.clock.now();
+    if (wait <= 0) {
+      this.flush();
+      return;
+    }
+    this.stopTimer = this.d.timers.after(wait, () => {
+      this.stopTimer = undefined;
+      this.flush();
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.stopTimer?.();
+    this.stopTimer = undefined;
+  }
+
+  private flush(): void {
+    if (this.stopped) return;
+    const changed: Array<{ name: string; up: boolean }> = [];
+    for (const name of this.dirty) {
+      const up = this.d.health.get(name)?.up;
+      if (up === undefined || this.told.get(name) === up) continue;
+      this.told.set(name, up);
+      changed.push({ name, up });
+    }
+    this.dirty.clear();
+    if (changed.length === 0) return;
+    this.lastTold = this.d.clock.now();
+    this.d.tell(changed);
+  }
+}
