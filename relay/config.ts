@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { Credentials } from '../src/protocol/connections.js';
 import { PLAIN_DECIMAL_RULE, plainDecimal } from '../src/protocol/decimal.js';
-import { RelayAgentCard } from '../src/protocol/tunnel.js';
+import { MAX_RELAY_AGENTS, RelayAgentCard } from '../src/protocol/tunnel.js';
 import { TrustedProxyList } from '../src/runtime/net/ip-lists.js';
 
 const Skill = z.object({ id: z.string().min(1), name: z.string().min(1), description: z.string().default('') });
@@ -28,7 +28,7 @@ export const RelayConfig = z
     /** the gateway's base URL: wss:// (or ws:// to loopback, or with --insecure) */
     gateway_url: z.url().refine((u) => /^wss?:\/\//i.test(u), 'must be a ws:// or wss:// URL'),
     /** the agents served; empty when `local_agent_url` names one whose card is read from it */
-    agents: z.array(LocalAgentConfig).max(100).default([]),
+    agents: z.array(LocalAgentConfig).max(MAX_RELAY_AGENTS).default([]),
     /** LOCAL_AGENT_URL: one agent, "discovered automatically" from its card */
     local_agent_url: z.url().optional(),
     /** seconds between health checks of each local agent */
@@ -59,6 +59,11 @@ export const RelayConfig = z
   .refine((c) => isLoopback(c.admin_bind) || c.admin_password !== undefined, {
     message: 'a bind that is not loopback needs admin_password (SVC_ADMIN_PASSWORD): the admin UI shows task contents',
     path: ['admin_password'],
+  })
+  // LOCAL_AGENT_URL's agent is announced beside the listed ones, and a hello carries at most MAX_RELAY_AGENTS cards
+  .refine((c) => c.agents.length + (c.local_agent_url !== undefined ? 1 : 0) <= MAX_RELAY_AGENTS, {
+    message: `at most ${MAX_RELAY_AGENTS} agents in all, local_agent_url's (LOCAL_AGENT_URL) included`,
+    path: ['agents'],
   })
   .refine((c) => new Set(c.agents.map((a) => a.name)).size === c.agents.length, {
     message: 'two agents have the same name',

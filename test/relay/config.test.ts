@@ -105,6 +105,13 @@ t.test('a bad config names the field and its source', async (t) => {
   };
   t.equal(bad(JSON.stringify(twice)).message, 'agents: two agents have the same name');
   t.match(bad('workspace_id: w\napi_key: k\ngateway_url: wss://g\n').message, /^agents: name at least one agent/);
+  // a hello carries at most 100 cards: 100 listed agents and the file's local_agent_url one would be refused by the gateway
+  const hundred = { ...twice, agents: Array.from({ length: 100 }, (_, i) => ({ name: `a${i}`, local_url: 'http://x' })) };
+  t.equal(parseRelayConfig({ text: JSON.stringify(hundred) }).agents.length, 100, '100 agents are taken');
+  t.equal(
+    bad(JSON.stringify({ ...hundred, local_agent_url: 'http://z' })).message,
+    "agents: at most 100 agents in all, local_agent_url's (LOCAL_AGENT_URL) included",
+  );
   t.notMatch(bad(YAML, { LOG_LEVEL: 'chatty' }).message, /file-key/, 'the key is never in an error');
 });
 
