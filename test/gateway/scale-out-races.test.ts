@@ -1,0 +1,91 @@
+// Scale-out under races: two gateway instances on one real Redis (a key prefix of this test's own), hit at the same
+// moment with changes of one task.
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
+import { DEMO_AGENTS } from '../../src/demo-agents.js';
+import { startTestGateway, msgB, type TestGateway } from '../support/gateway.js';
+import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+
+/** asks for input first; a follow-up's turn then works until stopped (30 s at most) */
+const asksThenWorks = {
+  id: 'asks-then-works',
+  name: 'asks-then-works',
+  kind: 'module' as const,
+  entry: fileURLToPath(new URL('../fixtures/agents/asks-then-works.js', import.meta.url)),
+};
+
+async function pair(t: Test): Promise<[TestGateway, TestGateway]> {
+  const prefix = testPrefix('scale-race');
+  const config = (id: string) => ({
+    store: 'redis' as const,
+    redisUrl: REDIS_URL,
+    redisPrefix: prefix,
+    instanceId: id,
+    agents: [...DEMO_AGENTS, asksThenWorks],
+  });
+  const a = await startTestGateway({ config: config('gw-a') });
+  const b = await startTestGateway({ config: config('gw-b') });
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+    await cleanupPrefix(REDIS_URL, prefix);
+  });
+  return [a, b];
+}
+
+t.test('two follow-ups of one waiting task, on two instances at once: none is lost; each is taken as its own turn or refused', async (t) => {
+  const [a, b] = await pair(t);
+  const { key } = await a.key();
+  for (let round = 0; round < 6; round++) {
+    const made = await a.rpc({ key, method: 'message/send', params: msgB('one', { metadata: { agentId: 'converse' } }) });
+    t.equal(made.json.result.status.state, 'input-required');
+    const id = made.json.result.id;
+    const replies = await Promise.all([
+      a.rpc({ key, method: 'message/send', params: msgB('from-a', { taskId: id }) }),
+      b.rpc({ key, method: 'message/send', params: msgB('from-b', { taskId: id }) }),
+    ]);
+    const taken = replies.map((r, i) => (r.json.result ? ['from-a', 'from-b'][i] : undefined)).filter((x) => x !== undefined);
+    const stored = (await a.rpc({ key, method: 'tasks/get', params: { id } })).json.result;
+    const userTexts = stored.history.filter((m: any) => m.role === 'user').map((m: any) => m.parts[0].text);
+    t.ok(taken.length >= 1, `round ${round}: a follow-up is taken`);
+    for (const r of replies.filter((r) => r.json.error)) {
+      t.equal(r.json.error.code, -32602, 'the other is refused as a follow-up to a task no longer waiting is');
+      t.equal(r.json.error.data.state, 'working');
+    }
+    t.strictSame([...userTexts].slice(1).sort(), [...taken].sort(), `every message answered as taken is in the task (${userTexts}), and only those`);
+    t.match(stored.status.message.parts[0].text, new RegExp(`^Turn ${1 + taken.length}:`), 'each taken message ran its own turn');
+    const turns = replies.filter((r) => r.json.result).map((r) => r.json.result.status.message.parts[0].text.slice(0, 7));
+    t.equal(new Set(turns).size, turns.length, `no two callers were answered with the same turn (${turns})`);
+  }
+});
+
+/** resolves with the call's answer, or with 'hung' when it takes past `ms` */
+const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<'hung'>((r) => setTimeout(() => r('hung'), ms).unref())]);
+
+t.test('a follow-up on B racing a cancel on A of one waiting task: the task ends canceled, and the follow-up is told so at once', async (t) => {
+  const [a, b] = await pair(t);
+  const { key } = await a.key();
+  for (let round = 0; round < 6; round++) {
+    const made = await a.rpc({ key, method: 'message/send', params: msgB('start', { metadata: { agentId: 'asks-then-works' } }) });
+    t.equal(made.json.result.status.state, 'input-required');
+    const id = made.json.result.id;
+    const [followUp, cancel] = await Promise.all([
+      within(b.rpc({ key, method: 'message/send', params: msgB('go on', { taskId: id }) }), 10_000),
+      a.rpc({ key, method: 'tasks/cancel', params: { id } }),
+    ]);
+    t.equal(cancel.json.result?.status.state, 'canceled', `round ${round}: the cancel is answered canceled (${JSON.stringify(cancel.json.error ?? '')})`);
+    t.not(followUp, 'hung', 'the blocking follow-up is answered once the task is canceled, not when its turn would have ended');
+    if (followUp === 'hung') continue;
+    const stored = (await a.rpc({ key, method: 'tasks/get', params: { id } })).json.result;
+    t.equal(stored.status.state, 'canceled', 'the task stays canceled');
+    const kept = stored.history.some((m: any) => m.role === 'user' && m.parts[0].text === 'go on');
+    if (followUp.json.error) {
+      t.equal(followUp.json.error.code, -32602, 'a follow-up that came after the cancel is refused');
+      t.equal(followUp.json.error.data.state, 'canceled', 'naming the state');
+      t.notOk(kept, 'and its message is not in the task');
+    } else {
+      t.equal(followUp.json.result.status.state, 'canceled', 'a follow-up taken before the cancel ends canceled');
+      t.ok(kept, 'its message is in the task');
+    }
+  }
+});
