@@ -5,6 +5,7 @@ import t, { type Test } from 'tap';
 import { DEMO_AGENTS } from '../../src/demo-agents.js';
 import { startTestGateway, msgB, type TestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { startReceiver } from '../support/webhooks.js';
 
 /** asks for input first; a follow-up's turn then works until stopped (30 s at most) */
 const asksThenWorks = {
@@ -87,5 +88,59 @@ t.test('a follow-up on B racing a cancel on A of one waiting task: the task ends
       t.equal(followUp.json.result.status.state, 'canceled', 'a follow-up taken before the cancel ends canceled');
       t.ok(kept, 'its message is in the task');
     }
+  }
+});
+
+t.test('one caller-chosen task id sent with one named push config to two instances at once: the task keeps its webhook', async (t) => {
+  const prefix = testPrefix('scale-race-push');
+  const config = (id: string) => ({
+    store: 'redis' as const,
+    redisUrl: REDIS_URL,
+    redisPrefix: prefix,
+    instanceId: id,
+    push: { allowlist: ['127.0.0.1'] },
+  });
+  const a = await startTestGateway({ config: config('gw-a') });
+  const b = await startTestGateway({ config: config('gw-b') });
+  const rx = await startReceiver();
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+    await rx.close();
+    await cleanupPrefix(REDIS_URL, prefix);
+  });
+  const { key } = await a.key();
+  for (let round = 0; round < 4; round++) {
+    const id = `retried-${round}`;
+    // the same request twice (a client's retry through a load balancer): one creates the task, the other is refused
+    const send = (gw: TestGateway) =>
+      gw.rpc({
+        key,
+        method: 'tasks/send',
+        params: {
+          id,
+          message: { role: 'user', parts: [{ type: 'data', data: { ms: 300, steps: 2 } }] },
+          metadata: { agentId: 'slow' },
+          pushNotification: { id: 'hook', url: `${rx.url}/?task=${id}` },
+          configuration: { blocking: false },
+        },
+      });
+    const replies = await Promise.all([send(a), send(b)]);
+    t.equal(
+      replies.filter((r) => r.json.result).length,
+      1,
+      `round ${round}: one send creates the task (${JSON.stringify(replies.map((r) => r.json.error?.message))})`,
+    );
+    let state = '';
+    for (let i = 0; i < 100 && state !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      state = (await a.rpc({ key, method: 'tasks/get', params: { id } })).json.result.status.state;
+    }
+    t.equal(state, 'completed');
+    const hook = await b.rpc({ key, method: 'tasks/pushNotification/get', params: { id } });
+    t.match(hook.json.result?.pushNotificationConfig?.url, `task=${id}`, `the task still holds its push config (${JSON.stringify(hook.json)})`);
+    await Promise.all([a.gw.push.idle(), b.gw.push.idle()]);
+    const told = rx.deliveries.filter((d) => d.path.endsWith(`task=${id}`)).map((d) => d.json?.status?.state);
+    t.ok(told.includes('completed'), `its webhook is told the task completed (${told})`);
   }
 });
