@@ -171,6 +171,8 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     clock,
     timers,
     cancelTimeoutMs: 10_000,
+    // presence is made below, before any call can come
+    ownerGone: (owner) => presence?.isDead(owner) ?? Promise.resolve(false),
     agents,
     firstWriteHoldMs: config.tasks.firstWriteHoldMs,
     maxTaskBytes: config.tasks.maxTaskBytes,

@@ -40,6 +40,8 @@ export interface TaskSupervisorOptions extends TaskWriterOptions {
   timers: Timers;
   /** how long a cancel waits for the instance that runs the task */
   cancelTimeoutMs: number;
+  /** whether another instance is presumed dead (it stopped beating): its running tasks are then canceled here */
+  ownerGone?: (owner: string) => Promise<boolean>;
   /** a task change the store refused to write (logged by the caller; the call that caused it fails) */
   onWriteFailure?: (e: unknown, task: Pick<Task, 'workspaceId' | 'id'>) => void;
 }
@@ -203,11 +205,17 @@ export class TaskSupervisor {
   /** A running task that is not live here: another instance runs it, or its run died with an earlier process of ours. */
   private async cancelElsewhere(task: Task, requestId: string | undefined): Promise<Task> {
     const k = keyOf(task.workspaceId, task.id);
-    if (task.owner === undefined || task.owner === this.o.instanceId) {
+    // an owner presumed dead answers no cancel: waiting for it would only end in an error, the task still running
+    // until the presence sweep fails it. A live owner that was only slow to beat stops at its next write (refused)
+    const gone = task.owner !== undefined && task.owner !== this.o.instanceId && (await this.o.ownerGone?.(task.owner)) === true;
+    if (task.owner === undefined || task.owner === this.o.instanceId || gone) {
       const stamped = requestId === undefined ? task : { ...task, metadata: { ...task.metadata, request_id: requestId } };
       const canceled = withStatus(stamped, { state: 'canceled', now: this.o.clock.now() });
       try {
-        return await this.writer.record(task, canceled);
+        const stored = await this.writer.record(task, canceled);
+        // the owner, if it runs after all, stops the run now rather than at its next write
+        if (gone) this.o.bus.requestCancel(k);
+        return stored;
       } catch (e) {
         if (!(e instanceof TaskSettledElsewhereError)) throw e;
         const stored = await this.o.store.get(task.workspaceId, task.id);

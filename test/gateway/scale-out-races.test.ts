@@ -1,8 +1,9 @@
-// Scale-out under races: two gateway instances on one real Redis (a key prefix of this test's own), hit at the same
-// moment with changes of one task.
+// Scale-out under races: two gateway instances on one real Redis (a key prefix of each test's own), hit at the same
+// moment with changes of one task (follow-ups, a cancel, one caller-chosen id), and a cancel of a dead instance's task.
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { DEMO_AGENTS } from '../../src/demo-agents.js';
+import { ManualClock } from '../../src/runtime/clock.js';
 import { startTestGateway, msgB, type TestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { startReceiver } from '../support/webhooks.js';
@@ -143,4 +144,45 @@ t.test('one caller-chosen task id sent with one named push config to two instanc
     const told = rx.deliveries.filter((d) => d.path.endsWith(`task=${id}`)).map((d) => d.json?.status?.state);
     t.ok(told.includes('completed'), `its webhook is told the task completed (${told})`);
   }
+});
+
+t.test('a cancel on B of a task whose instance A stopped beating is canceled at once, not refused after a wait', async (t) => {
+  const prefix = testPrefix('scale-race-gone');
+  const clock = new ManualClock(Date.now());
+  const config = (id: string) => ({
+    store: 'redis' as const,
+    redisUrl: REDIS_URL,
+    redisPrefix: prefix,
+    instanceId: id,
+    instances: { heartbeatMs: 5_000, deadAfterMs: 20_000 },
+  });
+  const a = await startTestGateway({ config: config('gw-a'), clock, timers: clock });
+  const b = await startTestGateway({ config: config('gw-b'), clock, timers: clock });
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+    await cleanupPrefix(REDIS_URL, prefix);
+  });
+  const { key } = await a.key();
+  const slow = {
+    kind: 'message',
+    role: 'user',
+    messageId: 'm-gone',
+    parts: [{ kind: 'data', data: { ms: 600_000, steps: 2 } }],
+    metadata: { agentId: 'slow' },
+  };
+  const running = await a.rpc({ key, method: 'message/send', params: { message: slow, configuration: { blocking: false } } });
+  const id = running.json.result.id;
+  t.equal(running.json.result.status.state, 'working');
+
+  await a.gw.close(); // A is gone: its task stays stored as working, and A beats no more
+  clock.advance(25_000); // past deadAfterMs, in one step: B's own beats have a gap, so its sweep has not run yet
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal((await b.rpc({ key, method: 'tasks/get', params: { id } })).json.result.status.state, 'working', 'not yet failed by the sweep');
+
+  const canceled = await within(b.rpc({ key, method: 'tasks/cancel', params: { id } }), 5_000);
+  t.not(canceled, 'hung', 'the cancel is answered without waiting for the dead instance');
+  if (canceled === 'hung') return;
+  t.equal(canceled.json.result?.status.state, 'canceled', `canceled (${JSON.stringify(canceled.json.error ?? '')})`);
+  t.equal((await b.rpc({ key, method: 'tasks/get', params: { id } })).json.result.status.state, 'canceled', 'and stored so');
 });
