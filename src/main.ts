@@ -171,6 +171,8 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     clock,
     timers,
     cancelTimeoutMs: 10_000,
+    // presence is made below, before any call can come
+    ownerGone: (owner) => presence?.isDead(owner) ?? Promise.resolve(false),
     agents,
     firstWriteHoldMs: config.tasks.firstWriteHoldMs,
     maxTaskBytes: config.tasks.maxTaskBytes,
@@ -191,6 +193,13 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
           beatMs: config.instances.heartbeatMs,
           deadAfterMs: config.instances.deadAfterMs,
           onError: (e) => log('instance heartbeat failed', { error: e instanceof Error ? e.message : String(e) }),
+          onTwin: () =>
+            log('another running gateway process uses this instance id', {
+              instance: instanceId,
+              effect:
+                "each one's start fails the tasks the other runs (reason gateway_restart) and frees the webhook deliveries it claimed (sent twice); neither is ever judged dead",
+              fix: 'give every instance its own A2A_INSTANCE_ID (config instanceId)',
+            }),
         })
       : undefined;
   presence?.start(async () => {

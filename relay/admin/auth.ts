@@ -2,7 +2,8 @@
 // random session token in an HttpOnly, SameSite=Strict cookie (Secure behind a trusted TLS proxy); scripts and
 // Prometheus may send HTTP Basic instead.
 // Failed passwords are counted per client address, whichever way they are tried (form or Basic): an address past its
-// budget is refused even the right password until its window frees, and other addresses are not locked by it.
+// budget is refused even the right password until its window frees, and other addresses are not locked by it. Behind
+// a trusted proxy (admin_trusted_proxies) the client is the one its X-Forwarded-For names, by the gateway's rule.
 // Without a password only loopback Host names are served (a DNS-rebinding page cannot read the task log).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -52,8 +53,20 @@ function cookieOf(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
-/** The client's address as the socket tells it (a proxy in front makes every client one address: a shared budget). */
+/** The connection's peer address, as the socket tells it. */
 export const addressOf = (req: IncomingMessage) => req.socket.remoteAddress ?? '';
+
+/**
+ * The client's address, which the password throttle counts by: the peer, or, from a trusted proxy, the client its
+ * X-Forwarded-For names (else a proxy in front makes every client one address: one caller's guesses lock out all).
+ * From any other peer the header is ignored, so a caller cannot pick a fresh budget per request.
+ */
+export const clientAddressOf = (req: IncomingMessage, proxies: TrustedProxies | undefined): string => {
+  const peer = addressOf(req);
+  const forwardedFor = req.headers['x-forwarded-for'];
+  if (proxies === undefined || forwardedFor === undefined) return peer;
+  return proxies.clientAddress({ peer, forwardedFor: Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor });
+};
 
 /**
  * Whether the browser reached the UI over https, by the gateway's rule: a trusted proxy (admin_trusted_proxies) says
@@ -63,7 +76,7 @@ export const addressOf = (req: IncomingMessage) => req.socket.remoteAddress ?? '
 export const httpsOf = (req: IncomingMessage, proxies: TrustedProxies | undefined): boolean =>
   proxies !== undefined && req.headers['x-forwarded-proto'] === 'https' && proxies.trusts(addressOf(req));
 
-export function createAdminAuth(o: { password: string | undefined; clock: Clock }): AdminAuth {
+export function createAdminAuth(o: { password: string | undefined; clock: Clock; proxies: TrustedProxies | undefined }): AdminAuth {
   const want = o.password === undefined ? undefined : digest(o.password);
   const sessions = new Map<string, number>();
   const throttle = new AuthFailureThrottle({ limiter: createMemoryLimiter({ clock: o.clock }), limits: FAILURES, bucket: 'relay-admin-auth' });
@@ -91,7 +104,7 @@ export function createAdminAuth(o: { password: string | undefined; clock: Clock 
       const basic = /^Basic\s+(.+)$/i.exec(req.headers.authorization ?? '');
       if (!basic) return { ok: false, why: 'missing' };
       const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
-      return attempt(addressOf(req), decoded.slice(decoded.indexOf(':') + 1));
+      return attempt(clientAddressOf(req, o.proxies), decoded.slice(decoded.indexOf(':') + 1));
     },
     hostAllowed(req, bind) {
       if (want !== undefined) return true;

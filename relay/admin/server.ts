@@ -10,7 +10,7 @@ import type { RelayObserver } from '../observer.js';
 import type { Relay } from '../relay.js';
 import { loadAssets } from './assets.js';
 import { trustedProxies } from '../../src/runtime/net/client-address.js';
-import { addressOf, clearedCookie, createAdminAuth, httpsOf, sessionCookie } from './auth.js';
+import { clearedCookie, clientAddressOf, createAdminAuth, httpsOf, sessionCookie } from './auth.js';
 import { apiError, readBody, secure, sendJson, sendText } from './http.js';
 import { loginPage } from './login-page.js';
 import { createRelayMetrics } from './metrics.js';
@@ -65,8 +65,8 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     ...(o.capacity && { capacity: o.capacity }),
   });
   const metrics = createRelayMetrics();
-  const auth = createAdminAuth({ password: c.admin_password, clock });
   const proxies = c.admin_trusted_proxies.length > 0 ? trustedProxies(c.admin_trusted_proxies) : undefined;
+  const auth = createAdminAuth({ password: c.admin_password, clock, proxies });
   const assets = loadAssets();
   /** the open SSE streams, each with the session it was opened under (undefined: HTTP Basic, or no password) */
   const streams = new Map<ServerResponse, string | undefined>();
@@ -171,7 +171,7 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
   const login = async (req: IncomingMessage, res: ServerResponse) => {
     const body = await readBody(req);
     const password = new URLSearchParams(body ?? '').get('password') ?? '';
-    const r = await auth.login(password, addressOf(req));
+    const r = await auth.login(password, clientAddressOf(req, proxies));
     if (!r.ok && r.why === 'locked')
       return sendText(res, 429, 'text/html; charset=utf-8', loginPage({ message: 'Too many failed attempts: wait a minute.' }), retryAfter(r.retryAfterMs));
     if (!r.ok) return sendText(res, 401, 'text/html; charset=utf-8', loginPage({ message: 'Wrong password.' }));

@@ -40,6 +40,8 @@ export interface TaskSupervisorOptions extends TaskWriterOptions {
   timers: Timers;
   /** how long a cancel waits for the instance that runs the task */
   cancelTimeoutMs: number;
+  /** whether another instance is presumed dead (it stopped beating): its running tasks are then canceled here */
+  ownerGone?: (owner: string) => Promise<boolean>;
   /** a task change the store refused to write (logged by the caller; the call that caused it fails) */
   onWriteFailure?: (e: unknown, task: Pick<Task, 'workspaceId' | 'id'>) => void;
 }
@@ -49,6 +51,9 @@ const writeFailed = (task: Pick<Task, 'id'>) =>
   new RpcError('INTERNAL_ERROR', { message: `Task ${task.id} could not be stored; this call's change was not kept`, data: { detail: 'store_write_failed' } });
 
 const keyOf = taskKey;
+
+/** how often a follow-up or cancel is judged again after other instances changed its task first */
+const MAX_MOVED_TRIES = 5;
 
 export class TaskSupervisor {
   private readonly live = new Map<string, Live>();
@@ -124,39 +129,48 @@ export class TaskSupervisor {
   /** Sends a follow-up message to a task waiting for input (judged against the task as it stands now). */
   async followUp(task: Task, message: Message, o: { requestId?: string } = {}): Promise<TaskHandle> {
     const event: TaskMachineEvent = { type: 'USER_MESSAGE', message, ...(o.requestId !== undefined && { requestId: o.requestId }) };
-    return this.handle(
-      await this.deliver(
-        task,
-        event,
-        (current) => this.checkRoom(current, message),
-        () => {
-          if (TERMINAL_STATES.has(task.status.state)) {
-            return new RpcError('INVALID_PARAMS', {
-              message: `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages`,
-              data: { path: 'params.message', state: task.status.state },
-            });
-          }
-          return new RpcError('INVALID_PARAMS', {
-            message: `Task ${task.id} is ${task.status.state}; it takes a message only in input-required`,
-            data: { path: 'params.message', state: task.status.state },
-          });
-        },
-      ),
-    );
+    const refused = (t: Task) =>
+      new RpcError('INVALID_PARAMS', {
+        message: TERMINAL_STATES.has(t.status.state)
+          ? `Task ${t.id} is ${t.status.state}; a terminal task takes no more messages`
+          : `Task ${t.id} is ${t.status.state}; it takes a message only in input-required`,
+        data: { path: 'params.message', state: t.status.state },
+      });
+    for (let tries = 1; ; tries++) {
+      const l = await this.deliver(task, event, (current) => this.checkRoom(current, message), refused);
+      if (l !== 'moved') return this.handle(l);
+      task = await this.movedTask(task, tries);
+    }
   }
 
   /** `requestId`: the cancel call's, stamped on the canceled status (not when another instance runs the task) */
   async cancel(task: Task, o: { requestId?: string } = {}): Promise<Task> {
-    const running = task.status.state === 'submitted' || task.status.state === 'working';
-    if (running && !this.live.has(keyOf(task.workspaceId, task.id))) return this.cancelElsewhere(task, o.requestId);
-    const l = await this.deliver(
-      task,
-      { type: 'CANCEL', ...(o.requestId !== undefined && { requestId: o.requestId }) },
-      undefined,
-      () =>
-        new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${task.id} is ${task.status.state} and cannot be canceled`, data: { state: task.status.state } }),
-    );
-    return this.persistedView(l);
+    const refused = (t: Task) =>
+      new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${t.id} is ${t.status.state} and cannot be canceled`, data: { state: t.status.state } });
+    for (let tries = 1; ; tries++) {
+      const running = task.status.state === 'submitted' || task.status.state === 'working';
+      if (running && !this.live.has(keyOf(task.workspaceId, task.id))) return this.cancelElsewhere(task, o.requestId);
+      const l = await this.deliver(task, { type: 'CANCEL', ...(o.requestId !== undefined && { requestId: o.requestId }) }, undefined, refused);
+      if (l !== 'moved') return this.persistedView(l);
+      task = await this.movedTask(task, tries);
+    }
+  }
+
+  /**
+   * The task as stored now, after a change of it restored here was refused because another instance changed it first
+   * (a follow-up or a cancel there): the caller's change is judged again against it. Past a few tries the caller is
+   * told to retry rather than looping.
+   */
+  private async movedTask(task: Task, tries: number): Promise<Task> {
+    const stored = await this.o.store.get(task.workspaceId, task.id);
+    if (!stored) throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${task.id}`, data: { id: task.id } });
+    if (tries >= MAX_MOVED_TRIES) {
+      throw new RpcError('INTERNAL_ERROR', {
+        message: `Task ${task.id} kept changing on other gateway instances while this call was delivered; nothing of it was kept; retry`,
+        data: { detail: 'task_contended', state: stored.status.state },
+      });
+    }
+    return stored;
   }
 
   private handle(l: Live): TaskHandle {
@@ -191,11 +205,17 @@ export class TaskSupervisor {
   /** A running task that is not live here: another instance runs it, or its run died with an earlier process of ours. */
   private async cancelElsewhere(task: Task, requestId: string | undefined): Promise<Task> {
     const k = keyOf(task.workspaceId, task.id);
-    if (task.owner === undefined || task.owner === this.o.instanceId) {
+    // an owner presumed dead answers no cancel: waiting for it would only end in an error, the task still running
+    // until the presence sweep fails it. A live owner that was only slow to beat stops at its next write (refused)
+    const gone = task.owner !== undefined && task.owner !== this.o.instanceId && (await this.o.ownerGone?.(task.owner)) === true;
+    if (task.owner === undefined || task.owner === this.o.instanceId || gone) {
       const stamped = requestId === undefined ? task : { ...task, metadata: { ...task.metadata, request_id: requestId } };
       const canceled = withStatus(stamped, { state: 'canceled', now: this.o.clock.now() });
       try {
-        return await this.writer.record(task, canceled);
+        const stored = await this.writer.record(task, canceled);
+        // the owner, if it runs after all, stops the run now rather than at its next write
+        if (gone) this.o.bus.requestCancel(k);
+        return stored;
       } catch (e) {
         if (!(e instanceof TaskSettledElsewhereError)) throw e;
         const stored = await this.o.store.get(task.workspaceId, task.id);
@@ -286,23 +306,38 @@ export class TaskSupervisor {
     await Promise.allSettled(all.map((l) => l.writes.persisted));
   }
 
-  /** `admit`: a further check of the task as it stands, once the machine would take the event (it throws to refuse). */
-  private async deliver(task: Task, event: TaskMachineEvent, admit: ((current: Task) => void) | undefined, refused: () => RpcError): Promise<Live> {
+  /**
+   * `admit`: a further check of the task as it stands, once the machine would take the event (it throws to refuse).
+   * A task restored from the store here may have been restored by another instance at the same moment: the change is
+   * written only over the record it was restored from, and 'moved' says another instance's change came first (this
+   * one was not kept, its turn is stopped); the caller judges its change again against the stored task.
+   */
+  private async deliver(
+    task: Task,
+    event: TaskMachineEvent,
+    admit: ((current: Task) => void) | undefined,
+    refused: (current: Task) => RpcError,
+  ): Promise<Live | 'moved'> {
     const k = keyOf(task.workspaceId, task.id);
-    let l = this.live.get(k);
-    if (!l) {
-      // only a task waiting for input is restored from the store; the machine then judges the event
-      if (task.status.state !== 'input-required') throw refused();
-      // judged before the restore: a refused message leaves no actor behind
-      admit?.(task);
-      l = this.spawn(task, task.status.state);
-      if (!l.actor.getSnapshot().can(event)) throw refused();
-    } else {
-      if (!l.actor.getSnapshot().can(event)) throw refused();
-      admit?.(l.view);
+    const live = this.live.get(k);
+    if (live) {
+      if (!live.actor.getSnapshot().can(event)) throw refused(live.view);
+      admit?.(live.view);
+      this.waitSettled(live);
+      live.actor.send(event);
+      return live;
     }
+    // only a task waiting for input is restored from the store; the machine then judges the event
+    if (task.status.state !== 'input-required') throw refused(task);
+    // judged before the restore: a refused message leaves no actor behind
+    admit?.(task);
+    const l = this.spawn(task, task.status.state, 0, { expectSeq: task.seq ?? 0 });
+    if (!l.actor.getSnapshot().can(event)) throw refused(task);
     this.waitSettled(l);
     l.actor.send(event);
+    // the change's first write is the check: wait for it before the caller is told anything
+    await l.writes.persisted;
+    if (l.writes.failure instanceof TaskSettledElsewhereError) return 'moved';
     return l;
   }
 
@@ -312,7 +347,7 @@ export class TaskSupervisor {
     this.turns.end(actor);
   }
 
-  private spawn(task: Task, state: Task['status']['state'], holdFirstWriteMs = 0): Live {
+  private spawn(task: Task, state: Task['status']['state'], holdFirstWriteMs = 0, o: { expectSeq?: number } = {}): Live {
     const k = keyOf(task.workspaceId, task.id);
     const owned: Task = { ...task, owner: this.o.instanceId };
     // a new task's first snapshot is itself an event (submitted); a restored one starts from its record
@@ -326,7 +361,12 @@ export class TaskSupervisor {
     const l: Live = {
       actor,
       view: owned,
-      writes: this.writer.queue({ fresh, hold: { ms: holdFirstWriteMs, timers: this.o.timers }, onFailure: (e) => this.dropFailed(k, l, e) }),
+      writes: this.writer.queue({
+        fresh,
+        ...(o.expectSeq !== undefined && { expectSeq: o.expectSeq }),
+        hold: { ms: holdFirstWriteMs, timers: this.o.timers },
+        onFailure: (e) => this.dropFailed(k, l, e),
+      }),
       settled: Promise.resolve(),
       onSettled: undefined,
     };

@@ -35,11 +35,14 @@ export class TaskIdTakenError extends Error {
   }
 }
 
-/** The store refused a change: the stored task is already terminal (finished by another writer), so it stays so. */
+/**
+ * The store refused a change: the stored task is already terminal (finished by another writer), so it stays so, or
+ * (a write with an expected seq) another writer changed it first.
+ */
 export class TaskSettledElsewhereError extends Error {
   readonly code = 'ERR_TASK_SETTLED';
   constructor(readonly taskId: string) {
-    super(`task ${taskId} is already finished in the store`);
+    super(`task ${taskId} is already finished or changed in the store`);
     this.name = 'TaskSettledElsewhereError';
   }
 }
@@ -57,6 +60,8 @@ export class TaskWriteQueue {
 
   /** a new task's queue: its first group is a create (insert-if-absent), not a put */
   private creating: boolean;
+  /** a restored task's queue: its first group is written only over the stored task at this seq; gone once used */
+  private firstExpectSeq: number | undefined;
 
   /** how long the first group may wait for `release()`, and the timers that end the wait; gone once used */
   private holdFor: QueueOptions['hold'];
@@ -72,6 +77,7 @@ export class TaskWriteQueue {
     o: QueueOptions,
   ) {
     this.creating = o.fresh;
+    this.firstExpectSeq = o.expectSeq;
     this.holdFor = o.hold;
     this.onFailure = o.onFailure ?? (() => undefined);
   }
@@ -114,8 +120,10 @@ export class TaskWriteQueue {
       if (this.failure !== undefined) return;
       const create = this.creating;
       this.creating = false;
+      const expectSeq = this.firstExpectSeq;
+      this.firstExpectSeq = undefined;
       try {
-        await this.writer.storeGroup(mine, { create });
+        await this.writer.storeGroup(mine, { create, ...(expectSeq !== undefined && { expectSeq }) });
         this.storedState = mine[mine.length - 1]!.record.status.state;
       } catch (e) {
         this.failure = e;
@@ -163,6 +171,11 @@ export class TaskWriteQueue {
 interface QueueOptions {
   /** a new task: its first group is a create */
   fresh: boolean;
+  /**
+   * a task restored from the store at this seq: its first group is written only over that record, so two instances
+   * that restored one task at once cannot both move it (the later write is refused: TaskSettledElsewhereError)
+   */
+  expectSeq?: number;
   /** hold the first group up to `ms` (until `release()` comes first) */
   hold?: { ms: number; timers: Timers };
   onFailure?: (e: unknown) => void;

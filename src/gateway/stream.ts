@@ -218,8 +218,10 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     live = true;
     for (const ev of pending) deliverLive(ev);
     // a replay that reached a settled task's end (Last-Event-ID at or past its final event) has nothing more to wait
-    // for: the stream ends, as one without Last-Event-ID does, instead of staying open for good
-    if (replayed && !catching && !buffered && SETTLED_STATES.has(current.status.state) && newestSent <= (current.seq ?? 0)) {
+    // for: the stream ends, as one without Last-Event-ID does, instead of staying open for good. Only once it reached
+    // it: the task read here may be the live actor's, ahead of the events stored so far (those after come live)
+    const seq = current.seq ?? 0;
+    if (replayed && !catching && !buffered && SETTLED_STATES.has(current.status.state) && last >= seq && newestSent <= seq) {
       if (!closed) sink.end();
       close();
     }

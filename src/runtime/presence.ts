@@ -1,4 +1,5 @@
 // Instance liveness for scale-out: each instance stamps its last beat in the shared store; a silent one is presumed dead.
+import { randomUUID } from 'node:crypto';
 import type { Clock, Timers } from './clock.js';
 import type { MetaStore } from './store/types.js';
 
@@ -12,9 +13,16 @@ export interface PresenceOptions {
   /** an instance silent for longer than this is presumed dead */
   deadAfterMs: number;
   onError?: (e: unknown) => void;
+  /**
+   * Another running process beats under this instance id (each start fails the tasks the other runs): told at the
+   * first beat that finds the other's stamp, then at most once per `deadAfterMs`.
+   */
+  onTwin?: () => void;
 }
 
 const keyOf = (id: string) => `instance-beat:${id}`;
+/** which process run stamped the id's last beat (the beat itself stays a bare time, as older instances read it) */
+const bootKeyOf = (id: string) => `instance-boot:${id}`;
 
 /**
  * A beat is collectable this many `deadAfterMs` after it was stamped: every instance id that ever ran (port-0 runs,
@@ -30,6 +38,10 @@ export class Presence {
   private lastBeat: number | undefined;
   /** since when its beats have been stored without a gap (undefined: it was cut off from the store) */
   private steadySince: number | undefined;
+  /** this process run's stamp */
+  private readonly boot = randomUUID();
+  /** when a twin was last told (undefined: never) */
+  private twinToldAt: number | undefined;
 
   constructor(private readonly o: PresenceOptions) {}
 
@@ -44,7 +56,10 @@ export class Presence {
       if (this.stopped) return;
       try {
         const now = this.o.clock.now();
-        await this.o.meta.put(keyOf(this.o.instanceId), now, { now, expiresAt: now + BEAT_KEPT_DEAD_AFTERS * this.o.deadAfterMs });
+        const expiry = { now, expiresAt: now + BEAT_KEPT_DEAD_AFTERS * this.o.deadAfterMs };
+        await this.checkTwin(now);
+        await this.o.meta.put(keyOf(this.o.instanceId), now, expiry);
+        await this.o.meta.put(bootKeyOf(this.o.instanceId), this.boot, expiry);
         // a gap: a beat that failed, or a stall that held this one past two periods
         const steady = this.lastBeat !== undefined && now - this.lastBeat <= 2 * this.o.beatMs && this.steadySince !== undefined;
         if (!steady) this.steadySince = now;
@@ -59,6 +74,19 @@ export class Presence {
       }
     };
     void tick();
+  }
+
+  /**
+   * Once this run has stamped a beat, a stamp of another run under the same id means a second live process uses the
+   * id (a process that died stamps nothing more; a restarted one stamps first, finding only its predecessor's).
+   */
+  private async checkTwin(now: number): Promise<void> {
+    if (this.lastBeat === undefined || !this.o.onTwin) return;
+    const stamp = await this.o.meta.get(bootKeyOf(this.o.instanceId));
+    if (stamp === undefined || stamp === null || stamp === this.boot) return;
+    if (this.twinToldAt !== undefined && now - this.twinToldAt < this.o.deadAfterMs) return;
+    this.twinToldAt = now;
+    this.o.onTwin();
   }
 
   stop(): void {

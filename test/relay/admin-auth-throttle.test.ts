@@ -1,6 +1,7 @@
 // The relay admin UI's bound on password guesses, as a hostile caller meets it: failures are counted per client address
 // whichever way the password is tried (the login form or HTTP Basic), an address past its budget is refused (429 with
 // Retry-After) even with the right password, and another address (the operator's) is not locked out by it.
+// Behind a trusted proxy (admin_trusted_proxies) the address is the client its X-Forwarded-For names.
 import { request } from 'node:http';
 import t from 'tap';
 import { parseRelayConfig } from '../../relay/config.js';
@@ -8,16 +9,15 @@ import { startAdmin } from '../../relay/admin/server.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 
 const PASSWORD = 'correct horse battery';
-const config = parseRelayConfig({
-  text: JSON.stringify({
-    workspace_id: 'ws1',
-    api_key: 'relay-key-abcdefgh',
-    gateway_url: 'ws://127.0.0.1:9',
-    agents: [{ name: 'echo', local_url: 'http://127.0.0.1:9' }],
-    admin_port: 0,
-    admin_password: PASSWORD,
-  }),
-});
+const settings = {
+  workspace_id: 'ws1',
+  api_key: 'relay-key-abcdefgh',
+  gateway_url: 'ws://127.0.0.1:9',
+  agents: [{ name: 'echo', local_url: 'http://127.0.0.1:9' }],
+  admin_port: 0,
+  admin_password: PASSWORD,
+};
+const config = parseRelayConfig({ text: JSON.stringify(settings) });
 
 /** One request to the admin server from the loopback address `from` (127.0.0.x: every one of them reaches 127.0.0.1). */
 function call(url: string, o: { from: string; method?: string; path: string; headers?: Record<string, string>; body?: string }) {
@@ -33,10 +33,10 @@ function call(url: string, o: { from: string; method?: string; path: string; hea
 }
 
 const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` });
-const form = (password: string) => ({
+const form = (password: string, headers: Record<string, string> = {}) => ({
   method: 'POST',
   path: '/login',
-  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
   body: new URLSearchParams({ password }).toString(),
 });
 
@@ -77,4 +77,33 @@ t.test('guesses through the form lock HTTP Basic as well', async (t) => {
   for (let i = 0; i < 10; i++) t.equal((await call(admin.url, { from: '127.0.0.4', ...form(`guess-${i}`) })).status, 401);
   t.equal((await call(admin.url, { from: '127.0.0.4', path: '/metrics', headers: basic(PASSWORD) })).status, 429);
   t.equal((await call(admin.url, { from: '127.0.0.4', path: '/healthz' })).status, 200, 'probes stay open');
+});
+
+t.test('behind a trusted proxy the budget is per client its X-Forwarded-For names; from anyone else the header is ignored', async (t) => {
+  const clock = new ManualClock();
+  const proxied = parseRelayConfig({ text: JSON.stringify({ ...settings, admin_trusted_proxies: ['127.0.0.5'] }) });
+  const admin = await startAdmin({ config: proxied, log: () => {}, clock });
+  t.teardown(() => admin.close());
+  const proxy = '127.0.0.5';
+  const via = (client: string) => ({ 'x-forwarded-for': client });
+
+  for (let i = 0; i < 10; i++) {
+    t.equal((await call(admin.url, { from: proxy, ...form(`guess-${i}`, via('203.0.113.7')) })).status, 401);
+  }
+  const locked = await call(admin.url, { from: proxy, path: '/api/status', headers: { ...basic(PASSWORD), ...via('203.0.113.7') } });
+  t.equal(locked.status, 429, 'the guessing client is locked out');
+  const operator = await call(admin.url, { from: proxy, ...form(PASSWORD, via('198.51.100.2')) });
+  t.equal(operator.status, 303, "another client through the same proxy signs in: one client's guesses do not lock everyone out");
+  t.equal(
+    (await call(admin.url, { from: proxy, path: '/metrics', headers: { ...basic(PASSWORD), ...via('203.0.113.7, 198.51.100.2') } })).status,
+    200,
+    'only the hop the proxy appended is read: what the client wrote to its left is not its address',
+  );
+
+  // a peer that is not a trusted proxy cannot pick a fresh bucket per request with the header
+  const direct = '127.0.0.6';
+  for (let i = 0; i < 10; i++) {
+    t.equal((await call(admin.url, { from: direct, path: '/api/status', headers: { ...basic(`guess-${i}`), ...via(`192.0.2.${i}`) } })).status, 401);
+  }
+  t.equal((await call(admin.url, { from: direct, path: '/api/status', headers: { ...basic(PASSWORD), ...via('192.0.2.99') } })).status, 429);
 });

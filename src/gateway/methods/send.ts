@@ -136,9 +136,16 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
         if (!(e instanceof TaskIdTakenError)) throw e;
         // another send made a task with this id first (a batch, a concurrent call, another instance): this message
         // is then a follow-up to that task, judged as any follow-up is (and refused unless it waits for input)
-        if (cfg) await parts.store.pushConfigs.delete(cfg.taskId, cfg.id);
-        const winner = ensureVisible(parts, ctx, id, await parts.supervisor.get(ctx.key.workspaceId, id));
-        return parts.supervisor.followUp(winner, toMessage(p.message, winner), { requestId: ctx.requestId });
+        try {
+          const winner = ensureVisible(parts, ctx, id, await parts.supervisor.get(ctx.key.workspaceId, id));
+          // taken: its inline config stays, as a follow-up's does
+          return await parts.supervisor.followUp(winner, toMessage(p.message, winner), { requestId: ctx.requestId });
+        } catch (refused) {
+          // refused: the config it stored goes, unless the caller named its id: then the winner (the same request sent
+          // twice, a retry on another instance) stored that very config, and removing it would leave the task unwatched
+          if (cfg && inlinePush?.id === undefined) await parts.store.pushConfigs.delete(cfg.taskId, cfg.id);
+          throw refused;
+        }
       }
     },
   };
