@@ -1,4 +1,6 @@
 // Errors raised by the store engines, each with a stable `code` callers can branch on.
+import { ZodError } from 'zod';
+import { firstIssue } from '../../protocol/input-issue.js';
 
 /** The kinds of record a store holds; named in errors so an operator knows what to repair. */
 export type RecordKind =
@@ -26,11 +28,20 @@ export class StoreCorruptError extends Error {
   readonly id: string;
 
   constructor(opts: { record: RecordKind; id: string; cause?: unknown }) {
-    super(`stored ${opts.record} record ${JSON.stringify(opts.id)} is corrupt`, { cause: opts.cause });
+    super(`stored ${opts.record} record ${JSON.stringify(opts.id)} is corrupt${whyCorrupt(opts.cause)}`, { cause: opts.cause });
     this.name = 'StoreCorruptError';
     this.record = opts.record;
     this.id = opts.id;
   }
+}
+
+/** The first thing wrong with a record, said in one line (a schema's issue, never the stored value itself). */
+function whyCorrupt(cause: unknown): string {
+  if (cause instanceof ZodError) {
+    const issue = firstIssue(cause);
+    return ` (${issue.path.map(String).join('.') || 'record'}: ${issue.message})`;
+  }
+  return cause === undefined ? '' : ' (it does not decode)';
 }
 
 /**

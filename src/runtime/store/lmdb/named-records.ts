@@ -2,7 +2,7 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import type { z } from 'zod';
 import type { RecordKind } from '../errors.js';
-import { checked } from '../validate.js';
+import { checked, listed, type OnCorrupt } from '../validate.js';
 import { AFTER_ANY_STRING } from './ranges.js';
 import { memoizedReader } from './read-memo.js';
 
@@ -24,6 +24,8 @@ export function lmdbNamedRecords<T>(o: {
   fresh: () => void;
   schema: z.ZodType<T>;
   record: RecordKind;
+  /** where list reports the damaged records it leaves out (none: a damaged record fails the listing) */
+  onCorrupt?: OnCorrupt;
   /** dbs keyed the same way whose entry goes with the record's */
   alsoRemove?: ReadonlyArray<Database<unknown, Key>>;
 }): NamedRecords<T> {
@@ -44,7 +46,10 @@ export function lmdbNamedRecords<T>(o: {
       fresh();
       const range = filter?.workspace === undefined ? {} : { start: [filter.workspace], end: [filter.workspace, AFTER_ANY_STRING] };
       const out: T[] = [];
-      for (const { key, value } of db.getRange(range)) out.push(read(value, key));
+      for (const { key, value } of db.getRange(range)) {
+        const rec = listed(o.onCorrupt, () => read(value, key));
+        if (rec !== undefined) out.push(rec);
+      }
       return out;
     },
     delete(workspace, name) {

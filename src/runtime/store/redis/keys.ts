@@ -5,6 +5,7 @@ import type { KeyStore } from '../types.js';
 import { entries, type RedisParts } from './client.js';
 import { script } from './scripts.js';
 import { decode, packr } from './values.js';
+import { listed } from '../validate.js';
 
 /**
  * KEYS: keyRecords, keyIdByHash, keyHashById. ARGV: id, hash, packed record.
@@ -35,8 +36,8 @@ return redis.call('HGET', KEYS[2], id)
 `,
 });
 
-export function redisKeyStore(o: Pick<RedisParts, 'bin' | 'keys' | 'run'>): KeyStore {
-  const { bin, keys: k, run } = o;
+export function redisKeyStore(o: Pick<RedisParts, 'bin' | 'keys' | 'run' | 'onCorrupt'>): KeyStore {
+  const { bin, keys: k, run, onCorrupt } = o;
   const decodeKey = (bytes: Buffer, id: string) => decode({ schema: KeyRecord, bytes, record: 'key', id });
   return {
     async put(rec) {
@@ -60,8 +61,8 @@ export function redisKeyStore(o: Pick<RedisParts, 'bin' | 'keys' | 'run'>): KeyS
     async list(filter) {
       const out: KeyRecord[] = [];
       for (const [id, bytes] of await entries(bin, k.keyRecords)) {
-        const rec = decodeKey(bytes, id);
-        if (filter?.workspaceId === undefined || rec.workspaceId === filter.workspaceId) out.push(rec);
+        const rec = listed(onCorrupt, () => decodeKey(bytes, id));
+        if (rec && (filter?.workspaceId === undefined || rec.workspaceId === filter.workspaceId)) out.push(rec);
       }
       return out;
     },

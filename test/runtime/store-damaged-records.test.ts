@@ -1,0 +1,79 @@
+// Damaged stored records (another version's, or a damaged file) on both engines: the gateway still starts, serves the
+// other records, names each damaged one in its log (never a secret), and a request that reads one gets a clear error.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
+import { openRedisStore } from '../../src/runtime/store/redis/index.js';
+import type { Store } from '../../src/runtime/store/types.js';
+import { createKeyCli, rpcAt, startChildServer } from '../support/child-server.js';
+import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { sampleConnection, sampleKey, sampleTask } from '../support/store-records.js';
+
+t.setTimeout(300_000);
+
+const SEALED = 'AQ-sealed-credentials-of-c-bad';
+
+/**
+ * Writes (writes are not validated: that is the point) a good working task and one record of each kind a server lists
+ * at start that no schema of this version accepts.
+ */
+async function plant(store: Store): Promise<void> {
+  // no owner: left running by the previous process of this data dir, so recovery fails it at start
+  await store.tasks.create({ ...sampleTask({ id: 'ok', state: 'working' }), owner: undefined });
+  await store.tasks.create({ ...sampleTask({ id: 'bad', state: 'working' }), artifacts: 'from a newer version' } as never);
+  await store.connections.put({ ...sampleConnection({ name: 'c-bad' }), dialect: 'V9', sealed: SEALED } as never);
+  await store.relays.put({ workspace: 'ws-a', name: 'r-bad', agents: 'not a map' } as never);
+  await store.keys.put({ ...sampleKey({ id: 'key-bad' }), trust: 'superuser' } as never);
+  await store.close();
+}
+
+async function check(t: Test, o: { dataDir: string; env: Record<string, string> }): Promise<void> {
+  const { key } = await createKeyCli(o.dataDir, { workspace: 'ws-a', trust: 'admin', env: o.env });
+  const server = await startChildServer({ dataDir: o.dataDir, env: o.env });
+  t.teardown(() => server.kill('SIGKILL'));
+  t.pass('the gateway starts');
+
+  const ok = await rpcAt(server.url, { key, method: 'tasks/get', params: { id: 'ok' } });
+  t.equal(ok.json.result?.status?.state, 'failed', 'the good running task was recovered (failed as left running) like any other');
+  const list = await rpcAt(server.url, { key, method: 'tasks/list', params: {} });
+  t.same(
+    list.json.result?.tasks?.map((x: { id: string }) => x.id),
+    ['ok'],
+    'tasks/list answers with the readable tasks, leaving the damaged one out',
+  );
+  const bad = await rpcAt(server.url, { key, method: 'tasks/get', params: { id: 'bad' } });
+  t.equal(bad.status, 200);
+  t.equal(bad.json.error?.code, -32603, 'reading the damaged task is an internal error');
+  t.notMatch(JSON.stringify(bad.json), /\n\s+at |node_modules|\.ts:\d/, 'with no stack');
+
+  const logged = server.output().stderr;
+  for (const [record, id] of [
+    ['connection', 'ws-a/c-bad'],
+    ['relay', 'ws-a/r-bad'],
+    ['task', 'ws-a/bad'],
+  ]) {
+    const line = logged.split('\n').find((l) => l.includes('damaged stored record') && l.includes(`"id":"${id}"`));
+    t.ok(line, `the log names the damaged ${record} ${id}`);
+    t.match(line ?? '', `"record":"${record}"`);
+  }
+  t.match(logged, /stored connection record \\"ws-a\/c-bad\\" is corrupt \(dialect: /, 'and says what is wrong with it');
+  t.notMatch(logged, SEALED, 'never the sealed credentials');
+}
+
+t.test('lmdb: damaged records do not keep the gateway from starting and serving the others', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'a2a-damaged-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  await plant(await openLmdbStore({ path: join(dataDir, 'store') }));
+  await check(t, { dataDir, env: {} });
+});
+
+t.test('redis: damaged records do not keep the gateway from starting and serving the others', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'a2a-damaged-'));
+  const prefix = testPrefix('damaged');
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  t.teardown(() => cleanupPrefix(REDIS_URL, prefix));
+  await plant(await openRedisStore({ url: REDIS_URL, prefix }));
+  await check(t, { dataDir, env: { A2A_STORE: 'redis', REDIS_URL, A2A_REDIS_PREFIX: prefix } });
+});
