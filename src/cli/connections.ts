@@ -1,6 +1,6 @@
 // `a2a-gateway connections add|list|show|status|update|remove`: outbound connections on the configured store (the one a running server uses).
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import type { parseArgs } from 'node:util';
 import type { CredentialKind } from '../protocol/connections.js';
 import { openSecret, openStore } from '../open-store.js';
 import { systemClock } from '../runtime/clock.js';
@@ -19,7 +19,7 @@ import {
   updateConnection,
 } from '../runtime/connection-admin.js';
 import { parseAllowlist } from '../runtime/net/guard.js';
-import { COMMON_OPTIONS, configFrom } from './common-flags.js';
+import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -238,7 +238,7 @@ export async function connectionsCommand(args: string[]): Promise<number> {
   const SUBS = 'add, list, show, status, update, remove';
   if (sub === undefined || sub.startsWith('-')) throw inputError(`connections: a subcommand is needed: ${SUBS}`);
   if (!SUBS.split(', ').includes(sub)) throw inputError(`connections: unknown subcommand '${sub}' (${SUBS})`);
-  const { values: v, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true, options: OPTIONS });
+  const { values: v, positionals } = parseFlags({ args: rest, allowPositionals: true, strict: true, options: OPTIONS });
   const credentialFlags = ALL_CREDENTIAL_FLAGS.filter((f) => v[f.flag] !== undefined).map((f) => `--${f.flag}`);
   if (sub !== 'add' && sub !== 'update') {
     const setting = ['url', 'auth', 'dialect', 'trust', 'agents', 'allowed-data-types', 'retention-hours', 'store-results', 'no-store-results'].find(
