@@ -2,7 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import type { parseArgs } from 'node:util';
 import type { CredentialKind } from '../protocol/connections.js';
-import { openSecret, openStore } from '../open-store.js';
+import { openSecret } from '../open-store.js';
+import { openCliStore } from './store.js';
 import { systemClock } from '../runtime/clock.js';
 import {
   type ConnectionAdminDeps,
@@ -309,14 +310,14 @@ export async function connectionsCommand(args: string[]): Promise<number> {
       const ref = refFrom(v, positionals, sub);
       run = async (deps) => {
         const c = await removeConnection(deps, ref);
-        out(v.json ? JSON.stringify(c) : `connection ${c.name} removed from workspace ${c.workspace}`);
+        out(v.json ? JSON.stringify(c) : `connection ${c.name} removed from workspace ${c.workspace}${'damaged' in c ? ' (its record was damaged)' : ''}`);
       };
     }
   }
 
   const config = await configFrom(v);
   const allowlist = parseAllowlist(config.push.allowlist, 'push.allowlist');
-  const store = await openStore(config);
+  const store = await openCliStore(config);
   try {
     await run({ connections: store.connections, secret: await openSecret(config), clock: systemClock, allowlist });
     return 0;

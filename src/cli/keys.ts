@@ -1,5 +1,6 @@
 // `a2a-gateway keys ...`: key administration on the configured store (the same one a running server uses).
-import { openSecret, openStore } from '../open-store.js';
+import { openSecret } from '../open-store.js';
+import { openCliStore } from './store.js';
 import { plainDecimal } from '../protocol/decimal.js';
 import { MAX_RATE_LIMIT, RateLimit } from '../protocol/records.js';
 import { systemClock } from '../runtime/clock.js';
@@ -53,7 +54,7 @@ export async function keysCommand(args: string[]): Promise<number> {
   if (positionals.length > wanted)
     throw new KeyAdminError(`keys ${sub}: unexpected '${positionals[wanted]}' (${wanted === 1 ? 'one key id at a time' : 'give values with their flags'})`);
   const config = await configFrom(values);
-  const store = await openStore(config);
+  const store = await openCliStore(config);
   const deps = { keys: store.keys, relays: store.relays, secret: await openSecret(config), clock: systemClock };
   const out = (s: string) => process.stdout.write(`${s}\n`);
   try {

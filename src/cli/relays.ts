@@ -1,5 +1,5 @@
 // `a2a-gateway relays add|list|show|remove|agents|agent-trust|agent-keys`: relay connections on the configured store.
-import { openStore } from '../open-store.js';
+import { openCliStore } from './store.js';
 import { systemClock } from '../runtime/clock.js';
 import {
   type RelayAdminDeps,
@@ -137,13 +137,13 @@ export async function relaysCommand(args: string[]): Promise<number> {
       const ref = refOf(1);
       run = async (deps) => {
         const r = await removeRelay(deps, ref);
-        out(v.json ? JSON.stringify(r) : `relay ${r.name} removed from workspace ${r.workspace}`);
+        out(v.json ? JSON.stringify(r) : `relay ${r.name} removed from workspace ${r.workspace}${'damaged' in r ? ' (its record was damaged)' : ''}`);
       };
     }
   }
 
   const config = await configFrom(v);
-  const store = await openStore(config);
+  const store = await openCliStore(config);
   try {
     await run({ relays: store.relays, keys: store.keys, clock: systemClock });
     return 0;

@@ -1,5 +1,6 @@
 // `a2a-gateway webhooks secret rotate --workspace W [--json]`: a new webhook signing secret for a workspace, shown once.
-import { openSecret, openStore } from '../open-store.js';
+import { openSecret } from '../open-store.js';
+import { openCliStore } from './store.js';
 import { WebhookSecretError, WebhookSecrets } from '../runtime/push/secrets.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
 
@@ -18,7 +19,7 @@ export async function webhooksCommand(args: string[]): Promise<number> {
   if (!values.workspace) throw new WebhookSecretError('workspace: --workspace is required');
   const config = await configFrom(values);
   const serverSecret = await openSecret(config);
-  const store = await openStore(config);
+  const store = await openCliStore(config);
   try {
     const secret = await new WebhookSecrets({ meta: store.meta, secret: serverSecret }).rotate(values.workspace);
     const out = (s: string) => process.stdout.write(`${s}\n`);

@@ -9,6 +9,7 @@ import { TrustLevel } from '../protocol/scopes.js';
 import type { RelayAgentCard } from '../protocol/tunnel.js';
 import type { Clock } from './clock.js';
 import { keyLapsed } from './keys.js';
+import { readOrDamaged, type RemovedDamaged } from './store/errors.js';
 import type { KeyStore, RelayStore } from './store/types.js';
 import { firstIssue } from '../protocol/input-issue.js';
 
@@ -156,10 +157,11 @@ export async function showRelay(deps: RelayAdminDeps, ref: unknown): Promise<Rel
   return relayView(await load(deps, ref));
 }
 
-export async function removeRelay(deps: RelayAdminDeps, ref: unknown): Promise<RelayView> {
-  const rec = await load(deps, ref);
-  if (!(await deps.relays.delete(rec.workspace, rec.name))) throw notFound(rec);
-  return relayView(rec);
+export async function removeRelay(deps: RelayAdminDeps, ref: unknown): Promise<RelayView | RemovedDamaged> {
+  const r = parseRelayRef(ref);
+  const rec = await readOrDamaged(() => deps.relays.get(r.workspace, r.name));
+  if (rec === undefined || !(await deps.relays.delete(r.workspace, r.name))) throw notFound(r);
+  return rec === 'damaged' ? { workspace: r.workspace, name: r.name, damaged: true } : relayView(rec);
 }
 
 /** Sets one agent's trust and/or the keys that may reach it; the agent may be set before the relay announces it. */

@@ -1,5 +1,6 @@
 // Damaged stored records (another version's, or a damaged file) on both engines: the gateway still starts, serves the
 // other records, names each damaged one in its log (never a secret), and a request that reads one gets a clear error.
+// The CLI lists the others (valid JSON), names the damaged ones on stderr, and removes a damaged connection or relay.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import t, { type Test } from 'tap';
 import { openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
 import { openRedisStore } from '../../src/runtime/store/redis/index.js';
 import type { Store } from '../../src/runtime/store/types.js';
-import { createKeyCli, rpcAt, startChildServer } from '../support/child-server.js';
+import { createKeyCli, rpcAt, runCli, startChildServer } from '../support/child-server.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { sampleConnection, sampleKey, sampleTask } from '../support/store-records.js';
 
@@ -23,6 +24,7 @@ async function plant(store: Store): Promise<void> {
   // no owner: left running by the previous process of this data dir, so recovery fails it at start
   await store.tasks.create({ ...sampleTask({ id: 'ok', state: 'working' }), owner: undefined });
   await store.tasks.create({ ...sampleTask({ id: 'bad', state: 'working' }), artifacts: 'from a newer version' } as never);
+  await store.connections.put(sampleConnection({ name: 'c-good' }));
   await store.connections.put({ ...sampleConnection({ name: 'c-bad' }), dialect: 'V9', sealed: SEALED } as never);
   await store.relays.put({ workspace: 'ws-a', name: 'r-bad', agents: 'not a map' } as never);
   await store.keys.put({ ...sampleKey({ id: 'key-bad' }), trust: 'superuser' } as never);
@@ -60,16 +62,51 @@ async function check(t: Test, o: { dataDir: string; env: Record<string, string> 
   }
   t.match(logged, /stored connection record \\"ws-a\/c-bad\\" is corrupt \(dialect: /, 'and says what is wrong with it');
   t.notMatch(logged, SEALED, 'never the sealed credentials');
+
+  const cli = (args: string[]) => runCli([...args, '--data-dir', o.dataDir], { env: o.env });
+  const [keys, connections, relays] = await Promise.all([
+    cli(['keys', 'list', '--json']),
+    cli(['connections', 'list', '--json']),
+    cli(['relays', 'list', '--json']),
+  ]);
+  t.equal(keys.code, 0, keys.stderr);
+  t.same(
+    JSON.parse(keys.stdout).map((k: { workspace: string }) => k.workspace),
+    ['ws-a'],
+    'keys list: the readable key, as JSON',
+  );
+  t.match(keys.stderr, /warning: stored key record "key-bad" is corrupt \(trust: .*\); it is left out/, 'keys list names the damaged key');
+  t.same(
+    JSON.parse(connections.stdout).map((c: { name: string }) => c.name),
+    ['c-good'],
+    'connections list: the readable connection',
+  );
+  t.match(connections.stderr, /stored connection record "ws-a\/c-bad" is corrupt \(dialect: /, 'connections list names the damaged one');
+  t.notMatch(connections.stdout + connections.stderr, SEALED, 'never its sealed credentials');
+  t.same(JSON.parse(relays.stdout), [], 'relays list: none readable');
+  t.match(relays.stderr, /stored relay record "ws-a\/r-bad" is corrupt/, 'relays list names the damaged one');
+
+  const [removedConnection, removedRelay] = await Promise.all([
+    cli(['connections', 'remove', 'c-bad', '--workspace', 'ws-a']),
+    cli(['relays', 'remove', 'r-bad', '--workspace', 'ws-a', '--json']),
+  ]);
+  t.equal(removedConnection.code, 0, removedConnection.stderr);
+  t.match(removedConnection.stdout, 'connection c-bad removed from workspace ws-a (its record was damaged)', 'a damaged connection can be removed');
+  t.equal(removedRelay.code, 0, removedRelay.stderr);
+  t.same(JSON.parse(removedRelay.stdout), { workspace: 'ws-a', name: 'r-bad', damaged: true }, 'a damaged relay can be removed');
+  const [after, gone] = await Promise.all([cli(['connections', 'list', '--json']), cli(['connections', 'show', 'c-bad', '--workspace', 'ws-a'])]);
+  t.equal(after.stderr.includes('corrupt'), false, 'the damaged connection is gone');
+  t.match(gone.stderr, /no connection named c-bad in workspace ws-a/);
 }
 
-t.test('lmdb: damaged records do not keep the gateway from starting and serving the others', async (t) => {
+t.test('lmdb: damaged records keep neither the gateway nor the CLI from serving the others', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'a2a-damaged-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
   await plant(await openLmdbStore({ path: join(dataDir, 'store') }));
   await check(t, { dataDir, env: {} });
 });
 
-t.test('redis: damaged records do not keep the gateway from starting and serving the others', async (t) => {
+t.test('redis: damaged records keep neither the gateway nor the CLI from serving the others', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'a2a-damaged-'));
   const prefix = testPrefix('damaged');
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));

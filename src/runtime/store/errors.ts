@@ -35,6 +35,23 @@ export class StoreCorruptError extends Error {
   }
 }
 
+/** What removing a record too damaged to read answers: it is removed all the same, since that is how one repairs it. */
+export interface RemovedDamaged {
+  workspace: string;
+  name: string;
+  damaged: true;
+}
+
+/** A read whose record may be stored but unreadable: 'damaged' then, rather than the error (a remove goes on). */
+export async function readOrDamaged<T>(read: () => Promise<T>): Promise<T | 'damaged'> {
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof StoreCorruptError) return 'damaged';
+    throw e;
+  }
+}
+
 /** The first thing wrong with a record, said in one line (a schema's issue, never the stored value itself). */
 function whyCorrupt(cause: unknown): string {
   if (cause instanceof ZodError) {
