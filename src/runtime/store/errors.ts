@@ -35,6 +35,22 @@ export class StoreCorruptError extends Error {
   }
 }
 
+/**
+ * A fixed key of the Redis store holds another type than the store keeps there: most likely another program's data
+ * under the same prefix, which the gateway must neither read as its own nor overwrite.
+ */
+export class StoreKeyTypeError extends Error {
+  readonly code = 'ERR_STORE_KEY_TYPE';
+
+  constructor(o: { key: string; found: string; want: string; holds: string }) {
+    super(
+      `redis key ${JSON.stringify(o.key)} holds a ${o.found} where the gateway keeps a ${o.want} (${o.holds}): is another program ` +
+        'using this prefix? Give the gateway a prefix of its own (A2A_REDIS_PREFIX, config redisPrefix), or delete the key if it is a leftover',
+    );
+    this.name = 'StoreKeyTypeError';
+  }
+}
+
 /** What removing a record too damaged to read answers: it is removed all the same, since that is how one repairs it. */
 export interface RemovedDamaged {
   workspace: string;

@@ -27,6 +27,7 @@ import { redisResultStore } from './results.js';
 import { scriptRunner } from './scripts.js';
 import { redisTaskStore } from './tasks.js';
 import { ensureWorkspaceIndex } from './workspace-index.js';
+import { checkKeyTypes } from './key-types.js';
 
 export async function openRedisStore(opts: {
   url: string;
@@ -42,6 +43,7 @@ export async function openRedisStore(opts: {
   const bin = binary(client);
   const parts: RedisParts = { client, bin, keys: redisKeys(opts.prefix), run: scriptRunner(bin), onCorrupt: opts.onCorrupt };
   try {
+    await checkKeyTypes(parts);
     await ensureWorkspaceIndex(parts);
   } catch (err) {
     // the caller gets no store to close: release the connection here
