@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AgentId } from '../protocol/agent-events.js';
-import { KeyRecord, RateLimits, WorkspaceId, publicKeyView } from '../protocol/records.js';
+import { KeyName, KeyRecord, RateLimits, WorkspaceId, publicKeyView } from '../protocol/records.js';
 import { Scope, TrustLevel, scopesBeyondTrust } from '../protocol/scopes.js';
 import type { Clock } from './clock.js';
 import { hashKey, mintKey } from './keys.js';
@@ -19,7 +19,7 @@ export const CreateKeyInput = z.object({
   scopes: z.array(Scope).default([]),
   /** empty: every agent of the workspace */
   agents: z.array(AgentId).max(MAX_KEY_AGENTS, `at most ${MAX_KEY_AGENTS} agents`).default([]),
-  name: z.string().min(1).optional(),
+  name: KeyName.optional(),
   expiresAt: z.number().int().nullable().default(null),
   limits: RateLimits.optional(),
 });

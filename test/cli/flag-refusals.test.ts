@@ -1,5 +1,6 @@
 // The command line refuses what it would otherwise act on silently: a flag given twice (the last used to win), a key
-// of another workspace than the one named, a flag or argument the subcommand would ignore. Nothing changes, on either store.
+// of another workspace than the one named, a flag or argument the subcommand would ignore, a key name or workspace
+// that would forge a line of `keys list`. Nothing changes, on either store.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +62,26 @@ t.test('a flag with a value given twice is refused, naming it (never its values)
   const [keys, connections] = await Promise.all([runCli(['keys', 'list', ...D, '--json']), runCli(['connections', 'list', ...D, '--json'])]);
   t.same(JSON.parse(keys.stdout), [], 'no key was created');
   t.same(JSON.parse(connections.stdout), [], 'no connection was added');
+});
+
+t.test('a key name or workspace with a control character, or a name past 100 characters, is refused; nothing is created', async (t) => {
+  const dir = await tempDir(t);
+  const base = ['keys', 'create', '--data-dir', dir, '--trust', 'read_only', '--json'];
+  const forged = 'key_0000000000000000  ws1  admin  active  expires never';
+  const cases: Array<[string, string[], RegExp]> = [
+    ['a name with a newline', ['--workspace', 'ws1', '--name', `laptop\n${forged}`], /name: no control characters/],
+    ['a name with an escape', ['--workspace', 'ws1', '--name', 'red \u001b[31m'], /name: no control characters/],
+    ['a name of 101 characters', ['--workspace', 'ws1', '--name', 'n'.repeat(101)], /name: at most 100 characters/],
+    ['a workspace with a newline', ['--workspace', `ws1\n${forged}`], /workspace: no control characters/],
+  ];
+  const results = await Promise.all(cases.map(([, args]) => runCli([...base, ...args])));
+  for (const [i, [what, , message]] of cases.entries()) refused(t, results[i]!, message, what);
+  const [list, ok] = await Promise.all([
+    runCli(['keys', 'list', '--data-dir', dir]),
+    runCli([...base, '--workspace', 'wß😀', '--name', `my laptop — ${'n'.repeat(80)}`]),
+  ]);
+  t.equal(list.stdout, 'no keys\n', 'no key was created; keys list shows no forged line');
+  t.equal(ok.code, 0, `letters of any script are fine: ${ok.stderr}`);
 });
 
 const stores: Array<{ name: string; env: (t: Test) => Record<string, string> }> = [
