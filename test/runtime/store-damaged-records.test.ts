@@ -8,6 +8,7 @@ import t, { type Test } from 'tap';
 import { openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
 import { openRedisStore } from '../../src/runtime/store/redis/index.js';
 import type { Store } from '../../src/runtime/store/types.js';
+import { hashKey, loadSecret } from '../../src/runtime/keys.js';
 import { createKeyCli, rpcAt, runCli, startChildServer } from '../support/child-server.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { sampleConnection, sampleKey, sampleTask } from '../support/store-records.js';
@@ -31,8 +32,15 @@ async function plant(store: Store): Promise<void> {
   await store.close();
 }
 
-async function check(t: Test, o: { dataDir: string; env: Record<string, string> }): Promise<void> {
-  const { key } = await createKeyCli(o.dataDir, { workspace: 'ws-a', trust: 'admin', env: o.env });
+async function check(t: Test, o: { dataDir: string; env: Record<string, string>; open: () => Promise<Store> }): Promise<void> {
+  const [{ key }, victim] = await Promise.all([
+    createKeyCli(o.dataDir, { workspace: 'ws-a', trust: 'admin', env: o.env }),
+    createKeyCli(o.dataDir, { workspace: 'ws-a', trust: 'admin', env: o.env }),
+  ]);
+  const store = await o.open();
+  await store.keys.put({ ...(await store.keys.get(victim.id))!, trust: 'superuser' } as never);
+  await store.close();
+  const victimHash = hashKey(await loadSecret({ dataDir: o.dataDir }), victim.key);
   const server = await startChildServer({ dataDir: o.dataDir, env: o.env });
   t.teardown(() => server.kill('SIGKILL'));
   t.pass('the gateway starts');
@@ -50,7 +58,13 @@ async function check(t: Test, o: { dataDir: string; env: Record<string, string> 
   t.equal(bad.json.error?.code, -32603, 'reading the damaged task is an internal error');
   t.notMatch(JSON.stringify(bad.json), /\n\s+at |node_modules|\.ts:\d/, 'with no stack');
 
+  const refused = await rpcAt(server.url, { key: victim.key, method: 'tasks/get', params: { id: 'ok' } });
+  t.equal(refused.json.error?.code, -32603, 'a request with a damaged key is an internal error');
+  t.notMatch(JSON.stringify(refused.json), /\n\s+at |node_modules|\.ts:\d/, 'with no stack');
+
   const logged = server.output().stderr;
+  t.match(logged, `stored key record \\"${victim.id}\\" is corrupt (trust: `, 'the log names the damaged key by its id');
+  t.notMatch(logged, victimHash, 'never by its hash');
   for (const [record, id] of [
     ['connection', 'ws-a/c-bad'],
     ['relay', 'ws-a/r-bad'],
@@ -102,8 +116,9 @@ async function check(t: Test, o: { dataDir: string; env: Record<string, string> 
 t.test('lmdb: damaged records keep neither the gateway nor the CLI from serving the others', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'a2a-damaged-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  await plant(await openLmdbStore({ path: join(dataDir, 'store') }));
-  await check(t, { dataDir, env: {} });
+  const open = () => openLmdbStore({ path: join(dataDir, 'store') });
+  await plant(await open());
+  await check(t, { dataDir, env: {}, open });
 });
 
 t.test('redis: damaged records keep neither the gateway nor the CLI from serving the others', async (t) => {
@@ -111,6 +126,7 @@ t.test('redis: damaged records keep neither the gateway nor the CLI from serving
   const prefix = testPrefix('damaged');
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
   t.teardown(() => cleanupPrefix(REDIS_URL, prefix));
-  await plant(await openRedisStore({ url: REDIS_URL, prefix }));
-  await check(t, { dataDir, env: { A2A_STORE: 'redis', REDIS_URL, A2A_REDIS_PREFIX: prefix } });
+  const open = () => openRedisStore({ url: REDIS_URL, prefix });
+  await plant(await open());
+  await check(t, { dataDir, env: { A2A_STORE: 'redis', REDIS_URL, A2A_REDIS_PREFIX: prefix }, open });
 });

@@ -54,9 +54,16 @@ export function redisKeyStore(o: Pick<RedisParts, 'bin' | 'keys' | 'run' | 'onCo
     async getByHash(hash) {
       const reply = await run({ script: keyByHash2, keys: [k.keyIdByHash, k.keyRecords], args: [hash] });
       if (reply === null) return undefined;
-      if (!Buffer.isBuffer(reply)) throw new StoreCorruptError({ record: 'key', id: `hash:${hash}` });
-      const rec = decodeKey(reply, `hash:${hash}`);
-      return rec.hash === hash ? rec : undefined;
+      try {
+        if (!Buffer.isBuffer(reply)) throw new StoreCorruptError({ record: 'key', id: '' });
+        const rec = decodeKey(reply, '');
+        return rec.hash === hash ? rec : undefined;
+      } catch (e) {
+        if (!(e instanceof StoreCorruptError)) throw e;
+        // named by its key id, as LMDB names it, never by the hash: the error reaches the log, and a hash is shown nowhere
+        const id = await bin.hGet(k.keyIdByHash, hash);
+        throw new StoreCorruptError({ record: 'key', id: id === null ? '(id unknown)' : id.toString(), cause: e.cause });
+      }
     },
     async list(filter) {
       const out: KeyRecord[] = [];
