@@ -5,9 +5,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
+import { open as lmdbOpen } from 'lmdb';
+import { createClient } from 'redis';
+import { connectionField, redisKeys } from '../../src/runtime/redis/keys.js';
+import { LMDB_DBS, openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
 import { openRedisStore } from '../../src/runtime/store/redis/index.js';
-import type { Store } from '../../src/runtime/store/types.js';
+import { taskKey, type Store } from '../../src/runtime/store/types.js';
 import { hashKey, loadSecret } from '../../src/runtime/keys.js';
 import { createKeyCli, rpcAt, runCli, startChildServer } from '../support/child-server.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
@@ -29,8 +32,12 @@ async function plant(store: Store): Promise<void> {
   await store.connections.put({ ...sampleConnection({ name: 'c-bad' }), dialect: 'V9', sealed: SEALED } as never);
   await store.relays.put({ workspace: 'ws-a', name: 'r-bad', agents: 'not a map' } as never);
   await store.keys.put({ ...sampleKey({ id: 'key-bad' }), trust: 'superuser' } as never);
+  await store.tasks.create({ ...sampleTask({ id: 'bytes', state: 'working' }), owner: undefined });
   await store.close();
 }
+
+/** Bytes that are not msgpack at all (0xc1 is a code msgpack never uses), in place of a connection and a running task. */
+const NOT_MSGPACK = Buffer.from([0xc1, 0xc1, 0xc1]);
 
 async function check(t: Test, o: { dataDir: string; env: Record<string, string>; open: () => Promise<Store> }): Promise<void> {
   const [{ key }, victim] = await Promise.all([
@@ -69,12 +76,15 @@ async function check(t: Test, o: { dataDir: string; env: Record<string, string>;
     ['connection', 'ws-a/c-bad'],
     ['relay', 'ws-a/r-bad'],
     ['task', 'ws-a/bad'],
+    ['connection', 'ws-a/c-bytes'],
+    ['task', 'ws-a/bytes'],
   ]) {
     const line = logged.split('\n').find((l) => l.includes('damaged stored record') && l.includes(`"id":"${id}"`));
     t.ok(line, `the log names the damaged ${record} ${id}`);
     t.match(line ?? '', `"record":"${record}"`);
   }
   t.match(logged, /stored connection record \\"ws-a\/c-bad\\" is corrupt \(dialect: /, 'and says what is wrong with it');
+  t.match(logged, /stored task record \\"ws-a\/bytes\\" is corrupt \(it does not decode\)/, 'or that it does not decode');
   t.notMatch(logged, SEALED, 'never the sealed credentials');
 
   const cli = (args: string[]) => runCli([...args, '--data-dir', o.dataDir], { env: o.env });
@@ -96,6 +106,7 @@ async function check(t: Test, o: { dataDir: string; env: Record<string, string>;
     'connections list: the readable connection',
   );
   t.match(connections.stderr, /stored connection record "ws-a\/c-bad" is corrupt \(dialect: /, 'connections list names the damaged one');
+  t.match(connections.stderr, /stored connection record "ws-a\/c-bytes" is corrupt \(it does not decode\)/, 'and the one that does not decode');
   t.notMatch(connections.stdout + connections.stderr, SEALED, 'never its sealed credentials');
   t.same(JSON.parse(relays.stdout), [], 'relays list: none readable');
   t.match(relays.stderr, /stored relay record "ws-a\/r-bad" is corrupt/, 'relays list names the damaged one');
@@ -109,7 +120,7 @@ async function check(t: Test, o: { dataDir: string; env: Record<string, string>;
   t.equal(removedRelay.code, 0, removedRelay.stderr);
   t.same(JSON.parse(removedRelay.stdout), { workspace: 'ws-a', name: 'r-bad', damaged: true }, 'a damaged relay can be removed');
   const [after, gone] = await Promise.all([cli(['connections', 'list', '--json']), cli(['connections', 'show', 'c-bad', '--workspace', 'ws-a'])]);
-  t.equal(after.stderr.includes('corrupt'), false, 'the damaged connection is gone');
+  t.notMatch(after.stderr, 'c-bad', 'the damaged connection is gone');
   t.match(gone.stderr, /no connection named c-bad in workspace ws-a/);
 }
 
@@ -118,6 +129,10 @@ t.test('lmdb: damaged records keep neither the gateway nor the CLI from serving 
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
   const open = () => openLmdbStore({ path: join(dataDir, 'store') });
   await plant(await open());
+  const raw = lmdbOpen({ path: join(dataDir, 'store'), noSubdir: false, maxDbs: 32 });
+  await raw.openDB({ name: LMDB_DBS.connections, encoding: 'binary' }).put(['ws-a', 'c-bytes'], NOT_MSGPACK);
+  await raw.openDB({ name: LMDB_DBS.tasks, encoding: 'binary' }).put(taskKey('ws-a', 'bytes'), NOT_MSGPACK);
+  await raw.close();
   await check(t, { dataDir, env: {}, open });
 });
 
@@ -128,5 +143,12 @@ t.test('redis: damaged records keep neither the gateway nor the CLI from serving
   t.teardown(() => cleanupPrefix(REDIS_URL, prefix));
   const open = () => openRedisStore({ url: REDIS_URL, prefix });
   await plant(await open());
+  const raw = createClient({ url: REDIS_URL });
+  raw.on('error', () => {});
+  await raw.connect();
+  const k = redisKeys(prefix);
+  await raw.hSet(k.connections, connectionField('ws-a', 'c-bytes'), NOT_MSGPACK);
+  await raw.set(k.task(taskKey('ws-a', 'bytes')), NOT_MSGPACK);
+  await raw.close();
   await check(t, { dataDir, env: { A2A_STORE: 'redis', REDIS_URL, A2A_REDIS_PREFIX: prefix }, open });
 });

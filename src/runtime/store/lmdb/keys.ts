@@ -21,7 +21,12 @@ export function lmdbKeyStore(o: LmdbKeyStoreOptions): KeyStore {
   const { root, keys, keyHash, fresh, onCorrupt } = o;
   // Key records are read on every request and may be changed by another process (a CLI revoke), so they are
   // never cached as objects: the stored bytes are read every time, and decoded only when they changed.
-  const readRecord = memoizedReader({ db: keys, decode: (value, id) => checked({ schema: KeyRecord, value, record: 'key', id: String(id) }) });
+  const readRecord = memoizedReader({
+    db: keys,
+    decode: (value, id) => checked({ schema: KeyRecord, value, record: 'key', id: String(id) }),
+    record: 'key',
+    idOf: String,
+  });
   const readKey = (id: string): KeyRecord | undefined => readRecord(id, id);
 
   return {
@@ -48,8 +53,9 @@ export function lmdbKeyStore(o: LmdbKeyStoreOptions): KeyStore {
     async list(filter) {
       fresh();
       const out: KeyRecord[] = [];
-      for (const { key, value } of keys.getRange()) {
-        const rec = listed(onCorrupt, () => checked({ schema: KeyRecord, value, record: 'key', id: String(key) }));
+      // by key, each read on its own: a value that does not decode fails its own read, not the whole range's
+      for (const key of keys.getKeys()) {
+        const rec = listed(onCorrupt, () => readKey(String(key)));
         if (rec && (filter?.workspaceId === undefined || rec.workspaceId === filter.workspaceId)) out.push(rec);
       }
       return out;

@@ -5,6 +5,7 @@ import { Task, TERMINAL_STATES, type TaskState } from '../../../protocol/model.j
 import type { TaskPutOptions, TaskStore } from '../types.js';
 import { taskKey } from '../types.js';
 import { checked, listed, type OnCorrupt } from '../validate.js';
+import { getDecoded } from './decoded.js';
 import { dropEvents, putEvents } from './events.js';
 import { dropPushConfigs } from './push-configs.js';
 import { assertKeysFit } from './key-size.js';
@@ -44,7 +45,7 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
   // be remembered instead of parsed on every tasks/get
   const validTasks = new WeakMap<object, Task>();
   const readTask = (id: string): Task | undefined => {
-    const v = tasks.get(id);
+    const v = getDecoded({ db: tasks, key: id, record: 'task', id });
     if (v === undefined) return undefined;
     const known = typeof v === 'object' && v !== null ? validTasks.get(v) : undefined;
     if (known) return known;
