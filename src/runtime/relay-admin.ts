@@ -164,11 +164,25 @@ export async function removeRelay(deps: RelayAdminDeps, ref: unknown): Promise<R
   return rec === 'damaged' ? { workspace: r.workspace, name: r.name, damaged: true } : relayView(rec);
 }
 
+/**
+ * A key an agent's list names must be a live key of the relay's workspace: a mistyped id, or one of another workspace
+ * (whose callers never reach this relay), would leave a list that lets no intended caller in, and say nothing.
+ */
+async function checkPermittedKey(deps: RelayAdminDeps, id: string, workspace: string): Promise<void> {
+  const key = await deps.keys.get(id);
+  if (!key) throw new RelayAdminError('ERR_RELAY_KEY', `keys: no key ${id}`, 'keys');
+  if (key.workspaceId !== workspace)
+    throw new RelayAdminError('ERR_RELAY_KEY', `keys: ${id} is a key of another workspace (the relay's agents serve ${workspace})`, 'keys');
+  const lapsed = keyLapsed(key, deps.clock.now());
+  if (lapsed) throw new RelayAdminError('ERR_RELAY_KEY', `keys: ${id} is ${lapsed}`, 'keys');
+}
+
 /** Sets one agent's trust and/or the keys that may reach it; the agent may be set before the relay announces it. */
 export async function setRelayAgent(deps: RelayAdminDeps, input: unknown): Promise<RelayAgentView> {
   const s = parseAgentSetting(input);
   if (s.trust === undefined && s.keys === undefined) throw new RelayAdminError('ERR_RELAY_INPUT', 'agent: nothing to change (give a trust level or keys)');
   const rec = await load(deps, { workspace: s.workspace, name: s.name });
+  for (const id of s.keys ?? []) await checkPermittedKey(deps, id, s.workspace);
   const current = rec.agents[s.agent] ?? { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [] };
   const next: RelayAgentRecord = { ...current, ...(s.trust === undefined ? {} : { trust: s.trust }), ...(s.keys === undefined ? {} : { keys: s.keys }) };
   await deps.relays.put({ ...rec, agents: { ...rec.agents, [s.agent]: next }, updatedAt: deps.clock.now() });
