@@ -132,7 +132,7 @@ export async function openLmdbStore(opts: {
     keys: lmdbKeyStore({ root, keys, keyHash, fresh, onCorrupt }),
     tasks: lmdbTaskStore({ root, tasks, taskState, byState, taskSeq, ended, events, pushConfigs, pushJobs, fresh, onCorrupt }),
     pushConfigs: lmdbPushConfigStore({ root, db: pushConfigs, fresh }),
-    pushJobs: lmdbPushJobStore({ root, db: pushJobs, fresh }),
+    pushJobs: lmdbPushJobStore({ root, db: pushJobs, fresh, onCorrupt }),
     events: lmdbEventStore({ root, db: events, fresh }),
     meta: lmdbMetaStore({
       root,
