@@ -28,6 +28,7 @@ import { errorText, silentLog, type Log } from './runtime/log.js';
 import { createAgentPool } from './runtime/pool/index.js';
 import { createPushRuntime, type PushRuntime } from './runtime/push/push.js';
 import type { Resolve } from './runtime/net/guard.js';
+import type { StoreCorruptError } from './runtime/store/errors.js';
 import type { Store } from './runtime/store/types.js';
 import { startHttpServer } from './transport/app.js';
 import { readiness } from './runtime/readiness.js';
@@ -102,7 +103,16 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     if (text !== lastRedisError) log('redis connection error', { error: text });
     lastRedisError = text;
   };
-  const store = await openStore(config, { onError: onRedisError });
+  // a damaged record (another version's, or a damaged file) is left out of listings, so the rest still start and
+  // serve; said once per record, not on every rescan
+  const reportedCorrupt = new Set<string>();
+  const onCorrupt = (e: StoreCorruptError) => {
+    const id = `${e.record} ${e.id}`;
+    if (reportedCorrupt.has(id)) return;
+    reportedCorrupt.add(id);
+    log('damaged stored record left out; repair or remove it', { record: e.record, id: e.id, error: e.message });
+  };
+  const store = await openStore(config, { onError: onRedisError, onCorrupt });
   // instances share a Redis store by design; an LMDB dir has one server, whose recovery assumes no other runs
   const dirLock =
     config.store === 'lmdb'

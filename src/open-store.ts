@@ -3,15 +3,24 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SecretFileError, loadSecret } from './runtime/keys.js';
 import type { Store } from './runtime/store/types.js';
+import type { OnCorrupt } from './runtime/store/validate.js';
 import { ConfigError, type Config } from './config.js';
 
-export async function openStore(config: Config, o: { onError?: (e: Error) => void } = {}): Promise<Store> {
+export async function openStore(config: Config, o: { onError?: (e: Error) => void; onCorrupt?: OnCorrupt } = {}): Promise<Store> {
   if (config.store === 'redis') {
     const { openRedisStore } = await import('./runtime/store/redis/index.js');
-    return openRedisStore({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs: config.redis.commandTimeoutMs, onError: o.onError });
+    return openRedisStore({
+      url: config.redisUrl,
+      prefix: config.redisPrefix,
+      commandTimeoutMs: config.redis.commandTimeoutMs,
+      onError: o.onError,
+      onCorrupt: o.onCorrupt,
+    });
   }
   const { openLmdbStore } = await import('./runtime/store/lmdb/index.js');
-  return inDataDir(config, () => mkdir(config.dataDir, { recursive: true }).then(() => openLmdbStore({ path: join(config.dataDir, 'store') })));
+  return inDataDir(config, () =>
+    mkdir(config.dataDir, { recursive: true }).then(() => openLmdbStore({ path: join(config.dataDir, 'store'), onCorrupt: o.onCorrupt })),
+  );
 }
 
 export async function openSecret(config: Config, secret?: Buffer): Promise<Buffer> {

@@ -1,8 +1,8 @@
 // `a2a-gateway call CONNECTION "text" --workspace W [--agent ID] [--stream] [--json]`: one task sent over a connection
 // from the command line, its result printed as it arrives (and kept as any outbound result is).
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
-import { openSecret, openStore } from '../open-store.js';
+import { openSecret } from '../open-store.js';
+import { openCliStore } from './store.js';
 import { createOutbound } from '../outbound.js';
 import type { RemoteTask } from '../protocol/connections.js';
 import { summarize } from '../protocol/summary.js';
@@ -12,7 +12,7 @@ import { systemClock, type Timers } from '../runtime/clock.js';
 import { setLongTimeout } from '../protocol/long-timeout.js';
 import { silentLog } from '../runtime/log.js';
 import { ConnectionAdminError } from '../runtime/connection-admin.js';
-import { COMMON_OPTIONS, configFrom } from './common-flags.js';
+import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
 
@@ -30,7 +30,7 @@ function describe(ev: RemoteEvent): string {
 }
 
 export async function callCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseFlags({
     args,
     strict: true,
     allowPositionals: true,
@@ -54,7 +54,7 @@ export async function callCommand(args: string[]): Promise<number> {
   if (!values.workspace) throw new ConnectionAdminError('ERR_CONNECTION_INPUT', 'workspace: --workspace is required', 'workspace');
   const config = await configFrom(values);
   const secret = await openSecret(config);
-  const store = await openStore(config);
+  const store = await openCliStore(config);
   const outbound = createOutbound({ config, store, secret, clock: systemClock, timers: heldTimers, log: silentLog, reportStatus: false });
   const abort = new AbortController();
   const onSigint = () => abort.abort();

@@ -1,8 +1,9 @@
 // `a2a-gateway connections add|list|show|status|update|remove`: outbound connections on the configured store (the one a running server uses).
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import type { parseArgs } from 'node:util';
 import type { CredentialKind } from '../protocol/connections.js';
-import { openSecret, openStore } from '../open-store.js';
+import { openSecret } from '../open-store.js';
+import { openCliStore } from './store.js';
 import { systemClock } from '../runtime/clock.js';
 import {
   type ConnectionAdminDeps,
@@ -19,7 +20,7 @@ import {
   updateConnection,
 } from '../runtime/connection-admin.js';
 import { parseAllowlist } from '../runtime/net/guard.js';
-import { COMMON_OPTIONS, configFrom } from './common-flags.js';
+import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -238,7 +239,7 @@ export async function connectionsCommand(args: string[]): Promise<number> {
   const SUBS = 'add, list, show, status, update, remove';
   if (sub === undefined || sub.startsWith('-')) throw inputError(`connections: a subcommand is needed: ${SUBS}`);
   if (!SUBS.split(', ').includes(sub)) throw inputError(`connections: unknown subcommand '${sub}' (${SUBS})`);
-  const { values: v, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true, options: OPTIONS });
+  const { values: v, positionals } = parseFlags({ args: rest, allowPositionals: true, strict: true, options: OPTIONS });
   const credentialFlags = ALL_CREDENTIAL_FLAGS.filter((f) => v[f.flag] !== undefined).map((f) => `--${f.flag}`);
   if (sub !== 'add' && sub !== 'update') {
     const setting = ['url', 'auth', 'dialect', 'trust', 'agents', 'allowed-data-types', 'retention-hours', 'store-results', 'no-store-results'].find(
@@ -309,14 +310,14 @@ export async function connectionsCommand(args: string[]): Promise<number> {
       const ref = refFrom(v, positionals, sub);
       run = async (deps) => {
         const c = await removeConnection(deps, ref);
-        out(v.json ? JSON.stringify(c) : `connection ${c.name} removed from workspace ${c.workspace}`);
+        out(v.json ? JSON.stringify(c) : `connection ${c.name} removed from workspace ${c.workspace}${'damaged' in c ? ' (its record was damaged)' : ''}`);
       };
     }
   }
 
   const config = await configFrom(v);
   const allowlist = parseAllowlist(config.push.allowlist, 'push.allowlist');
-  const store = await openStore(config);
+  const store = await openCliStore(config);
   try {
     await run({ connections: store.connections, secret: await openSecret(config), clock: systemClock, allowlist });
     return 0;

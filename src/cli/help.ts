@@ -32,8 +32,8 @@ ${COMMON}`,
   keys create --workspace W --trust read_only|execute|autonomous|admin [--scopes a,b] [--agents x,y]
               [--expires-in 30d | --expires-at ISO] [--per-minute N --per-hour N] [--name NAME] [--json]
   keys list [--workspace W] [--json]      never shows a key or its hash
-  keys revoke ID                           refused on the server's very next request
-  keys rotate ID [--json]                  a new key with the same scopes, agents and limits
+  keys revoke ID [--workspace W]           refused on the server's very next request
+  keys rotate ID [--workspace W] [--json]  a new key with the same scopes, agents and limits
 Run 'a2a-gateway keys <subcommand> --help' for one of them.`,
   'keys create': `usage: a2a-gateway keys create --workspace W --trust LEVEL [options]
 
@@ -52,14 +52,16 @@ ${COMMON}`,
 
 Lists keys (id, workspace, trust, state, expiry, name); never a key or its hash.
 ${COMMON}`,
-  'keys revoke': `usage: a2a-gateway keys revoke ID [--json]
+  'keys revoke': `usage: a2a-gateway keys revoke ID [--workspace W] [--json]
 
 Revokes a key: the server refuses it on its very next request and ends its open streams.
+  --workspace W     refuse, changing nothing, unless the key belongs to workspace W
 ${COMMON}`,
-  'keys rotate': `usage: a2a-gateway keys rotate ID [--json]
+  'keys rotate': `usage: a2a-gateway keys rotate ID [--workspace W] [--json]
 
 Creates a new key with the same workspace, trust, scopes, agents, limits and expiry; revoke the old one once
 your clients use the new one.
+  --workspace W     refuse, changing nothing, unless the key belongs to workspace W
 ${COMMON}`,
   call: `usage: a2a-gateway call CONNECTION "text" --workspace W [--agent ID] [--stream] [--json]
 

@@ -1,11 +1,11 @@
 // `a2a-gateway keys ...`: key administration on the configured store (the same one a running server uses).
-import { parseArgs } from 'node:util';
-import { openSecret, openStore } from '../open-store.js';
+import { openSecret } from '../open-store.js';
+import { openCliStore } from './store.js';
 import { plainDecimal } from '../protocol/decimal.js';
 import { MAX_RATE_LIMIT, RateLimit } from '../protocol/records.js';
 import { systemClock } from '../runtime/clock.js';
 import { KeyAdminError, createKey, listKeys, parseDuration, revokeKey, rotateKey } from '../runtime/key-admin.js';
-import { COMMON_OPTIONS, configFrom } from './common-flags.js';
+import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
 
 const list = (s: string | undefined) =>
   s
@@ -23,10 +23,13 @@ function rateLimitFlag(name: string, s: string | undefined): number | undefined 
   return r.data;
 }
 
+/** The flags that only `keys create` reads. */
+const CREATE_ONLY = ['trust', 'scopes', 'agents', 'expires-in', 'expires-at', 'per-minute', 'per-hour', 'name'] as const;
+
 export async function keysCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub.startsWith('-')) throw new KeyAdminError('keys: a subcommand is needed: create, list, revoke or rotate');
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseFlags({
     args: rest,
     allowPositionals: true,
     strict: true,
@@ -44,8 +47,14 @@ export async function keysCommand(args: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
     },
   });
+  // refused before the store opens: a flag or argument the subcommand would ignore means the user wants something else
+  const createOnly = CREATE_ONLY.find((f) => values[f] !== undefined);
+  if (sub !== 'create' && createOnly) throw new KeyAdminError(`keys ${sub}: --${createOnly} is a flag of create only`, createOnly);
+  const wanted = sub === 'revoke' || sub === 'rotate' ? 1 : 0;
+  if (positionals.length > wanted)
+    throw new KeyAdminError(`keys ${sub}: unexpected '${positionals[wanted]}' (${wanted === 1 ? 'one key id at a time' : 'give values with their flags'})`);
   const config = await configFrom(values);
-  const store = await openStore(config);
+  const store = await openCliStore(config);
   const deps = { keys: store.keys, relays: store.relays, secret: await openSecret(config), clock: systemClock };
   const out = (s: string) => process.stdout.write(`${s}\n`);
   try {
@@ -94,14 +103,14 @@ export async function keysCommand(args: string[]): Promise<number> {
       case 'revoke': {
         const id = positionals[0];
         if (!id) throw new KeyAdminError('revoke: give the key id');
-        const v = await revokeKey(deps, id);
+        const v = await revokeKey(deps, id, { workspace: values.workspace });
         out(values.json ? JSON.stringify(v) : `key ${v.id} revoked`);
         return 0;
       }
       case 'rotate': {
         const id = positionals[0];
         if (!id) throw new KeyAdminError('rotate: give the key id');
-        const made = await rotateKey(deps, id);
+        const made = await rotateKey(deps, id, { workspace: values.workspace });
         if (values.json) {
           const v = made.view;
           out(

@@ -4,6 +4,7 @@ import { ConfigError } from '../config.js';
 import { ConnectionAdminError } from '../runtime/connection-admin.js';
 import { KeyAdminError } from '../runtime/key-admin.js';
 import { RelayAdminError } from '../runtime/relay-admin.js';
+import { FlagError } from './common-flags.js';
 import { TOP_USAGE, usageOf, version } from './help.js';
 
 export async function main(argv: string[]): Promise<number> {
@@ -42,7 +43,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`a2a-gateway: ${e.message}\n`);
       return 2;
     }
-    if (e instanceof TypeError && (e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (e instanceof FlagError || (e instanceof TypeError && (e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))) {
       process.stderr.write(`a2a-gateway: ${e.message}\n${usageOf(words)}\n`);
       return 2;
     }

@@ -1,6 +1,5 @@
 // `a2a-gateway relays add|list|show|remove|agents|agent-trust|agent-keys`: relay connections on the configured store.
-import { parseArgs } from 'node:util';
-import { openStore } from '../open-store.js';
+import { openCliStore } from './store.js';
 import { systemClock } from '../runtime/clock.js';
 import {
   type RelayAdminDeps,
@@ -15,7 +14,7 @@ import {
   setRelayAgent,
   showRelay,
 } from '../runtime/relay-admin.js';
-import { COMMON_OPTIONS, configFrom } from './common-flags.js';
+import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -54,7 +53,7 @@ export async function relaysCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub.startsWith('-')) throw inputError(`relays: a subcommand is needed: ${SUBS.join(', ')}`);
   if (!SUBS.includes(sub)) throw inputError(`relays: unknown subcommand '${sub}' (${SUBS.join(', ')})`);
-  const { values: v, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true, options: OPTIONS });
+  const { values: v, positionals } = parseFlags({ args: rest, allowPositionals: true, strict: true, options: OPTIONS });
   if (sub !== 'add' && v.key !== undefined) throw inputError(`relays ${sub}: --key is a flag of add only`);
   const out = (s: string) => process.stdout.write(`${s}\n`);
   const refOf = (n: number) => {
@@ -138,13 +137,13 @@ export async function relaysCommand(args: string[]): Promise<number> {
       const ref = refOf(1);
       run = async (deps) => {
         const r = await removeRelay(deps, ref);
-        out(v.json ? JSON.stringify(r) : `relay ${r.name} removed from workspace ${r.workspace}`);
+        out(v.json ? JSON.stringify(r) : `relay ${r.name} removed from workspace ${r.workspace}${'damaged' in r ? ' (its record was damaged)' : ''}`);
       };
     }
   }
 
   const config = await configFrom(v);
-  const store = await openStore(config);
+  const store = await openCliStore(config);
   try {
     await run({ relays: store.relays, keys: store.keys, clock: systemClock });
     return 0;

@@ -1,11 +1,10 @@
 // `a2a-gateway serve`: starts the gateway and drains it on SIGINT/SIGTERM.
-import { parseArgs } from 'node:util';
 import { startGateway } from '../main.js';
 import { createLog, logLevelOf } from '../runtime/log.js';
-import { COMMON_OPTIONS, configFrom } from './common-flags.js';
+import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
 
 export async function serve(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     args,
     options: { ...COMMON_OPTIONS, port: { type: 'string' }, host: { type: 'string' } },
     strict: true,

@@ -1,8 +1,8 @@
 // `a2a-gateway webhooks secret rotate --workspace W [--json]`: a new webhook signing secret for a workspace, shown once.
-import { parseArgs } from 'node:util';
-import { openSecret, openStore } from '../open-store.js';
+import { openSecret } from '../open-store.js';
+import { openCliStore } from './store.js';
 import { WebhookSecretError, WebhookSecrets } from '../runtime/push/secrets.js';
-import { COMMON_OPTIONS, configFrom } from './common-flags.js';
+import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
 
 export async function webhooksCommand(args: string[]): Promise<number> {
   const [noun, verb, ...rest] = args;
@@ -11,7 +11,7 @@ export async function webhooksCommand(args: string[]): Promise<number> {
   if (noun !== 'secret' || verb !== 'rotate') {
     throw new WebhookSecretError(`webhooks: unknown subcommand '${[noun, verb].filter(Boolean).join(' ')}'; the only one is 'secret rotate'`);
   }
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     args: rest,
     strict: true,
     options: { ...COMMON_OPTIONS, workspace: { type: 'string' }, json: { type: 'boolean', default: false } },
@@ -19,7 +19,7 @@ export async function webhooksCommand(args: string[]): Promise<number> {
   if (!values.workspace) throw new WebhookSecretError('workspace: --workspace is required');
   const config = await configFrom(values);
   const serverSecret = await openSecret(config);
-  const store = await openStore(config);
+  const store = await openCliStore(config);
   try {
     const secret = await new WebhookSecrets({ meta: store.meta, secret: serverSecret }).rotate(values.workspace);
     const out = (s: string) => process.stdout.write(`${s}\n`);

@@ -7,6 +7,7 @@ import { WorkspaceId } from '../protocol/records.js';
 import type { Clock } from './clock.js';
 import { type Allowlist, checkUrl, type Resolve, systemResolve } from './net/guard.js';
 import { type SecretBox, SecretBoxError, secretBox } from './secret-box.js';
+import { readOrDamaged, type RemovedDamaged } from './store/errors.js';
 import type { ConnectionStore } from './store/types.js';
 import { firstIssue } from '../protocol/input-issue.js';
 
@@ -237,10 +238,11 @@ function mergeCredentials(deps: ConnectionAdminDeps, rec: ConnectionRecord, give
   }
 }
 
-export async function removeConnection(deps: ConnectionAdminDeps, ref: ConnectionRef): Promise<ConnectionView> {
-  const rec = await load(deps, ref);
-  if (!(await deps.connections.delete(rec.workspace, rec.name))) throw notFound(rec);
-  return publicConnectionView(rec);
+export async function removeConnection(deps: ConnectionAdminDeps, ref: ConnectionRef): Promise<ConnectionView | RemovedDamaged> {
+  const r = parsed(ConnectionRef, ref);
+  const rec = await readOrDamaged(() => deps.connections.get(r.workspace, r.name));
+  if (rec === undefined || !(await deps.connections.delete(r.workspace, r.name))) throw notFound(r);
+  return rec === 'damaged' ? { workspace: r.workspace, name: r.name, damaged: true } : publicConnectionView(rec);
 }
 
 /** The runtime's way to a connection's secrets: unsealed with the server secret, checked against the record's kind. */

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AgentId } from '../protocol/agent-events.js';
-import { KeyRecord, RateLimits, WorkspaceId, publicKeyView } from '../protocol/records.js';
+import { KeyName, KeyRecord, RateLimits, WorkspaceId, publicKeyView } from '../protocol/records.js';
 import { Scope, TrustLevel, scopesBeyondTrust } from '../protocol/scopes.js';
 import type { Clock } from './clock.js';
 import { hashKey, mintKey } from './keys.js';
@@ -19,7 +19,7 @@ export const CreateKeyInput = z.object({
   scopes: z.array(Scope).default([]),
   /** empty: every agent of the workspace */
   agents: z.array(AgentId).max(MAX_KEY_AGENTS, `at most ${MAX_KEY_AGENTS} agents`).default([]),
-  name: z.string().min(1).optional(),
+  name: KeyName.optional(),
   expiresAt: z.number().int().nullable().default(null),
   limits: RateLimits.optional(),
 });
@@ -106,13 +106,21 @@ export async function listKeys(deps: KeyAdminDeps, workspace?: string) {
   return all.sort((a, b) => a.createdAt - b.createdAt).map(publicKeyView);
 }
 
+/** Key `id`; when the caller names a workspace, a key of another one is refused rather than changed. */
+async function loadKey(deps: KeyLifeDeps, id: string, workspace: string | undefined) {
+  const rec = await deps.keys.get(id);
+  if (!rec) throw new KeyAdminError(`no key with id ${id}`);
+  if (workspace !== undefined && rec.workspaceId !== workspace)
+    throw new KeyAdminError(`workspace: key ${id} belongs to workspace ${rec.workspaceId}, not ${workspace}; nothing changed`, 'workspace');
+  return rec;
+}
+
 /**
  * Revokes a key and takes its id off relay agents' permitted-key lists. The key is revoked first (it opens nothing
  * from then on); a second revoke tidies the lists again, should the first have stopped between the two writes.
  */
-export async function revokeKey(deps: KeyLifeDeps, id: string) {
-  const rec = await deps.keys.get(id);
-  if (!rec) throw new KeyAdminError(`no key with id ${id}`);
+export async function revokeKey(deps: KeyLifeDeps, id: string, o: { workspace?: string } = {}) {
+  const rec = await loadKey(deps, id, o.workspace);
   const revoked = rec.revokedAt !== null ? rec : { ...rec, revokedAt: deps.clock.now() };
   if (revoked !== rec) await deps.keys.put(revoked);
   await dropRevokedKey(deps, { workspace: rec.workspaceId, keyId: rec.id });
@@ -128,9 +136,8 @@ export async function revokeKey(deps: KeyLifeDeps, id: string) {
  * A workspace id a key may no longer name ('/' or '*') is the exception: it is refused, saying what to do instead,
  * since those bounds keep workspaces apart and rotating would make another key for such a workspace.
  */
-export async function rotateKey(deps: KeyLifeDeps, id: string) {
-  const rec = await deps.keys.get(id);
-  if (!rec) throw new KeyAdminError(`no key with id ${id}`);
+export async function rotateKey(deps: KeyLifeDeps, id: string, o: { workspace?: string } = {}) {
+  const rec = await loadKey(deps, id, o.workspace);
   if (rec.revokedAt !== null) throw new KeyAdminError(`key ${id} is revoked; create a new one instead`);
   const ws = WorkspaceId.safeParse(rec.workspaceId);
   if (!ws.success) {

@@ -9,6 +9,7 @@ import { TrustLevel } from '../protocol/scopes.js';
 import type { RelayAgentCard } from '../protocol/tunnel.js';
 import type { Clock } from './clock.js';
 import { keyLapsed } from './keys.js';
+import { readOrDamaged, type RemovedDamaged } from './store/errors.js';
 import type { KeyStore, RelayStore } from './store/types.js';
 import { firstIssue } from '../protocol/input-issue.js';
 
@@ -156,10 +157,24 @@ export async function showRelay(deps: RelayAdminDeps, ref: unknown): Promise<Rel
   return relayView(await load(deps, ref));
 }
 
-export async function removeRelay(deps: RelayAdminDeps, ref: unknown): Promise<RelayView> {
-  const rec = await load(deps, ref);
-  if (!(await deps.relays.delete(rec.workspace, rec.name))) throw notFound(rec);
-  return relayView(rec);
+export async function removeRelay(deps: RelayAdminDeps, ref: unknown): Promise<RelayView | RemovedDamaged> {
+  const r = parseRelayRef(ref);
+  const rec = await readOrDamaged(() => deps.relays.get(r.workspace, r.name));
+  if (rec === undefined || !(await deps.relays.delete(r.workspace, r.name))) throw notFound(r);
+  return rec === 'damaged' ? { workspace: r.workspace, name: r.name, damaged: true } : relayView(rec);
+}
+
+/**
+ * A key an agent's list names must be a live key of the relay's workspace: a mistyped id, or one of another workspace
+ * (whose callers never reach this relay), would leave a list that lets no intended caller in, and say nothing.
+ */
+async function checkPermittedKey(deps: RelayAdminDeps, id: string, workspace: string): Promise<void> {
+  const key = await deps.keys.get(id);
+  if (!key) throw new RelayAdminError('ERR_RELAY_KEY', `keys: no key ${id}`, 'keys');
+  if (key.workspaceId !== workspace)
+    throw new RelayAdminError('ERR_RELAY_KEY', `keys: ${id} is a key of another workspace (the relay's agents serve ${workspace})`, 'keys');
+  const lapsed = keyLapsed(key, deps.clock.now());
+  if (lapsed) throw new RelayAdminError('ERR_RELAY_KEY', `keys: ${id} is ${lapsed}`, 'keys');
 }
 
 /** Sets one agent's trust and/or the keys that may reach it; the agent may be set before the relay announces it. */
@@ -167,6 +182,7 @@ export async function setRelayAgent(deps: RelayAdminDeps, input: unknown): Promi
   const s = parseAgentSetting(input);
   if (s.trust === undefined && s.keys === undefined) throw new RelayAdminError('ERR_RELAY_INPUT', 'agent: nothing to change (give a trust level or keys)');
   const rec = await load(deps, { workspace: s.workspace, name: s.name });
+  for (const id of s.keys ?? []) await checkPermittedKey(deps, id, s.workspace);
   const current = rec.agents[s.agent] ?? { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [] };
   const next: RelayAgentRecord = { ...current, ...(s.trust === undefined ? {} : { trust: s.trust }), ...(s.keys === undefined ? {} : { keys: s.keys }) };
   await deps.relays.put({ ...rec, agents: { ...rec.agents, [s.agent]: next }, updatedAt: deps.clock.now() });

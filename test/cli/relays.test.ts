@@ -49,8 +49,29 @@ t.test('relays: register, list, show, set an agent, remove; refusals change noth
   const badTrust = await cli('agent-trust', 'home', 'local-echo', 'root', '--workspace', 'acme');
   t.equal(badTrust.code, 2);
   t.match(badTrust.stderr, /trust:/);
-  const keys = await cli('agent-keys', 'home', 'local-echo', `${key.id},k2`, '--workspace', 'acme', '--json');
-  t.match(JSON.parse(keys.stdout), { trust: 'admin', keys: [key.id, 'k2'] }, 'trust stays when keys change');
+  const [second, revoked] = await Promise.all([createKeyCli(dir, { workspace: 'acme' }), createKeyCli(dir, { workspace: 'acme' })]);
+  t.equal((await runCli(['keys', 'revoke', revoked.id, ...D])).code, 0);
+  const keys = await cli('agent-keys', 'home', 'local-echo', `${key.id},${second.id}`, '--workspace', 'acme', '--json');
+  t.match(JSON.parse(keys.stdout), { trust: 'admin', keys: [key.id, second.id] }, 'trust stays when keys change');
+  // a list naming a key no caller of this workspace holds would let no intended caller in, and say nothing
+  const [typo, foreignKey, revokedKey] = await Promise.all([
+    cli('agent-keys', 'home', 'local-echo', `${key.id},k2`, '--workspace', 'acme'),
+    cli('agent-keys', 'home', 'local-echo', otherKey.id, '--workspace', 'acme'),
+    cli('agent-keys', 'home', 'local-echo', revoked.id, '--workspace', 'acme'),
+  ]);
+  for (const [r, message] of [
+    [typo, /keys: no key k2/],
+    [foreignKey, new RegExp(`keys: ${otherKey.id} is a key of another workspace`)],
+    [revokedKey, new RegExp(`keys: ${revoked.id} is revoked`)],
+  ] as const) {
+    t.equal(r.code, 2, r.stderr);
+    t.match(r.stderr, message);
+  }
+  t.match(
+    JSON.parse((await cli('agents', 'home', '--workspace', 'acme', '--json')).stdout),
+    [{ name: 'local-echo', keys: [key.id, second.id] }],
+    'refused lists changed nothing',
+  );
 
   const agents = await cli('agents', 'home', '--workspace', 'acme', '--json');
   t.match(JSON.parse(agents.stdout), [{ name: 'local-echo', trust: 'admin' }]);

@@ -3,7 +3,7 @@
 // to the caller's and the HTTP shapes are read.
 import { z } from 'zod';
 import { addConnection, connectionStatus, listConnections, publicStatusView, removeConnection, updateConnection } from '../../runtime/connection-admin.js';
-import { RateLimits } from '../../protocol/records.js';
+import { KeyName, RateLimits } from '../../protocol/records.js';
 import { createKey, listKeys, revokeKey, rotateKey } from '../../runtime/key-admin.js';
 import { addRelay, listRelays, removeRelay, setRelayAgent } from '../../runtime/relay-admin.js';
 import { badInput, notFound } from './http.js';
@@ -16,7 +16,7 @@ export const WAITING_SHOWN = 100;
 /** The dashboard's "create key" form: expiry as an ISO date (or none), limits as two numbers. */
 const NewKey = z
   .object({
-    name: z.string().min(1).max(100).optional(),
+    name: KeyName.optional(),
     trust: z.string(),
     scopes: z.array(z.string()).optional(),
     agents: z.array(z.string()).optional(),

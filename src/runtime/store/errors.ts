@@ -1,4 +1,6 @@
 // Errors raised by the store engines, each with a stable `code` callers can branch on.
+import { ZodError } from 'zod';
+import { firstIssue } from '../../protocol/input-issue.js';
 
 /** The kinds of record a store holds; named in errors so an operator knows what to repair. */
 export type RecordKind =
@@ -26,11 +28,53 @@ export class StoreCorruptError extends Error {
   readonly id: string;
 
   constructor(opts: { record: RecordKind; id: string; cause?: unknown }) {
-    super(`stored ${opts.record} record ${JSON.stringify(opts.id)} is corrupt`, { cause: opts.cause });
+    super(`stored ${opts.record} record ${JSON.stringify(opts.id)} is corrupt${whyCorrupt(opts.cause)}`, { cause: opts.cause });
     this.name = 'StoreCorruptError';
     this.record = opts.record;
     this.id = opts.id;
   }
+}
+
+/**
+ * A fixed key of the Redis store holds another type than the store keeps there: most likely another program's data
+ * under the same prefix, which the gateway must neither read as its own nor overwrite.
+ */
+export class StoreKeyTypeError extends Error {
+  readonly code = 'ERR_STORE_KEY_TYPE';
+
+  constructor(o: { key: string; found: string; want: string; holds: string }) {
+    super(
+      `redis key ${JSON.stringify(o.key)} holds a ${o.found} where the gateway keeps a ${o.want} (${o.holds}): is another program ` +
+        'using this prefix? Give the gateway a prefix of its own (A2A_REDIS_PREFIX, config redisPrefix), or delete the key if it is a leftover',
+    );
+    this.name = 'StoreKeyTypeError';
+  }
+}
+
+/** What removing a record too damaged to read answers: it is removed all the same, since that is how one repairs it. */
+export interface RemovedDamaged {
+  workspace: string;
+  name: string;
+  damaged: true;
+}
+
+/** A read whose record may be stored but unreadable: 'damaged' then, rather than the error (a remove goes on). */
+export async function readOrDamaged<T>(read: () => Promise<T>): Promise<T | 'damaged'> {
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof StoreCorruptError) return 'damaged';
+    throw e;
+  }
+}
+
+/** The first thing wrong with a record, said in one line (a schema's issue, never the stored value itself). */
+function whyCorrupt(cause: unknown): string {
+  if (cause instanceof ZodError) {
+    const issue = firstIssue(cause);
+    return ` (${issue.path.map(String).join('.') || 'record'}: ${issue.message})`;
+  }
+  return cause === undefined ? '' : ' (it does not decode)';
 }
 
 /**

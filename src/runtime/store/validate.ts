@@ -12,3 +12,22 @@ export function checked<T>(opts: { schema: z.ZodType<T>; value: unknown; record:
   if (!r.success) throw new StoreCorruptError({ record: opts.record, id: opts.id, cause: r.error });
   return r.data;
 }
+
+/** Told of each damaged record a listing left out; a store opened without one fails the listing instead. */
+export type OnCorrupt = (e: StoreCorruptError) => void;
+
+/**
+ * One record of a listing. Without `onCorrupt` a damaged record fails the listing; with it, the record is reported
+ * and left out, so that one record an older or newer version wrote (or a damaged file) does not hide all the others:
+ * the gateway still starts and serves them, the CLI still lists them.
+ */
+export function listed<T>(onCorrupt: OnCorrupt | undefined, read: () => T): T | undefined {
+  if (onCorrupt === undefined) return read();
+  try {
+    return read();
+  } catch (e) {
+    if (!(e instanceof StoreCorruptError)) throw e;
+    onCorrupt(e);
+    return undefined;
+  }
+}

@@ -2,7 +2,7 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { ConnectionRecord, ConnectionStatus } from '../../../protocol/connections.js';
 import type { ConnectionStore } from '../types.js';
-import { checked } from '../validate.js';
+import { checked, type OnCorrupt } from '../validate.js';
 import { idOf, lmdbNamedRecords } from './named-records.js';
 
 export interface LmdbConnectionStoreOptions {
@@ -13,12 +13,13 @@ export interface LmdbConnectionStoreOptions {
   status: Database<unknown, Key>;
   /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits (the CLI edits, the server reads) */
   fresh: () => void;
+  onCorrupt?: OnCorrupt;
 }
 
 export function lmdbConnectionStore(o: LmdbConnectionStoreOptions): ConnectionStore {
-  const { root, db, status, fresh } = o;
+  const { root, db, status, fresh, onCorrupt } = o;
   return {
-    ...lmdbNamedRecords({ root, db, fresh, schema: ConnectionRecord, record: 'connection', alsoRemove: [status] }),
+    ...lmdbNamedRecords({ root, db, fresh, onCorrupt, schema: ConnectionRecord, record: 'connection', alsoRemove: [status] }),
     async putStatus(workspace, name, s) {
       await root.transaction(() => {
         const key = [workspace, name];

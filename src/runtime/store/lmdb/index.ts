@@ -39,6 +39,7 @@
 import { mkdir } from 'node:fs/promises';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import type { Store } from '../types.js';
+import type { OnCorrupt } from '../validate.js';
 import { lmdbConnectionStore } from './connections.js';
 import { lmdbDashboardStore, upgradeDeliveryLists } from './dashboard.js';
 import { lmdbRelayStore } from './relays.js';
@@ -77,7 +78,12 @@ export const LMDB_DBS = {
   dashboardDeliveryLog: 'dashboard-delivery-log',
 } as const;
 
-export async function openLmdbStore(opts: { path: string }): Promise<Store> {
+export async function openLmdbStore(opts: {
+  path: string;
+  /** Damaged records a listing left out (see `listed`); none: a damaged record fails the listing. */
+  onCorrupt?: OnCorrupt;
+}): Promise<Store> {
+  const { onCorrupt } = opts;
   await mkdir(opts.path, { recursive: true });
   // noSubdir false: lmdb-js would otherwise treat a path with a dot in it as a file name.
   const root: RootDatabase = open({ path: opts.path, noSubdir: false, maxDbs: 32, cache: false });
@@ -123,10 +129,10 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
 
   return {
     kind: 'lmdb',
-    keys: lmdbKeyStore({ root, keys, keyHash, fresh }),
-    tasks: lmdbTaskStore({ root, tasks, taskState, byState, taskSeq, ended, events, pushConfigs, pushJobs, fresh }),
+    keys: lmdbKeyStore({ root, keys, keyHash, fresh, onCorrupt }),
+    tasks: lmdbTaskStore({ root, tasks, taskState, byState, taskSeq, ended, events, pushConfigs, pushJobs, fresh, onCorrupt }),
     pushConfigs: lmdbPushConfigStore({ root, db: pushConfigs, fresh }),
-    pushJobs: lmdbPushJobStore({ root, db: pushJobs, fresh }),
+    pushJobs: lmdbPushJobStore({ root, db: pushJobs, fresh, onCorrupt }),
     events: lmdbEventStore({ root, db: events, fresh }),
     meta: lmdbMetaStore({
       root,
@@ -135,8 +141,8 @@ export async function openLmdbStore(opts: { path: string }): Promise<Store> {
       expiry: root.openDB<true, Key>({ name: LMDB_DBS.metaExpiry, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false }),
       fresh,
     }),
-    connections: lmdbConnectionStore({ root, db: connections, status: connectionStatus, fresh }),
-    relays: lmdbRelayStore({ root, db: relays, fresh }),
+    connections: lmdbConnectionStore({ root, db: connections, status: connectionStatus, fresh, onCorrupt }),
+    relays: lmdbRelayStore({ root, db: relays, fresh, onCorrupt }),
     results: lmdbResultStore({ root, db: results, expiry: resultsExpiry, fresh }),
     dashboard,
     async ping() {

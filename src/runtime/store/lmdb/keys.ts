@@ -2,7 +2,7 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { KeyRecord } from '../../../protocol/records.js';
 import type { KeyStore } from '../types.js';
-import { checked } from '../validate.js';
+import { checked, listed, type OnCorrupt } from '../validate.js';
 import { memoizedReader } from './read-memo.js';
 
 export interface LmdbKeyStoreOptions {
@@ -13,13 +13,20 @@ export interface LmdbKeyStoreOptions {
   keyHash: Database<string, string>;
   /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits */
   fresh: () => void;
+  /** where list reports the damaged records it leaves out (none: a damaged record fails the listing) */
+  onCorrupt?: OnCorrupt;
 }
 
 export function lmdbKeyStore(o: LmdbKeyStoreOptions): KeyStore {
-  const { root, keys, keyHash, fresh } = o;
+  const { root, keys, keyHash, fresh, onCorrupt } = o;
   // Key records are read on every request and may be changed by another process (a CLI revoke), so they are
   // never cached as objects: the stored bytes are read every time, and decoded only when they changed.
-  const readRecord = memoizedReader({ db: keys, decode: (value, id) => checked({ schema: KeyRecord, value, record: 'key', id: String(id) }) });
+  const readRecord = memoizedReader({
+    db: keys,
+    decode: (value, id) => checked({ schema: KeyRecord, value, record: 'key', id: String(id) }),
+    record: 'key',
+    idOf: String,
+  });
   const readKey = (id: string): KeyRecord | undefined => readRecord(id, id);
 
   return {
@@ -46,9 +53,10 @@ export function lmdbKeyStore(o: LmdbKeyStoreOptions): KeyStore {
     async list(filter) {
       fresh();
       const out: KeyRecord[] = [];
-      for (const { key, value } of keys.getRange()) {
-        const rec = checked({ schema: KeyRecord, value, record: 'key', id: String(key) });
-        if (filter?.workspaceId === undefined || rec.workspaceId === filter.workspaceId) out.push(rec);
+      // by key, each read on its own: a value that does not decode fails its own read, not the whole range's
+      for (const key of keys.getKeys()) {
+        const rec = listed(onCorrupt, () => readKey(String(key)));
+        if (rec && (filter?.workspaceId === undefined || rec.workspaceId === filter.workspaceId)) out.push(rec);
       }
       return out;
     },

@@ -2,7 +2,7 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import type { z } from 'zod';
 import type { RecordKind } from '../errors.js';
-import { checked } from '../validate.js';
+import { checked, listed, type OnCorrupt } from '../validate.js';
 import { AFTER_ANY_STRING } from './ranges.js';
 import { memoizedReader } from './read-memo.js';
 
@@ -24,6 +24,8 @@ export function lmdbNamedRecords<T>(o: {
   fresh: () => void;
   schema: z.ZodType<T>;
   record: RecordKind;
+  /** where list reports the damaged records it leaves out (none: a damaged record fails the listing) */
+  onCorrupt?: OnCorrupt;
   /** dbs keyed the same way whose entry goes with the record's */
   alsoRemove?: ReadonlyArray<Database<unknown, Key>>;
 }): NamedRecords<T> {
@@ -31,20 +33,26 @@ export function lmdbNamedRecords<T>(o: {
   const read = (value: unknown, key: Key) => checked({ schema: o.schema, value, record: o.record, id: idOf(key) });
   // read on every outbound call (a connection) or relay turn, and changed by other processes (the CLI): decoded only
   // when the stored bytes changed
-  const readOne = memoizedReader({ db, decode: read });
+  const readOne = memoizedReader({ db, decode: read, record: o.record, idOf });
+  const memoKey = (workspace: string, name: string) => `${workspace}\u0000${name}`;
   return {
     async put(rec) {
       await db.put([rec.workspace, rec.name], rec);
     },
     async get(workspace, name) {
       fresh();
-      return readOne([workspace, name], `${workspace}\u0000${name}`);
+      return readOne([workspace, name], memoKey(workspace, name));
     },
     async list(filter) {
       fresh();
       const range = filter?.workspace === undefined ? {} : { start: [filter.workspace], end: [filter.workspace, AFTER_ANY_STRING] };
       const out: T[] = [];
-      for (const { key, value } of db.getRange(range)) out.push(read(value, key));
+      // by key, each read on its own: a value that does not decode fails its own read, not the whole range's
+      for (const key of db.getKeys(range)) {
+        const [workspace, name] = key as [string, string];
+        const rec = listed(o.onCorrupt, () => readOne(key, memoKey(workspace, name)));
+        if (rec !== undefined) out.push(rec);
+      }
       return out;
     },
     delete(workspace, name) {

@@ -10,7 +10,7 @@ import { PushJob } from '../../../protocol/records.js';
 import { TopK } from '../../top-k.js';
 import { dueBefore, taskQueuePrefix, workspaceQueuePrefix } from '../push-queues.js';
 import type { ClaimedPushJob, PushJobStore } from '../types.js';
-import { checked } from '../validate.js';
+import { checked, listed, type OnCorrupt } from '../validate.js';
 import { heldByEarlierRun, leaseToken } from '../lease-holder.js';
 import { assertKeysFit } from './key-size.js';
 
@@ -29,19 +29,31 @@ const keyOf = (job: { queue: string; seq: number }): Key => [job.queue, job.seq]
 /** When a head may be claimed: its due time, or later while someone's lease on it runs. */
 const eligibleAt = (s: StoredJob): number => (s.lease && s.lease.until > s.job.dueAt ? s.lease.until : s.job.dueAt);
 
-export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, Key>; fresh: () => void }): PushJobStore {
+export function lmdbPushJobStore(o: {
+  root: RootDatabase;
+  db: Database<unknown, Key>;
+  fresh: () => void;
+  /** where claims report a damaged head they pass over (none: a damaged head fails the claim) */
+  onCorrupt?: OnCorrupt;
+}): PushJobStore {
   const { root, db } = o;
   const read = (value: unknown, key: Key) => checked({ schema: StoredJob, value, record: 'push-job', id: JSON.stringify(key) });
 
-  /** Each queue's first job, in key order. */
+  /**
+   * Each queue's first job, in key order. A damaged head (with onCorrupt) is reported and passed over with its queue,
+   * which waits behind it (a queue keeps its order), so that it does not hold up every other queue's deliveries.
+   */
   function heads(): Array<{ key: Key; stored: StoredJob }> {
     const out: Array<{ key: Key; stored: StoredJob }> = [];
+    let started = false;
     let last: unknown;
     for (const { key, value } of db.getRange()) {
       const queue = Array.isArray(key) ? key[0] : undefined;
-      if (out.length > 0 && queue === last) continue;
+      if (started && queue === last) continue;
+      started = true;
       last = queue;
-      out.push({ key, stored: read(value, key) });
+      const stored = listed(o.onCorrupt, () => read(value, key));
+      if (stored) out.push({ key, stored });
     }
     return out;
   }
@@ -101,8 +113,8 @@ export function lmdbPushJobStore(o: { root: RootDatabase; db: Database<unknown, 
         // every record read (a damaged one throws) before the first change: a throw must leave nothing half done
         const freed: Array<{ key: Key; job: PushJob }> = [];
         for (const { key, value } of db.getRange()) {
-          const s = read(value, key);
-          if (s.lease && heldByEarlierRun(s.lease.token, holder)) freed.push({ key, job: s.job });
+          const s = listed(o.onCorrupt, () => read(value, key));
+          if (s?.lease && heldByEarlierRun(s.lease.token, holder)) freed.push({ key, job: s.job });
         }
         for (const { key, job } of freed) db.put(key, { job } satisfies StoredJob);
         return freed.length;

@@ -4,7 +4,8 @@ import type { TaskEvent } from '../../../protocol/events.js';
 import { Task, TERMINAL_STATES, type TaskState } from '../../../protocol/model.js';
 import type { TaskPutOptions, TaskStore } from '../types.js';
 import { taskKey } from '../types.js';
-import { checked } from '../validate.js';
+import { checked, listed, type OnCorrupt } from '../validate.js';
+import { getDecoded } from './decoded.js';
 import { dropEvents, putEvents } from './events.js';
 import { dropPushConfigs } from './push-configs.js';
 import { assertKeysFit } from './key-size.js';
@@ -30,6 +31,8 @@ export interface LmdbTaskStoreOptions {
   pushJobs: Database<unknown, Key>;
   /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits */
   fresh: () => void;
+  /** where listings report the damaged tasks they leave out (none: a damaged task fails the listing) */
+  onCorrupt?: OnCorrupt;
 }
 
 /** tasks read per slice of a workspace scan before the event loop gets a turn */
@@ -37,12 +40,12 @@ const SCAN_SLICE = 1_000;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
-  const { root, tasks, taskState, byState, taskSeq, ended, events, fresh } = o;
+  const { root, tasks, taskState, byState, taskSeq, ended, events, fresh, onCorrupt } = o;
   // a cached value is the same object until this process writes that task again, which lets a validated read
   // be remembered instead of parsed on every tasks/get
   const validTasks = new WeakMap<object, Task>();
   const readTask = (id: string): Task | undefined => {
-    const v = tasks.get(id);
+    const v = getDecoded({ db: tasks, key: id, record: 'task', id });
     if (v === undefined) return undefined;
     const known = typeof v === 'object' && v !== null ? validTasks.get(v) : undefined;
     if (known) return known;
@@ -101,7 +104,7 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
         read++;
         if (typeof key !== 'string') continue;
         last = key;
-        const task = readTask(key);
+        const task = listed(onCorrupt, () => readTask(key));
         if (task && task.workspaceId === workspaceId) visit(task);
         if (read === SCAN_SLICE) break;
       }
@@ -131,7 +134,7 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
         if (TERMINAL_STATES.has(state)) continue;
         for (const id of byState.getValues(state)) {
           if (typeof id !== 'string') continue;
-          const task = readTask(id);
+          const task = listed(onCorrupt, () => readTask(id));
           if (task) out.push(task);
         }
       }
@@ -142,7 +145,7 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
           if (typeof key !== 'string') continue;
           // chosen by the index entry, as the by-state lists are (the task cache may hold another instance's older record)
           const index = readIndex(taskState.get(key));
-          const task = index !== undefined && wanted.has(index.state) ? readTask(key) : undefined;
+          const task = index !== undefined && wanted.has(index.state) ? listed(onCorrupt, () => readTask(key)) : undefined;
           if (task) out.push(task);
         }
       }

@@ -3,6 +3,7 @@ import { RESP_TYPES } from 'redis';
 import type { connectRedis } from '../../redis/connect.js';
 import type { RedisKeys } from '../../redis/keys.js';
 import type { RunScript } from './scripts.js';
+import type { OnCorrupt } from '../validate.js';
 
 export type RedisClient = Awaited<ReturnType<typeof connectRedis>>;
 
@@ -15,6 +16,8 @@ export interface RedisParts {
   bin: BinaryClient;
   keys: RedisKeys;
   run: RunScript;
+  /** where listings report the damaged records they leave out (none: a damaged record fails the listing) */
+  onCorrupt?: OnCorrupt;
 }
 
 /** A hash's fields with their values (rather than HVALS) so that a corrupt entry can be named by its id. */

@@ -5,6 +5,7 @@ import type { ConnectionStore } from '../types.js';
 import { entries, type RedisParts } from './client.js';
 import { script } from './scripts.js';
 import { decode, packr } from './values.js';
+import { listed } from '../validate.js';
 
 /** KEYS: connections, connectionStatus. ARGV: field, packed status. Writes the status only while the connection exists. */
 const putStatus2 = script({
@@ -16,8 +17,8 @@ return 1
 `,
 });
 
-export function redisConnectionStore(o: Pick<RedisParts, 'client' | 'bin' | 'keys' | 'run'>): ConnectionStore {
-  const { client, bin, keys: k, run } = o;
+export function redisConnectionStore(o: Pick<RedisParts, 'client' | 'bin' | 'keys' | 'run' | 'onCorrupt'>): ConnectionStore {
+  const { client, bin, onCorrupt, keys: k, run } = o;
   const decodeRecord = (bytes: Buffer, id: string) => decode({ schema: ConnectionRecord, bytes, record: 'connection', id });
   return {
     async put(rec) {
@@ -31,8 +32,8 @@ export function redisConnectionStore(o: Pick<RedisParts, 'client' | 'bin' | 'key
     async list(filter) {
       const out: ConnectionRecord[] = [];
       for (const [field, bytes] of await entries(bin, k.connections)) {
-        const rec = decodeRecord(bytes, field);
-        if (filter?.workspace === undefined || rec.workspace === filter.workspace) out.push(rec);
+        const rec = listed(onCorrupt, () => decodeRecord(bytes, field));
+        if (rec && (filter?.workspace === undefined || rec.workspace === filter.workspace)) out.push(rec);
       }
       return out.sort((a, b) => compare(a.workspace, b.workspace) || compare(a.name, b.name));
     },

@@ -14,6 +14,7 @@ import { redisKeys } from '../../redis/keys.js';
 import { deadlined, withDeadline } from '../../deadline.js';
 import type { Store } from '../types.js';
 import { binary, type RedisParts } from './client.js';
+import type { OnCorrupt } from '../validate.js';
 import { redisConnectionStore } from './connections.js';
 import { redisDashboardStore } from './dashboard.js';
 import { redisRelayStore } from './relays.js';
@@ -26,6 +27,7 @@ import { redisResultStore } from './results.js';
 import { scriptRunner } from './scripts.js';
 import { redisTaskStore } from './tasks.js';
 import { ensureWorkspaceIndex } from './workspace-index.js';
+import { checkKeyTypes } from './key-types.js';
 
 export async function openRedisStore(opts: {
   url: string;
@@ -34,11 +36,14 @@ export async function openRedisStore(opts: {
   commandTimeoutMs?: number;
   /** Connection errors; the client reconnects by itself and commands fail on their own meanwhile. */
   onError?: (err: Error) => void;
+  /** Damaged records a listing left out (see `listed`); none: a damaged record fails the listing. */
+  onCorrupt?: OnCorrupt;
 }): Promise<Store> {
   const client = await connectRedis({ url: opts.url, name: 'a2a-gateway:store', commandTimeoutMs: opts.commandTimeoutMs ?? 2_000, onError: opts.onError });
   const bin = binary(client);
-  const parts: RedisParts = { client, bin, keys: redisKeys(opts.prefix), run: scriptRunner(bin) };
+  const parts: RedisParts = { client, bin, keys: redisKeys(opts.prefix), run: scriptRunner(bin), onCorrupt: opts.onCorrupt };
   try {
+    await checkKeyTypes(parts);
     await ensureWorkspaceIndex(parts);
   } catch (err) {
     // the caller gets no store to close: release the connection here

@@ -5,6 +5,7 @@ import type { KeyStore } from '../types.js';
 import { entries, type RedisParts } from './client.js';
 import { script } from './scripts.js';
 import { decode, packr } from './values.js';
+import { listed } from '../validate.js';
 
 /**
  * KEYS: keyRecords, keyIdByHash, keyHashById. ARGV: id, hash, packed record.
@@ -35,8 +36,8 @@ return redis.call('HGET', KEYS[2], id)
 `,
 });
 
-export function redisKeyStore(o: Pick<RedisParts, 'bin' | 'keys' | 'run'>): KeyStore {
-  const { bin, keys: k, run } = o;
+export function redisKeyStore(o: Pick<RedisParts, 'bin' | 'keys' | 'run' | 'onCorrupt'>): KeyStore {
+  const { bin, keys: k, run, onCorrupt } = o;
   const decodeKey = (bytes: Buffer, id: string) => decode({ schema: KeyRecord, bytes, record: 'key', id });
   return {
     async put(rec) {
@@ -53,15 +54,22 @@ export function redisKeyStore(o: Pick<RedisParts, 'bin' | 'keys' | 'run'>): KeyS
     async getByHash(hash) {
       const reply = await run({ script: keyByHash2, keys: [k.keyIdByHash, k.keyRecords], args: [hash] });
       if (reply === null) return undefined;
-      if (!Buffer.isBuffer(reply)) throw new StoreCorruptError({ record: 'key', id: `hash:${hash}` });
-      const rec = decodeKey(reply, `hash:${hash}`);
-      return rec.hash === hash ? rec : undefined;
+      try {
+        if (!Buffer.isBuffer(reply)) throw new StoreCorruptError({ record: 'key', id: '' });
+        const rec = decodeKey(reply, '');
+        return rec.hash === hash ? rec : undefined;
+      } catch (e) {
+        if (!(e instanceof StoreCorruptError)) throw e;
+        // named by its key id, as LMDB names it, never by the hash: the error reaches the log, and a hash is shown nowhere
+        const id = await bin.hGet(k.keyIdByHash, hash);
+        throw new StoreCorruptError({ record: 'key', id: id === null ? '(id unknown)' : id.toString(), cause: e.cause });
+      }
     },
     async list(filter) {
       const out: KeyRecord[] = [];
       for (const [id, bytes] of await entries(bin, k.keyRecords)) {
-        const rec = decodeKey(bytes, id);
-        if (filter?.workspaceId === undefined || rec.workspaceId === filter.workspaceId) out.push(rec);
+        const rec = listed(onCorrupt, () => decodeKey(bytes, id));
+        if (rec && (filter?.workspaceId === undefined || rec.workspaceId === filter.workspaceId)) out.push(rec);
       }
       return out;
     },

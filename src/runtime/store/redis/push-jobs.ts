@@ -12,8 +12,8 @@ import { PushJob } from '../../../protocol/records.js';
 import { TopK } from '../../top-k.js';
 import { dueBefore, taskKeyOfQueue, workspaceQueuePrefix } from '../push-queues.js';
 import { StoreCorruptError } from '../errors.js';
-import type { PushJobStore } from '../types.js';
-import { checked } from '../validate.js';
+import type { ClaimedPushJob, PushJobStore } from '../types.js';
+import { checked, listed } from '../validate.js';
 import { instanceStart, leaseToken, runStart } from '../lease-holder.js';
 import type { RedisParts } from './client.js';
 import { script } from './scripts.js';
@@ -213,8 +213,8 @@ const startsWithGlob = (prefix: string): string => `${prefix.replace(/[\\*?[\]]/
 /** KEYS: pushDue. The first queue and its score, or an empty list. */
 const firstDue1 = script({ numberOfKeys: 1, lua: `return redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')` });
 
-export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys' | 'client'>): PushJobStore {
-  const { run, keys: k, client } = o;
+export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys' | 'client' | 'onCorrupt'>): PushJobStore {
+  const { run, keys: k, client, onCorrupt } = o;
   const queuePrefix = k.idPrefix.pushQueue;
   const jobPrefix = k.idPrefix.pushJob;
 
@@ -244,7 +244,13 @@ export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys' | 'client'>
         keys: [k.pushDue, k.pushLeases],
         args: [String(now), String(now + leaseMs), lease, String(limit), queuePrefix, jobPrefix],
       });
-      return list(reply).map((bytes) => ({ job: decodeJob(bytes), lease }));
+      // a damaged job (with onCorrupt) is reported and left out, so the good ones claimed with it are still delivered
+      const out: ClaimedPushJob[] = [];
+      for (const bytes of list(reply)) {
+        const job = listed(onCorrupt, () => decodeJob(bytes));
+        if (job) out.push({ job, lease });
+      }
+      return out;
     },
     async complete(c) {
       const reply = await run({

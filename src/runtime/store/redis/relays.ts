@@ -4,9 +4,10 @@ import { connectionField } from '../../redis/keys.js';
 import type { RelayStore } from '../types.js';
 import { entries, type RedisParts } from './client.js';
 import { decode, packr } from './values.js';
+import { listed } from '../validate.js';
 
-export function redisRelayStore(o: Pick<RedisParts, 'client' | 'bin' | 'keys'>): RelayStore {
-  const { client, bin, keys: k } = o;
+export function redisRelayStore(o: Pick<RedisParts, 'client' | 'bin' | 'keys' | 'onCorrupt'>): RelayStore {
+  const { client, bin, onCorrupt, keys: k } = o;
   const read = (bytes: Buffer, id: string) => decode({ schema: RelayRecord, bytes, record: 'relay', id });
   return {
     async put(rec) {
@@ -20,8 +21,8 @@ export function redisRelayStore(o: Pick<RedisParts, 'client' | 'bin' | 'keys'>):
     async list(filter) {
       const out: RelayRecord[] = [];
       for (const [field, bytes] of await entries(bin, k.relays)) {
-        const rec = read(bytes, field);
-        if (filter?.workspace === undefined || rec.workspace === filter.workspace) out.push(rec);
+        const rec = listed(onCorrupt, () => read(bytes, field));
+        if (rec && (filter?.workspace === undefined || rec.workspace === filter.workspace)) out.push(rec);
       }
       return out.sort((a, b) => compare(a.workspace, b.workspace) || compare(a.name, b.name));
     },

@@ -8,6 +8,7 @@ import { ENQUEUE_JOB_LUA, pushJobArgs } from './push-jobs.js';
 import { script } from './scripts.js';
 import { claimIndexRepair, indexStep } from './workspace-index.js';
 import { decode, packr } from './values.js';
+import { listed } from '../validate.js';
 
 /**
  * KEYS: task, taskRev, events, tasksEnded, the workspace's task set, the new state's set, pushDue, then the other
@@ -83,7 +84,7 @@ return gone
 const LIST_CHUNK = 500;
 
 export function redisTaskStore(o: RedisParts): TaskStore {
-  const { client, bin, keys: k, run } = o;
+  const { client, bin, keys: k, run, onCorrupt } = o;
   const decodeTask = (bytes: Buffer, id: string) => decode({ schema: Task, bytes, record: 'task', id });
 
   /** The one task write path: check and write in one script (see writeTask12). */
@@ -138,8 +139,8 @@ export function redisTaskStore(o: RedisParts): TaskStore {
         const values = await bin.mGet(chunk.map((id) => k.task(id)));
         values.forEach((bytes, j) => {
           if (bytes === null) return; // swept since the scan read its key
-          const task = decodeTask(bytes, chunk[j]!);
-          if (task.workspaceId === workspaceId) visit(task);
+          const task = listed(onCorrupt, () => decodeTask(bytes, chunk[j]!));
+          if (task?.workspaceId === workspaceId) visit(task);
         });
       }
     }
@@ -164,7 +165,8 @@ export function redisTaskStore(o: RedisParts): TaskStore {
       const values = await bin.mGet(ids.map((id) => k.task(id)));
       const out: Task[] = [];
       values.forEach((bytes, i) => {
-        if (bytes !== null) out.push(decodeTask(bytes, ids[i]!));
+        const task = bytes === null ? undefined : listed(onCorrupt, () => decodeTask(bytes, ids[i]!));
+        if (task) out.push(task);
       });
       return out;
     },

@@ -1,0 +1,9 @@
+// The store as a CLI command opens it: a damaged record (another version's, a damaged file) is named on stderr and
+// left out of listings, so the others still list and the damaged one can be found and removed.
+import type { Config } from '../config.js';
+import { openStore } from '../open-store.js';
+import type { Store } from '../runtime/store/types.js';
+
+export function openCliStore(config: Config): Promise<Store> {
+  return openStore(config, { onCorrupt: (e) => process.stderr.write(`a2a-gateway: warning: ${e.message}; it is left out\n`) });
+}
