@@ -131,7 +131,7 @@ export class TaskSupervisor {
         (current) => this.checkRoom(current, message),
         () => {
           if (TERMINAL_STATES.has(task.status.state)) {
-            return new RpcError('INVALID_PARAMS', {
+            return new RpcError('UNSUPPORTED_OPERATION', {
               message: `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages`,
               data: { path: 'params.message', state: task.status.state },
             });

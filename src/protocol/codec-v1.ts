@@ -150,6 +150,7 @@ export function encodePushConfigV1(c: StoredPushConfig, taskId: string) {
 
 export const v1Codec = {
   send: { messageIdRequired: true, callerNamesNewTask: false, inlinePushUrlPath: 'params.configuration.taskPushNotificationConfig.url' },
+  subscribe: { refusesTerminal: true },
   task: encodeTaskV1,
   sendResult: (v: TaskView) => ({ task: encodeTaskV1(v) }),
   pushBody: (v: TaskView) => ({ task: encodeTaskV1(v) }),

@@ -52,6 +52,8 @@ export interface DialectCodec {
   read: CallReads;
   /** the dialect's rules for a send: 0.2 and later require the sender's messageId; only 0.1 lets a caller name a new task */
   send: { messageIdRequired: boolean; callerNamesNewTask: boolean; inlinePushUrlPath?: string };
+  /** 1.0 refuses a subscription to a terminal task (UnsupportedOperationError); the revisions answer the task and end */
+  subscribe: { refusesTerminal: boolean };
   task(v: TaskView): unknown;
   /** a send's (blocking or not) result: rev A and B answer the task itself, 1.0 wraps it as `{task}` */
   sendResult(v: TaskView): unknown;
@@ -100,6 +102,7 @@ export const codecs: Record<TaskDialect, DialectCodec> = {
   A: {
     read: readsAB,
     send: { messageIdRequired: false, callerNamesNewTask: true },
+    subscribe: { refusesTerminal: false },
     task: encodeTaskA,
     sendResult: encodeTaskA,
     pushBody: encodeTaskA,
@@ -111,6 +114,7 @@ export const codecs: Record<TaskDialect, DialectCodec> = {
   B: {
     read: readsAB,
     send: { messageIdRequired: true, callerNamesNewTask: false },
+    subscribe: { refusesTerminal: false },
     task: encodeTaskB,
     sendResult: encodeTaskB,
     pushBody: encodeTaskB,
