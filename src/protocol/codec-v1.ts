@@ -23,7 +23,7 @@ import {
   type TaskState,
   type TaskStatus,
 } from './model.js';
-import { IsoTime, listQuery, PageSize, parseParams, type SendParams } from './params.js';
+import { IsoTime, listQuery, PageSize, PageToken, parseParams, type SendParams } from './params.js';
 import { HeaderValue, PushScheme, PushUrl, type PushConfig, type StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
 
@@ -157,7 +157,10 @@ export const v1Codec = {
   event: encodeEventV1,
   openingEvents: (v: TaskView, _settled: boolean) => [{ task: encodeTaskV1(v) }],
   pushConfig: encodePushConfigV1,
-  pushConfigs: (cs: readonly StoredPushConfig[], taskId: string) => ({ configs: cs.map((c) => encodePushConfigV1(c, taskId)) }),
+  pushConfigs: (cs: readonly StoredPushConfig[], taskId: string, nextPageToken: string) => ({
+    configs: cs.map((c) => encodePushConfigV1(c, taskId)),
+    nextPageToken,
+  }),
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -247,7 +250,13 @@ export const ListTasksParamsV1 = z.object({
   includeArtifacts: z.boolean().optional(),
 });
 
-export const PushListParamsV1 = z.object({ tenant: Tenant, taskId: Id, pageSize: z.number().int().positive().optional(), pageToken: z.string().optional() });
+/** proto3's `int32 page_size` (not optional): 0 is unset, every config; the token is the offset this gateway gave out */
+export const PushListParamsV1 = z.object({
+  tenant: Tenant,
+  taskId: Id,
+  pageSize: z.number().int().nonnegative().optional(),
+  pageToken: z.union([PageToken, z.literal('')]).optional(),
+});
 
 /** A 1.0 file part (`raw` bytes or a `url`) in the internal model's form (inbound and from remotes alike). */
 export function fileFromV1(p: { raw?: string | undefined; url?: string | undefined; filename?: string | undefined; mediaType?: string | undefined }) {
@@ -330,7 +339,10 @@ export const readsV1 = {
     const p = parseParams(PushRefParamsV1, params);
     return { taskId: p.taskId, configId: p.id };
   },
-  pushList: (params: unknown) => ({ taskId: parseParams(PushListParamsV1, params).taskId }),
+  pushList: (params: unknown) => {
+    const p = parseParams(PushListParamsV1, params);
+    return { taskId: p.taskId, page: { size: p.pageSize ?? 0, offset: p.pageToken ? Number(p.pageToken) : 0 } };
+  },
   pushDelete: (params: unknown) => {
     const p = parseParams(PushRefParamsV1, params);
     return { taskId: p.taskId, configId: p.id };

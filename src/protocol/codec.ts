@@ -44,7 +44,8 @@ export interface CallReads {
   taskId(params: unknown): { id: string };
   pushSet(params: unknown): { taskId: string; config: PushConfig; urlPath: string };
   pushGet(params: unknown): { taskId: string; configId?: string };
-  pushList(params: unknown): { taskId: string };
+  /** `page`: 1.0's paging (size 0: every config); the revisions list every config */
+  pushList(params: unknown): { taskId: string; page?: { size: number; offset: number } };
   pushDelete(params: unknown): { taskId: string; configId: string };
 }
 
@@ -63,7 +64,8 @@ export interface DialectCodec {
   /** what a stream opens with when it does not replay: the task as it stands (the last one may end the stream) */
   openingEvents(v: TaskView, settled: boolean): unknown[];
   pushConfig(c: StoredPushConfig, taskId: string): unknown;
-  pushConfigs(cs: readonly StoredPushConfig[], taskId: string): unknown;
+  /** `nextPageToken`: '' on the last page (1.0 writes it; the revisions answer a bare list) */
+  pushConfigs(cs: readonly StoredPushConfig[], taskId: string, nextPageToken: string): unknown;
 }
 
 /** A listing's page as every dialect answers it: the tasks (each already encoded) and the paging fields. */
