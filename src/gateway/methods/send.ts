@@ -103,7 +103,13 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
   if (existingId !== undefined && !codec.send.callerNamesNewTask) {
     throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${existingId}`, data: { id: existingId } });
   }
-  const agent = parts.agents.choose(ctx.key, { urlAgentId: ctx.urlAgentId, metadata: { ...p.metadata, ...p.message.metadata } });
+  // the message's metadata wins over the params' (the spread below), so an unknown agent is named where it was read
+  const pathOf = (name: 'agentId' | 'skillId') => (p.message.metadata?.[name] !== undefined ? `params.message.metadata.${name}` : `params.metadata.${name}`);
+  const agent = parts.agents.choose(ctx.key, {
+    urlAgentId: ctx.urlAgentId,
+    metadata: { ...p.metadata, ...p.message.metadata },
+    paths: { agentId: pathOf('agentId'), skillId: pathOf('skillId') },
+  });
   checkAgentTrust(parts, ctx, agent.id);
   const now = parts.clock.now();
   const id = existingId ?? randomUUID();
