@@ -238,13 +238,16 @@ export const GetTaskParamsV1 = z.object({ tenant: Tenant, id: Id, historyLength:
 export const TaskIdParamsV1 = z.object({ tenant: Tenant, id: Id, metadata: Metadata.optional() });
 export const PushCreateParamsV1 = PushConfigV1.extend({ taskId: Id });
 export const PushRefParamsV1 = z.object({ tenant: Tenant, taskId: Id, id: Id });
+const PAGE_TOKEN_TEXT = 'must be a page token this gateway gave out (a string)';
+
 export const ListTasksParamsV1 = z.object({
   tenant: Tenant,
   // proto-JSON writes an unset string as absent, but a hand-written call may send ''
-  contextId: z.union([Id, z.literal('')]).optional(),
-  status: z.union([StateV1, z.literal('TASK_STATE_UNSPECIFIED')]).optional(),
+  // a union's own failure reads "Invalid input": each says what it takes instead
+  contextId: z.union([Id, z.literal('')], { error: 'must be a context id (a string)' }).optional(),
+  status: z.union([StateV1, z.literal('TASK_STATE_UNSPECIFIED')], { error: `must be a TaskState name: ${StateV1.options.join(', ')}` }).optional(),
   pageSize: PageSize.optional(),
-  pageToken: z.union([z.string().regex(/^\d{1,9}$/, 'not a page token this gateway gave out'), z.literal('')]).optional(),
+  pageToken: z.union([PageToken, z.literal('')], { error: PAGE_TOKEN_TEXT }).optional(),
   historyLength: HistoryLength.optional(),
   statusTimestampAfter: IsoTime.optional(),
   includeArtifacts: z.boolean().optional(),
@@ -255,7 +258,7 @@ export const PushListParamsV1 = z.object({
   tenant: Tenant,
   taskId: Id,
   pageSize: z.number().int().nonnegative().optional(),
-  pageToken: z.union([PageToken, z.literal('')]).optional(),
+  pageToken: z.union([PageToken, z.literal('')], { error: PAGE_TOKEN_TEXT }).optional(),
 });
 
 /** A 1.0 file part (`raw` bytes or a `url`) in the internal model's form (inbound and from remotes alike). */

@@ -27,3 +27,23 @@ t.test('a batch under A2A-Version 1.0: a streaming 0.3 method refused in it read
   t.notOk(Array.isArray(plain.json[0].error.data), 'without the header a 0.3 method reads in 0.3 shape');
   t.equal(plain.json[0].error.data.reason, 'INVALID_REQUEST');
 });
+
+t.test('ListTasks: a field of the wrong kind is refused saying what it takes, not "Invalid input"', async (t) => {
+  const gw = await startTestGateway();
+  t.teardown(() => gw.close());
+  const { key } = await gw.key();
+  const list = (params: unknown) => gw.rpc({ method: 'ListTasks', params, key, headers: { 'A2A-Version': '1.0' } });
+  for (const [params, path, says] of [
+    [{ status: 3 }, 'params.status', /TASK_STATE_COMPLETED/],
+    [{ status: 'completed' }, 'params.status', /TASK_STATE_COMPLETED/],
+    [{ pageToken: 2 }, 'params.pageToken', /page token/],
+    [{ contextId: 5 }, 'params.contextId', /context id/],
+  ] as const) {
+    const r = await list(params);
+    t.equal(r.json.error?.code, -32602, JSON.stringify(params));
+    t.equal(r.json.error?.data[0].metadata.path, path);
+    t.match(r.json.error?.message, says, `${JSON.stringify(params)}: says what it takes`);
+  }
+  const long = await list({ contextId: 'x'.repeat(300) });
+  t.match(long.json.error?.message, /at most 256 characters/, "a string's own bound still speaks");
+});
