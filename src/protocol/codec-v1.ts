@@ -253,6 +253,9 @@ export const ListTasksParamsV1 = z.object({
   includeArtifacts: z.boolean().optional(),
 });
 
+/** GetExtendedAgentCard's params: only the tenant (absent params read as none) */
+export const ExtendedCardParamsV1 = z.object({ tenant: Tenant });
+
 /** proto3's `int32 page_size` (not optional): 0 is unset, every config; the token is the offset this gateway gave out */
 export const PushListParamsV1 = z.object({
   tenant: Tenant,

@@ -28,3 +28,18 @@ t.test('GetExtendedAgentCard: a 1.0 AgentCard whose security scheme a 1.x client
   t.equal(old.json.result.url, `${gw.url}/api/a2a`, 'the 0.3 method keeps the 0.3 card');
   t.same(old.json.result.securitySchemes, { bearer: { type: 'http', scheme: 'bearer' } });
 });
+
+t.test('GetExtendedAgentCard: params that are not its request are refused naming them', async (t) => {
+  const gw = await startTestGateway();
+  t.teardown(() => gw.close());
+  const { key } = await gw.key();
+  for (const params of ['junk', [1], { tenant: 5 }]) {
+    const r = await gw.rpc({ method: 'GetExtendedAgentCard', params, key, headers: { 'A2A-Version': '1.0' } });
+    t.equal(r.json.error?.code, -32602, JSON.stringify(params));
+    t.match(r.json.error?.data[0].metadata.path, /^params/);
+  }
+  for (const params of [undefined, {}, { tenant: '' }]) {
+    const r = await gw.rpc({ method: 'GetExtendedAgentCard', params, key, headers: { 'A2A-Version': '1.0' } });
+    t.type(r.json.result?.name, 'string', `${JSON.stringify(params)}: the card`);
+  }
+});
