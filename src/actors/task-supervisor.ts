@@ -129,13 +129,17 @@ export class TaskSupervisor {
   /** Sends a follow-up message to a task waiting for input (judged against the task as it stands now). */
   async followUp(task: Task, message: Message, o: { requestId?: string } = {}): Promise<TaskHandle> {
     const event: TaskMachineEvent = { type: 'USER_MESSAGE', message, ...(o.requestId !== undefined && { requestId: o.requestId }) };
+    // a terminal task's refusal is 1.0's UnsupportedOperationError (0.x callers read it as invalid params)
     const refused = (t: Task) =>
-      new RpcError('INVALID_PARAMS', {
-        message: TERMINAL_STATES.has(t.status.state)
-          ? `Task ${t.id} is ${t.status.state}; a terminal task takes no more messages`
-          : `Task ${t.id} is ${t.status.state}; it takes a message only in input-required`,
-        data: { path: 'params.message', state: t.status.state },
-      });
+      TERMINAL_STATES.has(t.status.state)
+        ? new RpcError('UNSUPPORTED_OPERATION', {
+            message: `Task ${t.id} is ${t.status.state}; a terminal task takes no more messages`,
+            data: { path: 'params.message', state: t.status.state },
+          })
+        : new RpcError('INVALID_PARAMS', {
+            message: `Task ${t.id} is ${t.status.state}; it takes a message only in input-required`,
+            data: { path: 'params.message', state: t.status.state },
+          });
     for (let tries = 1; ; tries++) {
       const l = await this.deliver(task, event, (current) => this.checkRoom(current, message), refused);
       if (l !== 'moved') return this.handle(l);

@@ -25,6 +25,8 @@ function skillsOf(agents: readonly AgentSpec[]) {
   return agents.flatMap((a) => a.skills.map((s) => ({ ...s, tags: s.tags ?? [], examples: s.examples ?? [] })));
 }
 
+const CREDENTIALS_HINT = 'Create an API key with `a2a-gateway keys create`; send it as Authorization: Bearer <key>.';
+
 export function buildCard(o: { settings: CardSettings; agents: readonly AgentSpec[]; url: string; name?: string; description?: string }) {
   return {
     name: o.name ?? o.settings.name,
@@ -41,13 +43,34 @@ export function buildCard(o: { settings: CardSettings; agents: readonly AgentSpe
       // 1.0's name for supportsAuthenticatedExtendedCard
       extendedAgentCard: true,
     },
-    authentication: { schemes: ['bearer'], credentials: 'Create an API key with `a2a-gateway keys create`; send it as Authorization: Bearer <key>.' },
+    authentication: { schemes: ['bearer'], credentials: CREDENTIALS_HINT },
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
     security: [{ bearer: [] }],
     defaultInputModes: ['text', 'text/plain', 'application/json'],
     defaultOutputModes: ['text', 'text/plain', 'application/json'],
     skills: skillsOf(o.agents),
     supportsAuthenticatedExtendedCard: true,
+  };
+}
+
+/**
+ * The same card as A2A 1.0's AgentCard, which a 1.0 method answers (GetExtendedAgentCard): 1.0's fields only, the
+ * bearer scheme in 1.0's form (`httpAuthSecurityScheme`, `securityRequirements`). The well-known cards keep the 0.3
+ * form a 0.3 client needs; in it a 1.x client finds no usable security scheme.
+ */
+export function buildCardV1(o: Parameters<typeof buildCard>[0]) {
+  const c = buildCard(o);
+  return {
+    name: c.name,
+    description: c.description,
+    supportedInterfaces: c.supportedInterfaces,
+    version: c.version,
+    capabilities: { streaming: c.capabilities.streaming, pushNotifications: c.capabilities.pushNotifications, extendedAgentCard: true },
+    securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: CREDENTIALS_HINT } } },
+    securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+    defaultInputModes: c.defaultInputModes,
+    defaultOutputModes: c.defaultOutputModes,
+    skills: c.skills,
   };
 }
 

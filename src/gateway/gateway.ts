@@ -105,12 +105,13 @@ export function createGateway(o: GatewayOptions): GatewayApi {
     return { response, status: out.ok ? 200 : out.error.httpStatus, headers: out.headers, streaming };
   }
 
-  const noBatchStreams = (entry: DecodedEntry, a: Answer): Answer => {
+  const noBatchStreams = (entry: DecodedEntry, a: Answer, req: RpcHttpRequest): Answer => {
     if (!a.stream) return a;
     a.release?.();
     // the stream's work starts only when it is opened, so refusing it here changes nothing
     const err = new RpcError('INVALID_REQUEST', { message: 'Invalid request: a streaming method cannot be part of a batch' });
-    const v1 = entry.ok && methodRow(entry.call.method)?.dialect === 'V1';
+    // read as every other error of the call is (answerCall): a 1.0 method, or a 1.0 header
+    const v1 = (entry.ok && methodRow(entry.call.method)?.dialect === 'V1') || versionAnswersV1(req.a2aVersion);
     return { response: errorResponse(entry.ok ? entry.call.id : null, err, { v1 }), status: 200, headers: a.headers };
   };
 
@@ -168,7 +169,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       return reply(a.status, a.headers, a.response);
     }
     // a batch: each element runs the whole pipeline (and counts against the limit); HTTP says 200
-    const answers = await Promise.all(decoded.entries.map(async (e) => noBatchStreams(e, await answer(e, req, baseUrl, requestId))));
+    const answers = await Promise.all(decoded.entries.map(async (e) => noBatchStreams(e, await answer(e, req, baseUrl, requestId), req)));
     return reply(
       200,
       answers[answers.length - 1]!.headers,

@@ -23,7 +23,7 @@ import {
   type TaskState,
   type TaskStatus,
 } from './model.js';
-import { IsoTime, listQuery, PageSize, parseParams, type SendParams } from './params.js';
+import { IsoTime, listQuery, PageSize, PageToken, parseParams, type SendParams } from './params.js';
 import { HeaderValue, PushScheme, PushUrl, type PushConfig, type StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
 
@@ -150,13 +150,17 @@ export function encodePushConfigV1(c: StoredPushConfig, taskId: string) {
 
 export const v1Codec = {
   send: { messageIdRequired: true, callerNamesNewTask: false, inlinePushUrlPath: 'params.configuration.taskPushNotificationConfig.url' },
+  subscribe: { refusesTerminal: true },
   task: encodeTaskV1,
   sendResult: (v: TaskView) => ({ task: encodeTaskV1(v) }),
   pushBody: (v: TaskView) => ({ task: encodeTaskV1(v) }),
   event: encodeEventV1,
   openingEvents: (v: TaskView, _settled: boolean) => [{ task: encodeTaskV1(v) }],
   pushConfig: encodePushConfigV1,
-  pushConfigs: (cs: readonly StoredPushConfig[], taskId: string) => ({ configs: cs.map((c) => encodePushConfigV1(c, taskId)) }),
+  pushConfigs: (cs: readonly StoredPushConfig[], taskId: string, nextPageToken: string) => ({
+    configs: cs.map((c) => encodePushConfigV1(c, taskId)),
+    nextPageToken,
+  }),
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -234,19 +238,31 @@ export const GetTaskParamsV1 = z.object({ tenant: Tenant, id: Id, historyLength:
 export const TaskIdParamsV1 = z.object({ tenant: Tenant, id: Id, metadata: Metadata.optional() });
 export const PushCreateParamsV1 = PushConfigV1.extend({ taskId: Id });
 export const PushRefParamsV1 = z.object({ tenant: Tenant, taskId: Id, id: Id });
+const PAGE_TOKEN_TEXT = 'must be a page token this gateway gave out (a string)';
+
 export const ListTasksParamsV1 = z.object({
   tenant: Tenant,
   // proto-JSON writes an unset string as absent, but a hand-written call may send ''
-  contextId: z.union([Id, z.literal('')]).optional(),
-  status: z.union([StateV1, z.literal('TASK_STATE_UNSPECIFIED')]).optional(),
+  // a union's own failure reads "Invalid input": each says what it takes instead
+  contextId: z.union([Id, z.literal('')], { error: 'must be a context id (a string)' }).optional(),
+  status: z.union([StateV1, z.literal('TASK_STATE_UNSPECIFIED')], { error: `must be a TaskState name: ${StateV1.options.join(', ')}` }).optional(),
   pageSize: PageSize.optional(),
-  pageToken: z.union([z.string().regex(/^\d{1,9}$/, 'not a page token this gateway gave out'), z.literal('')]).optional(),
+  pageToken: z.union([PageToken, z.literal('')], { error: PAGE_TOKEN_TEXT }).optional(),
   historyLength: HistoryLength.optional(),
   statusTimestampAfter: IsoTime.optional(),
   includeArtifacts: z.boolean().optional(),
 });
 
-export const PushListParamsV1 = z.object({ tenant: Tenant, taskId: Id, pageSize: z.number().int().positive().optional(), pageToken: z.string().optional() });
+/** GetExtendedAgentCard's params: only the tenant (absent params read as none) */
+export const ExtendedCardParamsV1 = z.object({ tenant: Tenant });
+
+/** proto3's `int32 page_size` (not optional): 0 is unset, every config; the token is the offset this gateway gave out */
+export const PushListParamsV1 = z.object({
+  tenant: Tenant,
+  taskId: Id,
+  pageSize: z.number().int().nonnegative().optional(),
+  pageToken: z.union([PageToken, z.literal('')], { error: PAGE_TOKEN_TEXT }).optional(),
+});
 
 /** A 1.0 file part (`raw` bytes or a `url`) in the internal model's form (inbound and from remotes alike). */
 export function fileFromV1(p: { raw?: string | undefined; url?: string | undefined; filename?: string | undefined; mediaType?: string | undefined }) {
@@ -329,7 +345,10 @@ export const readsV1 = {
     const p = parseParams(PushRefParamsV1, params);
     return { taskId: p.taskId, configId: p.id };
   },
-  pushList: (params: unknown) => ({ taskId: parseParams(PushListParamsV1, params).taskId }),
+  pushList: (params: unknown) => {
+    const p = parseParams(PushListParamsV1, params);
+    return { taskId: p.taskId, page: { size: p.pageSize ?? 0, offset: p.pageToken ? Number(p.pageToken) : 0 } };
+  },
   pushDelete: (params: unknown) => {
     const p = parseParams(PushRefParamsV1, params);
     return { taskId: p.taskId, configId: p.id };

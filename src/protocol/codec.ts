@@ -44,7 +44,8 @@ export interface CallReads {
   taskId(params: unknown): { id: string };
   pushSet(params: unknown): { taskId: string; config: PushConfig; urlPath: string };
   pushGet(params: unknown): { taskId: string; configId?: string };
-  pushList(params: unknown): { taskId: string };
+  /** `page`: 1.0's paging (size 0: every config); the revisions list every config */
+  pushList(params: unknown): { taskId: string; page?: { size: number; offset: number } };
   pushDelete(params: unknown): { taskId: string; configId: string };
 }
 
@@ -52,6 +53,8 @@ export interface DialectCodec {
   read: CallReads;
   /** the dialect's rules for a send: 0.2 and later require the sender's messageId; only 0.1 lets a caller name a new task */
   send: { messageIdRequired: boolean; callerNamesNewTask: boolean; inlinePushUrlPath?: string };
+  /** 1.0 refuses a subscription to a terminal task (UnsupportedOperationError); the revisions answer the task and end */
+  subscribe: { refusesTerminal: boolean };
   task(v: TaskView): unknown;
   /** a send's (blocking or not) result: rev A and B answer the task itself, 1.0 wraps it as `{task}` */
   sendResult(v: TaskView): unknown;
@@ -61,7 +64,8 @@ export interface DialectCodec {
   /** what a stream opens with when it does not replay: the task as it stands (the last one may end the stream) */
   openingEvents(v: TaskView, settled: boolean): unknown[];
   pushConfig(c: StoredPushConfig, taskId: string): unknown;
-  pushConfigs(cs: readonly StoredPushConfig[], taskId: string): unknown;
+  /** `nextPageToken`: '' on the last page (1.0 writes it; the revisions answer a bare list) */
+  pushConfigs(cs: readonly StoredPushConfig[], taskId: string, nextPageToken: string): unknown;
 }
 
 /** A listing's page as every dialect answers it: the tasks (each already encoded) and the paging fields. */
@@ -100,6 +104,7 @@ export const codecs: Record<TaskDialect, DialectCodec> = {
   A: {
     read: readsAB,
     send: { messageIdRequired: false, callerNamesNewTask: true },
+    subscribe: { refusesTerminal: false },
     task: encodeTaskA,
     sendResult: encodeTaskA,
     pushBody: encodeTaskA,
@@ -111,6 +116,7 @@ export const codecs: Record<TaskDialect, DialectCodec> = {
   B: {
     read: readsAB,
     send: { messageIdRequired: true, callerNamesNewTask: false },
+    subscribe: { refusesTerminal: false },
     task: encodeTaskB,
     sendResult: encodeTaskB,
     pushBody: encodeTaskB,

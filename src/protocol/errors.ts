@@ -20,6 +20,11 @@ export const ERRORS = {
   REQUEST_TIMEOUT: { code: -32600, http: 408, message: 'Request timeout: the request body did not arrive in time' },
   /** A2A 1.0's: the A2A-Version header names a version the gateway does not speak (any dialect gets 1.0's code). */
   VERSION_NOT_SUPPORTED: { code: -32009, http: 200, message: 'Version not supported' },
+  /**
+   * A2A 1.0's UnsupportedOperationError (-32004 for 1.0 callers): a message to a terminal task, a SubscribeToTask of
+   * one. The revisions read it as invalid params: the spec's -32004 is the rate limit.
+   */
+  UNSUPPORTED_OPERATION: { code: -32602, http: 200, message: 'Unsupported operation' },
 } as const;
 
 export type ErrorReason = keyof typeof ERRORS;
@@ -49,13 +54,14 @@ export interface ErrorInfoV1 {
  * How an error reads to an A2A 1.0 caller. 1.0 gives -32001..-32009 meanings of its own, and the gateway's codes for
  * unauthorized, rate limit, agent not found and scope insufficient (-32003..-32006) would there read as push not
  * supported, unsupported operation, content type and invalid agent response: those four move to -32050..-32053, outside
- * 1.0's range, keeping their HTTP statuses. Everything else keeps its code.
+ * 1.0's range, keeping their HTTP statuses. Unsupported operation takes 1.0's own -32004. Everything else keeps its code.
  */
 const V1_CODES: Partial<Record<ErrorReason, number>> = {
   UNAUTHORIZED: -32050,
   SCOPE_INSUFFICIENT: -32051,
   RATE_LIMITED: -32052,
   AGENT_NOT_FOUND: -32053,
+  UNSUPPORTED_OPERATION: -32004,
 };
 
 /** 1.0's ErrorInfo domain for the conditions 1.0 names, the gateway's own for the rest. */
@@ -68,7 +74,11 @@ const V1_DOMAIN: Partial<Record<ErrorReason, string>> = {
   TASK_NOT_FOUND: 'a2a-protocol.org',
   TASK_NOT_CANCELABLE: 'a2a-protocol.org',
   VERSION_NOT_SUPPORTED: 'a2a-protocol.org',
+  UNSUPPORTED_OPERATION: 'a2a-protocol.org',
 };
+
+/** What the revisions call a condition only 1.0 names: the spec's name for the code they answer it with. */
+const REVISION_REASON: Partial<Record<ErrorReason, ErrorReason>> = { UNSUPPORTED_OPERATION: 'INVALID_PARAMS' };
 
 /** A failure with the spec's reason; the transport maps it to the wire in one place (`toErrorObject`). */
 export class RpcError extends Error {
@@ -94,7 +104,7 @@ export class RpcError extends Error {
   }
 
   toErrorObject(): JsonRpcErrorObject {
-    return { code: this.code, message: this.message, data: { reason: this.reason, ...this.data } };
+    return { code: this.code, message: this.message, data: { reason: REVISION_REASON[this.reason] ?? this.reason, ...this.data } };
   }
 
   /** The same error as an A2A 1.0 caller reads it: 1.0's codes, and the details as one ErrorInfo. */

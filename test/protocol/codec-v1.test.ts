@@ -356,7 +356,7 @@ t.test('push configs: 1.0 shape, secrets masked, one scheme; a list is {configs}
     authentication: { scheme: 'Bearer', credentials: WRITE_ONLY_MASK },
   });
   t.strictSame(SdkPushConfig.toJSON(SdkPushConfig.fromJSON(wire)), wire, 'the SDK reads it whole');
-  t.strictSame(V1.pushConfigs([cfg], 'task-1'), { configs: [wire] });
+  t.strictSame(V1.pushConfigs([cfg], 'task-1', ''), { configs: [wire], nextPageToken: '' });
 
   const read = V1.read.pushSet(
     SdkPushConfig.toJSON({

@@ -86,11 +86,12 @@ export async function getPushConfig(params: unknown, ctx: CallContext, parts: Ga
 export async function listPushConfigs(params: unknown, ctx: CallContext, parts: GatewayParts) {
   const p = readsOf(ctx).pushList(params);
   const t = await visibleTask(parts, ctx, p.taskId);
-  const all = await parts.store.pushConfigs.list(pushKey(t));
-  return codecs[answerDialect(ctx, t)].pushConfigs(
-    all.sort((a, b) => a.createdAt - b.createdAt),
-    t.id,
-  );
+  const all = (await parts.store.pushConfigs.list(pushKey(t))).sort((a, b) => a.createdAt - b.createdAt);
+  // a page never holds more than asked (a task has few configs: the bound is push.maxConfigsPerTask)
+  const from = p.page?.offset ?? 0;
+  const end = p.page?.size ? from + p.page.size : all.length;
+  const page = all.slice(from, end);
+  return codecs[answerDialect(ctx, t)].pushConfigs(page, t.id, from + page.length < all.length ? String(from + page.length) : '');
 }
 
 export async function deletePushConfig(params: unknown, ctx: CallContext, parts: GatewayParts) {

@@ -79,6 +79,12 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
   if (existing) {
     const task = ensureVisible(parts, ctx, existing.id, existing);
     checkAgentTrust(parts, ctx, task.agentId);
+    // a message naming another conversation than its task's contradicts itself (1.0: agents MUST reject it); it was
+    // delivered with the context silently replaced
+    const named = p.message.contextId;
+    if (named !== undefined && named !== task.contextId) {
+      throw invalidParam('params.message.contextId', `'${named}' is not the context of task ${task.id} (leave it out, or name the task's own)`);
+    }
     // a task already holding its most push configs refuses the send before the message is delivered
     if (inlinePush) await assertPushRoom(parts, { task, config: inlinePush, urlPath: pushUrlPath });
     const message = toMessage(p.message, task);
@@ -97,7 +103,13 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
   if (existingId !== undefined && !codec.send.callerNamesNewTask) {
     throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${existingId}`, data: { id: existingId } });
   }
-  const agent = parts.agents.choose(ctx.key, { urlAgentId: ctx.urlAgentId, metadata: { ...p.metadata, ...p.message.metadata } });
+  // the message's metadata wins over the params' (the spread below), so an unknown agent is named where it was read
+  const pathOf = (name: 'agentId' | 'skillId') => (p.message.metadata?.[name] !== undefined ? `params.message.metadata.${name}` : `params.metadata.${name}`);
+  const agent = parts.agents.choose(ctx.key, {
+    urlAgentId: ctx.urlAgentId,
+    metadata: { ...p.metadata, ...p.message.metadata },
+    paths: { agentId: pathOf('agentId'), skillId: pathOf('skillId') },
+  });
   checkAgentTrust(parts, ctx, agent.id);
   const now = parts.clock.now();
   const id = existingId ?? randomUUID();

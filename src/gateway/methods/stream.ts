@@ -1,6 +1,8 @@
 // Streaming methods: a send that streams (tasks/sendSubscribe, message/stream, SendStreamingMessage) and a stream of
 // an existing task (tasks/resubscribe, SubscribeToTask), each in the call's dialect.
+import { codecs } from '../../protocol/codec.js';
 import { RpcError } from '../../protocol/errors.js';
+import { TERMINAL_STATES } from '../../protocol/model.js';
 import { StreamResult, answerDialect, readsOf, viewOptions, visibleTask, type CallContext, type GatewayParts } from '../context.js';
 import { runStream } from '../stream.js';
 import { prepareSend, sendDialect } from './send.js';
@@ -50,6 +52,13 @@ export async function resubscribe(params: unknown, ctx: CallContext, parts: Gate
   const p = readsOf(ctx).taskQuery(params);
   const afterSeq = parseLastEventId(ctx.lastEventId);
   const t = await visibleTask(parts, ctx, p.id);
+  // 1.0: a terminal task has nothing more to stream (a client that missed its end replays it with Last-Event-ID)
+  if (afterSeq === undefined && TERMINAL_STATES.has(t.status.state) && ctx.dialect !== undefined && codecs[ctx.dialect].subscribe.refusesTerminal) {
+    throw new RpcError('UNSUPPORTED_OPERATION', {
+      message: `Task ${t.id} is ${t.status.state}: a terminal task cannot be subscribed to (send Last-Event-ID to replay its events)`,
+      data: { id: t.id, state: t.status.state },
+    });
+  }
   const dialect = answerDialect(ctx, t);
   return new StreamResult({
     keyId: ctx.key.id,

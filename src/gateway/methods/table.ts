@@ -1,8 +1,10 @@
 // The one method table: every JSON-RPC method the endpoint serves, with the dialect its name fixes, the scope it needs,
 // whether it answers with a stream, and its handler. A dialect is a codec (src/protocol/codec.ts) plus its rows here.
+import { ExtendedCardParamsV1 } from '../../protocol/codec-v1.js';
 import type { TaskDialect } from '../../protocol/model.js';
+import { parseParams } from '../../protocol/params.js';
 import type { Scope } from '../../protocol/scopes.js';
-import { buildCard } from '../card.js';
+import { buildCard, buildCardV1 } from '../card.js';
 import type { MethodHandler } from '../context.js';
 import { getAgent, listAgents } from './agents.js';
 import { listTasks } from './list.js';
@@ -23,6 +25,11 @@ export interface MethodRow {
 
 const extendedCard: MethodHandler = async (_params, ctx, parts) =>
   buildCard({ settings: parts.card, agents: parts.agents.reachable(ctx.key), url: `${ctx.baseUrl}/api/a2a` });
+const extendedCardV1: MethodHandler = async (params, ctx, parts) => {
+  // params that are not 1.0's request (a string, a list) are refused as every other method refuses them
+  parseParams(ExtendedCardParamsV1, params ?? {});
+  return buildCardV1({ settings: parts.card, agents: parts.agents.reachable(ctx.key), url: `${ctx.baseUrl}/api/a2a` });
+};
 
 type Row = [name: string, dialect: TaskDialect | undefined, scope: Scope, handler: MethodHandler, streaming?: 'stream'];
 
@@ -49,7 +56,7 @@ const ROWS: Row[] = [
   ['GetTaskPushNotificationConfig', 'V1', 'tasks.read', getPushConfig],
   ['ListTaskPushNotificationConfigs', 'V1', 'tasks.read', listPushConfigs],
   ['DeleteTaskPushNotificationConfig', 'V1', 'tasks.create', deletePushConfig],
-  ['GetExtendedAgentCard', 'V1', 'agents.read', extendedCard],
+  ['GetExtendedAgentCard', 'V1', 'agents.read', extendedCardV1],
   // names rev A and rev B share
   ['tasks/resubscribe', undefined, 'tasks.stream', resubscribe, 'stream'],
   ['tasks/get', undefined, 'tasks.read', getTask],

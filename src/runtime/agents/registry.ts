@@ -40,6 +40,8 @@ export interface AgentEntry {
 export interface AgentChoice {
   urlAgentId: string | undefined;
   metadata: Record<string, unknown> | undefined;
+  /** where the caller wrote metadata's agentId and skillId (an error names the field) */
+  paths?: { agentId: string; skillId: string };
 }
 
 /** What a change did, for listeners (cards and lists are built on demand, so they follow without one). */
@@ -156,20 +158,22 @@ export class AgentRegistry {
 
   /** The URL's agent, else metadata.agentId, else the agent with metadata.skillId, else the only or default one. */
   choose(key: KeyRecord, c: AgentChoice): AgentSpec {
-    const notFound = (what: string) => new RpcError('AGENT_NOT_FOUND', { message: `No agent matches the request: ${what}` });
-    const pick = (id: string) => {
+    const notFound = (what: string, data?: Record<string, unknown>) =>
+      new RpcError('AGENT_NOT_FOUND', { message: `No agent matches the request: ${what}`, ...(data && { data }) });
+    const pick = (id: string, path?: string) => {
       const e = this.find(key.workspaceId, id);
-      if (!e || !this.allows(key, e)) throw notFound(`agent '${id}'`);
+      if (!e || !this.allows(key, e)) throw notFound(`agent '${id}'${path ? ` (${path})` : ''}`, { ...(path && { path }), agentId: id });
       return e.spec;
     };
     if (c.urlAgentId !== undefined) return pick(c.urlAgentId);
     const agentId = c.metadata?.agentId;
-    if (typeof agentId === 'string') return pick(agentId);
+    if (typeof agentId === 'string') return pick(agentId, c.paths?.agentId);
     const reachable = this.reachable(key);
     const skillId = c.metadata?.skillId;
     if (typeof skillId === 'string') {
       const bySkill = reachable.find((s) => s.skills.some((k) => k.id === skillId));
-      if (!bySkill) throw notFound(`skill '${skillId}'`);
+      const path = c.paths?.skillId;
+      if (!bySkill) throw notFound(`skill '${skillId}'${path ? ` (${path})` : ''}`, { ...(path && { path }), skillId });
       return bySkill;
     }
     if (reachable.length === 1) return reachable[0]!;
