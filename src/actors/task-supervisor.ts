@@ -78,8 +78,29 @@ export class TaskSupervisor {
     // another instance asks for a cancel of a task that may run here
     o.bus.onCancelRequest((k) => {
       const l = this.live.get(k);
-      if (l?.actor.getSnapshot().can({ type: 'CANCEL' })) l.actor.send({ type: 'CANCEL' });
+      if (l) {
+        if (l.actor.getSnapshot().can({ type: 'CANCEL' })) l.actor.send({ type: 'CANCEL' });
+      } else void this.cancelIdle(k);
     });
+  }
+
+  /**
+   * A cancel asked by another instance for a task not live here: its turn may have ended (input-required) between the
+   * asker reading it running and the request arriving. The asker waits for a canceled status, and no one else would
+   * send one, so the instance that ran the task (its stored owner) cancels it through the normal path (restore with
+   * the seq check). Anything else stored (ended, a follow-up elsewhere) is left as it is.
+   */
+  private async cancelIdle(k: string): Promise<void> {
+    const cut = k.indexOf('/');
+    if (cut < 0) return;
+    const workspaceId = k.slice(0, cut);
+    try {
+      const stored = await this.o.store.get(workspaceId, k.slice(cut + 1));
+      if (stored?.workspaceId !== workspaceId || stored.status.state !== 'input-required' || stored.owner !== this.o.instanceId || this.live.has(k)) return;
+      await this.cancel(stored);
+    } catch {
+      // refused (it moved meanwhile) or not stored: the asker reads the store once its wait ends, and answers from it
+    }
   }
 
   /** How many tasks run here now, by state (read on a metrics scrape, not kept up to date on the hot path). */

@@ -141,8 +141,9 @@ export type RemoteTask = z.infer<typeof RemoteTask>;
 /** What a remote task streams, in the internal model: the A2A client's `onEvent`, and a module agent's `ctx.call` stream. */
 export const RemoteEvent = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('task'), task: RemoteTask }),
-  z.object({ kind: z.literal('status'), taskId: z.string(), status: TaskStatus, final: z.boolean() }),
-  z.object({ kind: z.literal('artifact'), taskId: z.string(), artifact: Artifact }),
+  // contextId: the context the remote says the event's task is in (checked against the task's, a2a-client/belongs.ts)
+  z.object({ kind: z.literal('status'), taskId: z.string(), contextId: z.string().optional(), status: TaskStatus, final: z.boolean() }),
+  z.object({ kind: z.literal('artifact'), taskId: z.string(), contextId: z.string().optional(), artifact: Artifact }),
 ]);
 export type RemoteEvent = z.infer<typeof RemoteEvent>;
 

@@ -111,7 +111,13 @@ const TaskShape = lenient(
 );
 const StatusUpdate = lenient(z.object({ taskId: z.string().optional(), contextId: z.string().optional(), status: StatusShape }));
 const ArtifactUpdate = lenient(
-  z.object({ taskId: z.string().optional(), artifact: ArtifactShape, append: z.boolean().optional(), lastChunk: z.boolean().optional() }),
+  z.object({
+    taskId: z.string().optional(),
+    contextId: z.string().optional(),
+    artifact: ArtifactShape,
+    append: z.boolean().optional(),
+    lastChunk: z.boolean().optional(),
+  }),
 );
 
 function parse<S extends z.ZodType>(schema: S, v: unknown, what: string): z.infer<S> {
@@ -194,11 +200,11 @@ export function decodeRemoteEventV1(v: unknown, ctx: DecodeContext, what = 'resu
   if ('statusUpdate' in v) {
     const e = parse(StatusUpdate, v.statusUpdate, `${what}.statusUpdate`);
     const status = toStatus(e.status, ctx);
-    return { kind: 'status', taskId: e.taskId ?? '', status, final: SETTLED_STATES.has(status.state) };
+    return { kind: 'status', taskId: e.taskId ?? '', ...(e.contextId && { contextId: e.contextId }), status, final: SETTLED_STATES.has(status.state) };
   }
   if ('artifactUpdate' in v) {
     const e = parse(ArtifactUpdate, v.artifactUpdate, `${what}.artifactUpdate`);
-    return { kind: 'artifact', taskId: e.taskId ?? '', artifact: toArtifact(e.artifact, 0, e) };
+    return { kind: 'artifact', taskId: e.taskId ?? '', ...(e.contextId && { contextId: e.contextId }), artifact: toArtifact(e.artifact, 0, e) };
   }
   throw new RemoteDecodeError(`${what}: not a 1.0 task, message, statusUpdate or artifactUpdate`);
 }

@@ -94,11 +94,14 @@ const RemoteTaskShape = lenient(
   }),
 );
 
-const StatusEvent = lenient(z.object({ taskId: z.string().optional(), id: z.string().optional(), status: RemoteStatus, final: z.boolean().optional() }));
+const StatusEvent = lenient(
+  z.object({ taskId: z.string().optional(), id: z.string().optional(), contextId: z.string().optional(), status: RemoteStatus, final: z.boolean().optional() }),
+);
 const ArtifactEvent = lenient(
   z.object({
     taskId: z.string().optional(),
     id: z.string().optional(),
+    contextId: z.string().optional(),
     artifact: RemoteArtifact,
     append: z.boolean().optional(),
     lastChunk: z.boolean().optional(),
@@ -193,12 +196,18 @@ export function decodeRemoteEvent(v: unknown, ctx: DecodeContext, what = 'result
       { ...e.artifact, ...(e.append !== undefined && { append: e.append }), ...(e.lastChunk !== undefined && { lastChunk: e.lastChunk }) },
       0,
     );
-    return { kind: 'artifact', taskId: e.taskId ?? e.id ?? '', artifact };
+    return { kind: 'artifact', taskId: e.taskId ?? e.id ?? '', ...(e.contextId && { contextId: e.contextId }), artifact };
   }
   if (kind === 'status-update' || (kind === undefined && 'status' in v && 'final' in v)) {
     const e = parse(StatusEvent, v, what);
     const status = toStatus(e.status, ctx);
-    return { kind: 'status', taskId: e.taskId ?? e.id ?? '', status, final: e.final ?? SETTLED_STATES.has(status.state) };
+    return {
+      kind: 'status',
+      taskId: e.taskId ?? e.id ?? '',
+      ...(e.contextId && { contextId: e.contextId }),
+      status,
+      final: e.final ?? SETTLED_STATES.has(status.state),
+    };
   }
   if (kind === undefined && 'status' in v) return { kind: 'task', task: decodeRemoteTask(v, ctx, what) };
   throw new RemoteDecodeError(`${what}: not a task, message, status or artifact event${typeof kind === 'string' ? ` (kind '${kind}')` : ''}`);

@@ -189,3 +189,51 @@ t.test('a health report naming agents the relay never announced: disconnected as
     await until('the agent is offline', async () => (await online()) === false);
   }
 });
+
+t.test('an agent that stays down with a new error: every instance shows the latest error, within the same one-a-second budget', async (t) => {
+  const prefix = testPrefix('relay-health-error');
+  const clock = new ManualClock(Date.now());
+  const config = (id: string) => ({ store: 'redis' as const, redisUrl: REDIS_URL, redisPrefix: prefix, instanceId: id });
+  const a = await startTestGateway({ config: config('gw-a'), clock, timers: clock });
+  const b = await startTestGateway({ config: config('gw-b'), clock, timers: clock });
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+    await cleanupPrefix(REDIS_URL, prefix);
+  });
+  const { relayKey, key } = await registerRelay(a, { workspace: 'ws1', name: 'home', agents: ['local-echo'] });
+  const health = async (g: typeof a) =>
+    (await g.rpc({ method: 'agents/list', key, params: {} })).json.result.agents.find((x: { id: string }) => x.id === 'local-echo')?.health;
+  const admin = await a.key({ workspace: 'ws1', trust: 'admin' });
+  const detail = async (g: typeof a) => {
+    const dash = (await (await fetch(`${g.url}/api/admin/agents`, { headers: { Authorization: `Bearer ${admin.key}` } })).json()) as {
+      agents: Array<{ id: string; health: { error?: string } | null }>;
+    };
+    return dash.agents.find((x) => x.id === 'local-echo')?.health?.error;
+  };
+  const counter = await heldCounter(t, prefix, 'home');
+
+  const { client, answer } = await connectRelay({ url: a.url, key: relayKey.key, workspace: 'ws1', agents: [card('local-echo')] });
+  t.teardown(() => client.close());
+  t.match(answer, { t: 'welcome' });
+  client.send({ t: 'health', agents: [{ name: 'local-echo', up: false, error: 'http://10.0.0.5:8080 cannot be reached (ECONNREFUSED)' }] });
+  await until('B shows the agent down', async () => (await health(b))?.error === 'unreachable');
+  const downSince = (await health(a))?.checkedAt;
+  clock.advance(HEALTH_TELL_MS);
+  await counter.settle();
+  const heldBefore = counter.count();
+
+  // still down, now answering badly: a burst of changing texts, ending with the HTTP 500
+  for (let i = 0; i < 100; i++)
+    client.send({ t: 'health', agents: [{ name: 'local-echo', up: false, error: i % 2 === 0 ? 'card: HTTP 404' : 'card: HTTP 500' }] });
+  await drained(client);
+  t.equal((await health(a))?.error, 'bad_response', 'the instance holding the tunnel shows the latest error at once');
+  t.equal(await detail(a), 'card: HTTP 500', "and its operator reads the relay's latest text");
+  t.equal((await health(a))?.checkedAt, downSince, 'its time stays when the agent went down');
+  clock.advance(HEALTH_TELL_MS);
+  await until('B shows the latest error', async () => (await detail(b)) === 'card: HTTP 500');
+  t.equal((await health(b))?.error, 'bad_response', "B's callers read the latest kind");
+  await counter.settle();
+  const held = counter.count() - heldBefore;
+  t.ok(held >= 1 && held <= 2, `the changing texts cost ${held} broadcasts (at most one per ${HEALTH_TELL_MS} ms), not 100`);
+});

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { DEMO_AGENTS } from '../../src/demo-agents.js';
 import { ManualClock } from '../../src/runtime/clock.js';
+import { createRedisBus } from '../../src/runtime/events/bus.js';
 import { startTestGateway, msgB, type TestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { startReceiver } from '../support/webhooks.js';
@@ -16,8 +17,7 @@ const asksThenWorks = {
   entry: fileURLToPath(new URL('../fixtures/agents/asks-then-works.js', import.meta.url)),
 };
 
-async function pair(t: Test): Promise<[TestGateway, TestGateway]> {
-  const prefix = testPrefix('scale-race');
+async function pair(t: Test, prefix = testPrefix('scale-race')): Promise<[TestGateway, TestGateway]> {
   const config = (id: string) => ({
     store: 'redis' as const,
     redisUrl: REDIS_URL,
@@ -185,4 +185,28 @@ t.test('a cancel on B of a task whose instance A stopped beating is canceled at 
   if (canceled === 'hung') return;
   t.equal(canceled.json.result?.status.state, 'canceled', `canceled (${JSON.stringify(canceled.json.error ?? '')})`);
   t.equal((await b.rpc({ key, method: 'tasks/get', params: { id } })).json.result.status.state, 'canceled', 'and stored so');
+});
+
+t.test('a cancel asked of A just after its turn ended waiting for input cancels the task, not a 10 s wait and -32603', async (t) => {
+  const prefix = testPrefix('scale-race-idle');
+  const [a, b] = await pair(t, prefix);
+  const { key } = await a.key();
+  const made = await a.rpc({ key, method: 'message/send', params: msgB('one', { metadata: { agentId: 'converse' } }) });
+  t.equal(made.json.result.status.state, 'input-required');
+  const id = made.json.result.id;
+  // the race, in order: B read the task working and asked over the bus; the request reaches A once A's turn has
+  // ended (input-required, stored, no longer live there). This bus plays B's half, as B's cancel does it.
+  const bus = await createRedisBus({ url: REDIS_URL, prefix });
+  t.teardown(() => bus.close());
+  const ended = new Promise<string>((resolve) => {
+    const sub = bus.subscribe(`ws1/${id}`, (ev) => {
+      if (ev.kind === 'status' && ev.status.state !== 'input-required') resolve(ev.status.state);
+    });
+    void sub.ready.then(() => bus.requestCancel(`ws1/${id}`));
+  });
+  t.equal(await within(ended, 5_000), 'canceled', 'A cancels the waiting task it ran, and says so to the asker');
+  const stored = (await b.rpc({ key, method: 'tasks/get', params: { id } })).json.result;
+  t.equal(stored.status.state, 'canceled', 'and it is stored canceled');
+  const again = await b.rpc({ key, method: 'tasks/cancel', params: { id } });
+  t.equal(again.json.error?.code, -32002, 'a later cancel is told the task is not cancelable');
 });

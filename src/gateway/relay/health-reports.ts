@@ -1,5 +1,5 @@
 // A live tunnel's health reports as the gateway takes them: each agent's state is kept at once (this instance's turns
-// read it), but only a change of an agent's up/down counts, and what is told of the changes (the log line, the
+// read it), but only a change of an agent's up/down (or of its error while down) counts, and what is told of the changes (the log line, the
 // broadcast to the other instances) goes out at most once per HEALTH_TELL_MS per tunnel: a relay reporting a
 // thousand times a second costs a log line and a Redis message a second, not a thousand.
 import type { RelayAgentHealth, RelayFrame } from '../../protocol/tunnel.js';
@@ -19,24 +19,32 @@ export interface HealthReportsDeps {
   tell: (changed: Array<{ name: string; up: boolean }>) => void;
 }
 
+/** what a telling says of an agent: up, or down with its error */
+const toldAs = (h: RelayAgentHealth): string => (h.up ? 'up' : `down:${h.error ?? ''}`);
+
 export class HealthReports {
   /** agents changed since the last telling */
   private readonly dirty = new Set<string>();
-  /** each agent's state as last told: a flap within one window (down, then up again) tells nothing */
-  private readonly told = new Map<string, boolean>();
+  /** each agent's state as last told (`toldAs`): a flap within one window (down, then up again) tells nothing */
+  private readonly told = new Map<string, string>();
   private lastTold = Number.NEGATIVE_INFINITY;
   private stopTimer: (() => void) | undefined;
   private stopped = false;
 
   constructor(private readonly d: HealthReportsDeps) {}
 
-  /** Takes one frame's reports. A report of an unchanged state changes nothing: its time stays when the state began. */
+  /**
+   * Takes one frame's reports. A report of an unchanged state changes nothing: its time stays when the state began.
+   * A down agent whose error changed (refused, then HTTP 500) is a change: its error is the latest, its time still
+   * when it went down.
+   */
   take(reports: readonly HealthReport[]): void {
     if (this.stopped) return;
     const checkedAt = new Date(this.d.clock.now()).toISOString();
     for (const a of reports) {
-      if (this.d.health.get(a.name)?.up === a.up) continue;
-      this.d.health.set(a.name, { up: a.up, checkedAt, ...(a.error !== undefined && { error: a.error }) });
+      const was = this.d.health.get(a.name);
+      if (was?.up === a.up && (a.up || was.error === a.error)) continue;
+      this.d.health.set(a.name, { up: a.up, checkedAt: was?.up === a.up ? was.checkedAt : checkedAt, ...(a.error !== undefined && { error: a.error }) });
       this.dirty.add(a.name);
     }
     if (this.dirty.size === 0 || this.stopTimer) return;
@@ -61,10 +69,10 @@ export class HealthReports {
     if (this.stopped) return;
     const changed: Array<{ name: string; up: boolean }> = [];
     for (const name of this.dirty) {
-      const up = this.d.health.get(name)?.up;
-      if (up === undefined || this.told.get(name) === up) continue;
-      this.told.set(name, up);
-      changed.push({ name, up });
+      const h = this.d.health.get(name);
+      if (h === undefined || this.told.get(name) === toldAs(h)) continue;
+      this.told.set(name, toldAs(h));
+      changed.push({ name, up: h.up });
     }
     this.dirty.clear();
     if (changed.length === 0) return;

@@ -18,6 +18,15 @@ export function ownTask(task: RemoteTask, asked: string | undefined, method: str
 }
 
 /**
+ * The context a stream's event leaves the stream's task in (`ownContext`'s rule): a status or artifact event naming
+ * another context than the task's is refused as a whole task answer saying so would be.
+ */
+export function ownEventContext(ev: RemoteEvent, streamTask: string | undefined, known: string | undefined, method: string): string | undefined {
+  const subject = ev.kind === 'task' ? ev.task : { id: ev.taskId || streamTask || '', ...(ev.contextId !== undefined && { contextId: ev.contextId }) };
+  return ownContext(subject, known, method);
+}
+
+/**
  * Checks that a stream's event is about the stream's task (`streamTask`: the task asked about, or the one its first
  * events named); returns the stream's task as now known. One foreign event fails the whole call (docs/decisions.md).
  */
@@ -37,7 +46,7 @@ export function ownEvent(ev: RemoteEvent, streamTask: string | undefined, method
  * earlier answer named) when `task` names none or the same; a bad_response naming both when it names another. A task
  * does not change context: an answer that says so is not to be trusted, and taking it would re-associate our task.
  */
-export function ownContext(task: RemoteTask, known: string | undefined, method: string): string | undefined {
+export function ownContext(task: Pick<RemoteTask, 'id' | 'contextId'>, known: string | undefined, method: string): string | undefined {
   const c = task.contextId || undefined;
   if (c === undefined || known === undefined || c === known) return known ?? c;
   throw new OutboundError(

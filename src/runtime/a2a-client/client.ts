@@ -6,7 +6,7 @@ import type { RemoteTask } from '../../protocol/connections.js';
 import { RemoteDecodeError, type RemoteTaskFold } from '../../protocol/remote-decode.js';
 import type { Clock, Timers } from '../clock.js';
 import { systemResolve, type Allowlist, type Resolve } from '../net/guard.js';
-import { ownContext, ownEvent, ownTask } from './belongs.js';
+import { ownContext, ownEvent, ownEventContext, ownTask } from './belongs.js';
 import { discover, type CardCacheOptions } from './card-cache.js';
 import { EndpointStates } from './endpoint.js';
 import { rpcCall, rpcStream, type RpcTarget } from './jsonrpc.js';
@@ -154,7 +154,7 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
           const ctx = decodeCtx(streamTask);
           const ev = codec.decodeEvent(result, ctx);
           streamTask = ours(() => ownEvent(ev, streamTask, codec.methods.stream));
-          if (ev.kind === 'task') ownAnswer(ev.task, undefined, codec.methods.stream);
+          known.contextId = ours(() => ownEventContext(ev, streamTask, known.contextId, codec.methods.stream));
           folded ??= startFold(ev, { taskId, receivedAt: ctx.receivedAt });
           known.taskId = folded.apply(ev, bytes).id || streamTask || known.taskId;
           known.waiting = !isSettled(folded.task);
