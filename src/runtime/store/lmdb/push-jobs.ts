@@ -13,6 +13,7 @@ import type { ClaimedPushJob, PushJobStore } from '../types.js';
 import { checked, listed, type OnCorrupt } from '../validate.js';
 import { heldByEarlierRun, leaseToken } from '../lease-holder.js';
 import { assertKeysFit } from './key-size.js';
+import { getDecoded } from './decoded.js';
 
 const StoredJob = z.object({
   job: PushJob,
@@ -133,15 +134,19 @@ export function lmdbPushJobStore(o: {
       const drop = new Set(taskKeys);
       if (drop.size === 0) return Promise.resolve(0);
       return root.transaction(() => {
-        // every record read (a damaged one throws) before the first removal: a throw must leave nothing half done.
         // Keys are [queue, seq] and a task's queues all begin with its prefix, which ends in ',': the range from
-        // [prefix] up to [prefix with '-' for its ','] ('-' follows ',') holds them and nothing else, so only the
-        // swept tasks' own jobs are read, not every waiting job
+        // [prefix] up to [prefix with '-' for its ','] ('-' follows ',') holds them and nothing else (the queue name
+        // is the task's by construction), so only the swept tasks' own jobs are met, and all of them go. A job too
+        // damaged to read is reported and removed with the rest: its task is gone, and failing here left every job
+        // of the batch behind and ended the sweep (keys are read without values, so bytes that are not msgpack do
+        // not fail the range read itself).
         const gone: Key[] = [];
         for (const tk of drop) {
           const prefix = taskQueuePrefix(tk);
-          for (const { key, value } of db.getRange({ start: [prefix], end: [`${prefix.slice(0, -1)}-`] })) {
-            if (read(value, key).job.taskKey === tk) gone.push(key);
+          for (const key of db.getKeys({ start: [prefix], end: [`${prefix.slice(0, -1)}-`] })) {
+            const id = JSON.stringify(key);
+            listed(o.onCorrupt ?? (() => {}), () => read(getDecoded({ db, key, record: 'push-job', id }), key));
+            gone.push(key);
           }
         }
         for (const key of gone) db.remove(key);
