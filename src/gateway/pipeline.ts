@@ -52,6 +52,7 @@ const WHY_TEXT = {
   unknown: 'Unauthorized: invalid API key',
   revoked: 'Unauthorized: API key revoked',
   expired: 'Unauthorized: API key expired',
+  damaged: 'Unauthorized: API key cannot be verified',
 } as const;
 
 /** An address past its budget of failed authentications: the same answer whatever key it presents now. */
@@ -69,7 +70,7 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
     const presented = presentedKey(input.authorization);
     // an address past its failures is refused whatever the key's check says (a lucky guess reads as a wrong one); its
     // lookup runs beside the key's read, and only for addresses that failed (runtime/limiter/auth-throttle.ts): none on the hot path
-    const keyCheck = { hasher: deps.hasher, keys: parts.store.keys, clock: parts.clock, presented };
+    const keyCheck = { hasher: deps.hasher, keys: parts.store.keys, clock: parts.clock, presented, log: deps.log };
     const check = await (deps.authFailures?.authenticate(input.address, presented !== undefined, verifyKey, keyCheck) ?? verifyKey(keyCheck));
     if (isAuthBlocked(check)) throw tooManyFailures(check.blocked);
     if (!check.ok) throw new RpcError('UNAUTHORIZED', { message: WHY_TEXT[check.why], headers: { 'WWW-Authenticate': 'Bearer' } });

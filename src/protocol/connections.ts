@@ -60,6 +60,12 @@ const TRUST_OPS: Record<TrustLevel, readonly ConnectionOp[]> = {
 };
 export const trustAllows = (trust: TrustLevel, op: ConnectionOp): boolean => TRUST_OPS[trust].includes(op);
 
+/** The longest a stored result may be kept: 10 years (a longer one is a slip, and past a safe expiry time at 10^12). */
+export const MAX_RESULT_RETENTION_HOURS = 87_600;
+
+/** The retention a connection is given or changed to (the stored field stays unbounded: records kept before read). */
+export const ResultRetentionHoursInput = z.number().positive().max(MAX_RESULT_RETENTION_HOURS, `at most ${MAX_RESULT_RETENTION_HOURS} hours (10 years)`);
+
 /** The settings a connection is made or updated with (everything but its secrets). */
 export const ConnectionSettings = z.object({
   workspace: z.string().min(1),

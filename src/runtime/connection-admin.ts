@@ -2,7 +2,15 @@
 // and opening a connection's credentials for the runtime. Secrets go in sealed and never come out in a view or an error.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { type ConnectionRecord, type ConnectionStatus, ConnectionSettings, Credentials, publicConnectionView } from '../protocol/connections.js';
+import {
+  type ConnectionRecord,
+  type ConnectionStatus,
+  ConnectionSettings,
+  Credentials,
+  publicConnectionView,
+  ResultRetentionHoursInput,
+} from '../protocol/connections.js';
+import { listedOnce } from '../protocol/listed-once.js';
 import { WorkspaceId } from '../protocol/records.js';
 import type { Clock } from './clock.js';
 import { type Allowlist, checkUrl, type Resolve, systemResolve } from './net/guard.js';
@@ -45,21 +53,35 @@ export interface ConnectionAdminDeps {
   resolve?: Resolve;
 }
 
+const S = ConnectionSettings.shape;
+
+/** What an add or an update is given, checked more than what is stored (a record kept before still reads). */
+const Given = {
+  resultRetentionHours: ResultRetentionHoursInput,
+  allowedDataTypes: listedOnce(S.allowedDataTypes.removeDefault()),
+  agents: listedOnce(S.agents.removeDefault()),
+};
+
 /** No credentials means auth `none` (as the CLI's default --auth). */
-export const AddConnectionInput = ConnectionSettings.extend({ workspace: WorkspaceId, credentials: Credentials.default({ kind: 'none' }) }).strict();
+export const AddConnectionInput = ConnectionSettings.extend({
+  workspace: WorkspaceId,
+  credentials: Credentials.default({ kind: 'none' }),
+  resultRetentionHours: Given.resultRetentionHours.default(168),
+  allowedDataTypes: Given.allowedDataTypes.default(['text', 'data', 'file']),
+  agents: Given.agents.default([]),
+}).strict();
 export type AddConnectionInput = z.input<typeof AddConnectionInput>;
 
-const S = ConnectionSettings.shape;
 /** What an update may change: any setting but the workspace and the name (absent fields keep their value, no defaults). */
 export const ConnectionPatch = z
   .object({
     url: S.url,
     dialect: S.dialect.removeDefault(),
     storeResults: S.storeResults.removeDefault(),
-    allowedDataTypes: S.allowedDataTypes.removeDefault(),
-    resultRetentionHours: S.resultRetentionHours.removeDefault(),
+    allowedDataTypes: Given.allowedDataTypes,
+    resultRetentionHours: Given.resultRetentionHours,
     trust: S.trust.removeDefault(),
-    agents: S.agents.removeDefault(),
+    agents: Given.agents,
   })
   .partial()
   .strict();

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import type { KeyRecord } from '../protocol/records.js';
 import type { Clock } from './clock.js';
 import { randomBase62 } from './clock.js';
+import type { Log } from './log.js';
+import { StoreCorruptError } from './store/errors.js';
 import type { KeyStore } from './store/types.js';
 
 export const KEY_PREFIX = 'svc_a2a_';
@@ -44,7 +46,7 @@ export function isWellFormedKey(key: string): boolean {
   return key.startsWith(KEY_PREFIX) && KEY_BODY.test(key.slice(KEY_PREFIX.length));
 }
 
-export type KeyCheck = { ok: true; key: KeyRecord } | { ok: false; why: 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' };
+export type KeyCheck = { ok: true; key: KeyRecord } | { ok: false; why: 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'damaged' };
 
 /** Looks the key up by hash on every call: no positive cache, so a revocation holds on the very next request. */
 /** Why a stored key may no longer act (revoked, past expires_at), or undefined while it may. */
@@ -54,12 +56,28 @@ export function keyLapsed(rec: KeyRecord, now: number): 'revoked' | 'expired' | 
   return undefined;
 }
 
-export async function verifyKey(opts: { hasher: KeyHasher; keys: KeyStore; clock: Clock; presented: string | undefined }): Promise<KeyCheck> {
+export async function verifyKey(opts: {
+  hasher: KeyHasher;
+  keys: KeyStore;
+  clock: Clock;
+  presented: string | undefined;
+  /** where a key record too damaged to read is named (its id, never its value) */
+  log?: Log;
+}): Promise<KeyCheck> {
   const { presented } = opts;
   if (!presented) return { ok: false, why: 'missing' };
   if (!isWellFormedKey(presented)) return { ok: false, why: 'malformed' };
   const hash = opts.hasher.hash(presented);
-  const rec = await opts.keys.getByHash(hash);
+  let rec: KeyRecord | undefined;
+  try {
+    rec = await opts.keys.getByHash(hash);
+  } catch (e) {
+    // the key cannot be verified, which for its caller is a refusal (401), not the gateway's failure (-32603); the
+    // operator is told which record to repair or revoke
+    if (!(e instanceof StoreCorruptError)) throw e;
+    opts.log?.('API key refused: its stored record is damaged; repair or revoke it', { key: e.id, error: e.message });
+    return { ok: false, why: 'damaged' };
+  }
   if (!rec) return { ok: false, why: 'unknown' };
   const a = Buffer.from(rec.hash);
   const b = Buffer.from(hash);

@@ -66,7 +66,8 @@ async function check(t: Test, o: { dataDir: string; env: Record<string, string>;
   t.notMatch(JSON.stringify(bad.json), /\n\s+at |node_modules|\.ts:\d/, 'with no stack');
 
   const refused = await rpcAt(server.url, { key: victim.key, method: 'tasks/get', params: { id: 'ok' } });
-  t.equal(refused.json.error?.code, -32603, 'a request with a damaged key is an internal error');
+  t.equal(refused.status, 401, 'a request with a damaged key is refused: the key cannot be verified');
+  t.match(refused.json.error?.message, /API key cannot be verified/);
   t.notMatch(JSON.stringify(refused.json), /\n\s+at |node_modules|\.ts:\d/, 'with no stack');
 
   const logged = server.output().stderr;

@@ -50,14 +50,20 @@ export function createAdmin(d: AdminDeps): AdminApi {
    * presented, or a live key of a lower trust, is no guess and counts not).
    */
   async function adminKey(presented: string | undefined, address: string) {
-    const check = await throttle.authenticate(address, presented !== undefined, verifyKey, { hasher: d.hasher, keys: d.store.keys, clock: d.clock, presented });
+    const check = await throttle.authenticate(address, presented !== undefined, verifyKey, {
+      hasher: d.hasher,
+      keys: d.store.keys,
+      clock: d.clock,
+      presented,
+      log: d.log,
+    });
     if (!check.ok)
       throw new AdminError(
         401,
         'unauthorized',
         check.why === 'missing'
           ? 'Sign in with an admin key'
-          : `API key ${check.why === 'revoked' ? 'revoked' : check.why === 'expired' ? 'expired' : 'invalid'}`,
+          : `API key ${check.why === 'revoked' ? 'revoked' : check.why === 'expired' ? 'expired' : check.why === 'damaged' ? 'cannot be verified' : 'invalid'}`,
       );
     if (check.key.trust !== 'admin') throw new AdminError(403, 'forbidden', 'Only an admin key may manage a workspace');
     d.usage.seen(check.key.id, d.clock.now());

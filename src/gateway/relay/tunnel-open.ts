@@ -64,6 +64,7 @@ const UNAUTHORIZED = {
   unknown: 'invalid API key',
   revoked: 'API key revoked',
   expired: 'API key expired',
+  damaged: 'API key cannot be verified',
 } as const;
 
 /** The store cannot be reached: the A2A endpoint's and the admin API's answer, so a relay comes back when told. */
@@ -83,7 +84,7 @@ export async function openTunnel(d: TunnelOpenDeps, req: { authorization: string
 
 async function decide(d: TunnelOpenDeps, req: { authorization: string | undefined; address: string }): Promise<TunnelOpen> {
   const presented = presentedKey(req.authorization);
-  const keyCheck = { hasher: d.hasher, keys: d.store.keys, clock: d.clock, presented };
+  const keyCheck = { hasher: d.hasher, keys: d.store.keys, clock: d.clock, presented, log: d.log };
   const check = await (d.authFailures?.authenticate(req.address, presented !== undefined, verifyKey, keyCheck) ?? verifyKey(keyCheck));
   if (isAuthBlocked(check)) {
     // refused before its key was looked at, or by this very failure (then the log says what was wrong with the key)

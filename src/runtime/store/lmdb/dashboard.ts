@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { DashboardSession, DeliveryRecord, KeyLastUsed } from '../../../protocol/dashboard.js';
 import type { DashboardStore } from '../types.js';
 import { checked } from '../validate.js';
+import { StoreCorruptError } from '../errors.js';
+import { getDecoded, rangeDecoded } from './decoded.js';
 import { AFTER_ANY_STRING } from './ranges.js';
 
 export interface LmdbDashboardStoreOptions {
@@ -71,7 +73,14 @@ export function lmdbDashboardStore(o: LmdbDashboardStoreOptions): DashboardStore
   const readSession = (value: unknown, id: string) => checked({ schema: DashboardSession, value, record: 'session', id });
   /** the stored session's expiry, if a record (even a damaged one) is there: its index entry goes with it */
   const storedExpiry = (id: string): number | undefined => {
-    const prev = sessions.get(id);
+    let prev: unknown;
+    try {
+      prev = getDecoded({ db: sessions, key: id, record: 'session', id });
+    } catch (e) {
+      // bytes that do not decode hold no expiry to find: the put or delete replaces them all the same
+      if (e instanceof StoreCorruptError) return undefined;
+      throw e;
+    }
     const at = typeof prev === 'object' && prev !== null && 'expiresAt' in prev ? prev.expiresAt : undefined;
     return typeof at === 'number' ? at : undefined;
   };
@@ -92,7 +101,7 @@ export function lmdbDashboardStore(o: LmdbDashboardStoreOptions): DashboardStore
     },
     async getSession(id) {
       fresh();
-      const v = sessions.get(id);
+      const v = getDecoded({ db: sessions, key: id, record: 'session', id });
       return v === undefined ? undefined : readSession(v, id);
     },
     async deleteSession(id) {
@@ -115,7 +124,7 @@ export function lmdbDashboardStore(o: LmdbDashboardStoreOptions): DashboardStore
       fresh();
       const out = new Map<string, number>();
       for (const id of keyIds) {
-        const v = keyUsed.get(id);
+        const v = getDecoded({ db: keyUsed, key: id, record: 'key-usage', id });
         if (v !== undefined) out.set(id, checked({ schema: KeyLastUsed, value: v, record: 'key-usage', id }));
       }
       return out;
@@ -127,9 +136,10 @@ export function lmdbDashboardStore(o: LmdbDashboardStoreOptions): DashboardStore
     async deliveries(workspace) {
       fresh();
       const out: DeliveryRecord[] = [];
-      for (const { key, value } of deliveryLog.getRange({ start: [workspace, Number.MAX_SAFE_INTEGER], end: [workspace, 0], reverse: true })) {
-        const seq = Array.isArray(key) ? key[1] : key;
-        out.push(checked({ schema: DeliveryRecord, value, record: 'delivery', id: `${workspace}#${String(seq)}` }));
+      const range = { start: [workspace, Number.MAX_SAFE_INTEGER], end: [workspace, 0], reverse: true };
+      const idOf = (key: Key) => `${workspace}#${String(Array.isArray(key) ? key[1] : key)}`;
+      for (const { key, value } of rangeDecoded({ db: deliveryLog, range, record: 'delivery', idOf })) {
+        out.push(checked({ schema: DeliveryRecord, value, record: 'delivery', id: idOf(key) }));
       }
       return out;
     },

@@ -3,6 +3,7 @@ import type { Database, Key, RootDatabase } from 'lmdb';
 import { TaskEvent } from '../../../protocol/events.js';
 import type { EventStore } from '../types.js';
 import { checked } from '../validate.js';
+import { rangeDecoded } from './decoded.js';
 
 export interface LmdbEventStoreOptions {
   root: RootDatabase;
@@ -25,7 +26,7 @@ export function lmdbEventStore(o: LmdbEventStoreOptions): EventStore {
       // the value holding seq after+1 may start before it: begin at the last value whose first seq is <= after+1
       let start: Key = [key, after + 1];
       for (const k of events.getKeys({ start: [key, after + 1], end: [key, 0], reverse: true, limit: 1 })) start = k;
-      for (const { value } of events.getRange({ start, end: [key, Number.MAX_SAFE_INTEGER] })) {
+      for (const { value } of rangeDecoded({ db: events, range: { start, end: [key, Number.MAX_SAFE_INTEGER] }, record: 'event', idOf: eventId })) {
         for (const v of eventsIn(value)) {
           const ev = checked({ schema: TaskEvent, value: v, record: 'event', id: key });
           if (ev.seq > after) out.push(ev);
@@ -51,12 +52,15 @@ export function dropEvents(events: Database<unknown, Key>, key: string): void {
   for (const e of events.getKeys({ start: [key, 0], end: [key, Number.MAX_SAFE_INTEGER] })) events.remove(e);
 }
 
+/** An events value's id in errors: its task and first seq. */
+const eventId = (k: Key): string => (Array.isArray(k) ? k.join('#') : String(k));
+
 /** A stored events value: one event, or the events of one append in seq order. */
 const eventsIn = (value: unknown): readonly unknown[] => (Array.isArray(value) ? value : [value]);
 
 /** Inside a write transaction: drops a task's events with seq <= cut; a value that straddles the cut keeps its newer events. */
 function trimEvents(events: Database<unknown, Key>, key: string, cut: number): void {
-  for (const { key: k, value } of events.getRange({ start: [key, 0], end: [key, cut + 1] })) {
+  for (const { key: k, value } of rangeDecoded({ db: events, range: { start: [key, 0], end: [key, cut + 1] }, record: 'event', idOf: eventId })) {
     events.remove(k);
     const kept = eventsIn(value).filter((v) => seqOf(v) > cut);
     if (kept.length > 0) events.put([key, seqOf(kept[0])], kept.length === 1 ? kept[0] : kept);

@@ -4,6 +4,7 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import type { MetaStore } from '../types.js';
 import { assertKeysFit } from './key-size.js';
+import { getDecoded } from './decoded.js';
 import { AFTER_ANY_STRING } from './ranges.js';
 
 export interface LmdbMetaStoreOptions {
@@ -26,7 +27,7 @@ export function lmdbMetaStore(o: LmdbMetaStoreOptions): MetaStore {
   return {
     async get(key) {
       fresh();
-      return meta.get(key);
+      return getDecoded({ db: meta, key, record: 'meta', id: key });
     },
     async put(key, value, exp) {
       // before the first change: a key refused midway would leave the entry without its index entry

@@ -3,6 +3,7 @@ import type { Database, Key, RootDatabase } from 'lmdb';
 import { StoredPushConfig } from '../../../protocol/records.js';
 import type { PushConfigStore } from '../types.js';
 import { checked } from '../validate.js';
+import { getDecoded, rangeDecoded } from './decoded.js';
 import { AFTER_ANY_STRING } from './ranges.js';
 
 export interface LmdbPushConfigStoreOptions {
@@ -33,13 +34,14 @@ export function lmdbPushConfigStore(o: LmdbPushConfigStoreOptions): PushConfigSt
     },
     async get(taskId, id) {
       fresh();
-      const v = push.get([taskId, id]);
+      const v = getDecoded({ db: push, key: [taskId, id], record: 'push-config', id });
       return v === undefined ? undefined : checked({ schema: StoredPushConfig, value: v, record: 'push-config', id });
     },
     async list(taskId) {
       fresh();
       const out: StoredPushConfig[] = [];
-      for (const { value } of push.getRange({ start: [taskId], end: [taskId, AFTER_ANY_STRING] })) {
+      const range = { start: [taskId], end: [taskId, AFTER_ANY_STRING] };
+      for (const { value } of rangeDecoded({ db: push, range, record: 'push-config', idOf: (k) => (Array.isArray(k) ? String(k[1]) : taskId) })) {
         out.push(checked({ schema: StoredPushConfig, value, record: 'push-config', id: taskId }));
       }
       return out;

@@ -13,6 +13,7 @@ import type { ClaimedPushJob, PushJobStore } from '../types.js';
 import { checked, listed, type OnCorrupt } from '../validate.js';
 import { heldByEarlierRun, leaseToken } from '../lease-holder.js';
 import { assertKeysFit } from './key-size.js';
+import { getDecoded, rangeDecoded } from './decoded.js';
 
 const StoredJob = z.object({
   job: PushJob,
@@ -23,6 +24,8 @@ type StoredJob = z.infer<typeof StoredJob>;
 /** keys per range read of a workspace's jobs; the event loop is given back between reads */
 const SLICE = 1_000;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+const jobId = (key: Key): string => JSON.stringify(key);
 
 const keyOf = (job: { queue: string; seq: number }): Key => [job.queue, job.seq];
 
@@ -37,7 +40,7 @@ export function lmdbPushJobStore(o: {
   onCorrupt?: OnCorrupt;
 }): PushJobStore {
   const { root, db } = o;
-  const read = (value: unknown, key: Key) => checked({ schema: StoredJob, value, record: 'push-job', id: JSON.stringify(key) });
+  const read = (value: unknown, key: Key) => checked({ schema: StoredJob, value, record: 'push-job', id: jobId(key) });
 
   /**
    * Each queue's first job, in key order. A damaged head (with onCorrupt) is reported and passed over with its queue,
@@ -47,12 +50,13 @@ export function lmdbPushJobStore(o: {
     const out: Array<{ key: Key; stored: StoredJob }> = [];
     let started = false;
     let last: unknown;
-    for (const { key, value } of db.getRange()) {
+    for (const entry of rangeDecoded({ db, range: {}, record: 'push-job', idOf: jobId })) {
+      const { key } = entry;
       const queue = Array.isArray(key) ? key[0] : undefined;
       if (started && queue === last) continue;
       started = true;
       last = queue;
-      const stored = listed(o.onCorrupt, () => read(value, key));
+      const stored = listed(o.onCorrupt, () => read(entry.value, key));
       if (stored) out.push({ key, stored });
     }
     return out;
@@ -62,7 +66,7 @@ export function lmdbPushJobStore(o: {
   function withLease(c: ClaimedPushJob, fn: (key: Key, s: StoredJob) => void): Promise<boolean> {
     return root.transaction(() => {
       const key = keyOf(c.job);
-      const v = db.get(key);
+      const v = getDecoded({ db, key, record: 'push-job', id: jobId(key) });
       if (v === undefined) return false;
       const s = read(v, key);
       if (s.lease?.token !== c.lease) return false;
@@ -112,8 +116,9 @@ export function lmdbPushJobStore(o: {
       return root.transaction(() => {
         // every record read (a damaged one throws) before the first change: a throw must leave nothing half done
         const freed: Array<{ key: Key; job: PushJob }> = [];
-        for (const { key, value } of db.getRange()) {
-          const s = listed(o.onCorrupt, () => read(value, key));
+        for (const entry of rangeDecoded({ db, range: {}, record: 'push-job', idOf: jobId })) {
+          const s = listed(o.onCorrupt, () => read(entry.value, entry.key));
+          const { key } = entry;
           if (s?.lease && heldByEarlierRun(s.lease.token, holder)) freed.push({ key, job: s.job });
         }
         for (const { key, job } of freed) db.put(key, { job } satisfies StoredJob);
@@ -133,15 +138,18 @@ export function lmdbPushJobStore(o: {
       const drop = new Set(taskKeys);
       if (drop.size === 0) return Promise.resolve(0);
       return root.transaction(() => {
-        // every record read (a damaged one throws) before the first removal: a throw must leave nothing half done.
         // Keys are [queue, seq] and a task's queues all begin with its prefix, which ends in ',': the range from
-        // [prefix] up to [prefix with '-' for its ','] ('-' follows ',') holds them and nothing else, so only the
-        // swept tasks' own jobs are read, not every waiting job
+        // [prefix] up to [prefix with '-' for its ','] ('-' follows ',') holds them and nothing else (the queue name
+        // is the task's by construction), so only the swept tasks' own jobs are met, and all of them go. A job too
+        // damaged to read is reported and removed with the rest: its task is gone, and failing here left every job
+        // of the batch behind and ended the sweep (keys are read without values, so bytes that are not msgpack do
+        // not fail the range read itself).
         const gone: Key[] = [];
         for (const tk of drop) {
           const prefix = taskQueuePrefix(tk);
-          for (const { key, value } of db.getRange({ start: [prefix], end: [`${prefix.slice(0, -1)}-`] })) {
-            if (read(value, key).job.taskKey === tk) gone.push(key);
+          for (const key of db.getKeys({ start: [prefix], end: [`${prefix.slice(0, -1)}-`] })) {
+            listed(o.onCorrupt ?? (() => {}), () => read(getDecoded({ db, key, record: 'push-job', id: jobId(key) }), key));
+            gone.push(key);
           }
         }
         for (const key of gone) db.remove(key);
@@ -151,7 +159,7 @@ export function lmdbPushJobStore(o: {
     async list() {
       o.fresh();
       const out: PushJob[] = [];
-      for (const { key, value } of db.getRange()) out.push(read(value, key).job);
+      for (const { key, value } of rangeDecoded({ db, range: {}, record: 'push-job', idOf: jobId })) out.push(read(value, key).job);
       return out;
     },
     async listWorkspace({ workspaceId, limit }) {
@@ -166,7 +174,7 @@ export function lmdbPushJobStore(o: {
       for (;;) {
         let n = 0;
         let last: Key | undefined;
-        for (const { key, value } of db.getRange({ start, end, limit: SLICE })) {
+        for (const { key, value } of rangeDecoded({ db, range: { start, end, limit: SLICE }, record: 'push-job', idOf: jobId })) {
           n++;
           last = key;
           const { job } = read(value, key);

@@ -4,6 +4,7 @@ import { StoredResult } from '../../../protocol/connections.js';
 import { oldestFirst } from '../order.js';
 import type { ResultStore } from '../types.js';
 import { checked } from '../validate.js';
+import { getDecoded, rangeDecoded } from './decoded.js';
 import { assertKeysFit } from './key-size.js';
 import { AFTER_ANY_STRING } from './ranges.js';
 
@@ -19,7 +20,8 @@ export interface LmdbResultStoreOptions {
 
 export function lmdbResultStore(o: LmdbResultStoreOptions): ResultStore {
   const { root, db, expiry, fresh } = o;
-  const read = (value: unknown, key: Key) => checked({ schema: StoredResult, value, record: 'result', id: Array.isArray(key) ? key.join('/') : String(key) });
+  const idOf = (key: Key) => (Array.isArray(key) ? key.join('/') : String(key));
+  const read = (value: unknown, key: Key) => checked({ schema: StoredResult, value, record: 'result', id: idOf(key) });
   return {
     async put(r) {
       const key = [r.workspace, r.id];
@@ -27,7 +29,7 @@ export function lmdbResultStore(o: LmdbResultStoreOptions): ResultStore {
       assertKeysFit({ record: 'result', keys: [[r.expiresAt, r.workspace, r.id]] });
       await root.transaction(() => {
         // a replaced result may expire at another time: its old index entry must not outlive it
-        const prev = db.get(key);
+        const prev = getDecoded({ db, key, record: 'result', id: idOf(key) });
         const prevAt = typeof prev === 'object' && prev !== null && 'expiresAt' in prev ? prev.expiresAt : undefined;
         if (typeof prevAt === 'number' && prevAt !== r.expiresAt) expiry.remove([prevAt, r.workspace, r.id]);
         db.put(key, r);
@@ -37,13 +39,13 @@ export function lmdbResultStore(o: LmdbResultStoreOptions): ResultStore {
     async get(workspace, id) {
       fresh();
       const key = [workspace, id];
-      const v = db.get(key);
+      const v = getDecoded({ db, key, record: 'result', id: idOf(key) });
       return v === undefined ? undefined : read(v, key);
     },
     async list({ workspace, connection }) {
       fresh();
       const out: StoredResult[] = [];
-      for (const { key, value } of db.getRange({ start: [workspace], end: [workspace, AFTER_ANY_STRING] })) {
+      for (const { key, value } of rangeDecoded({ db, range: { start: [workspace], end: [workspace, AFTER_ANY_STRING] }, record: 'result', idOf })) {
         const r = read(value, key);
         if (connection === undefined || r.connection === connection) out.push(r);
       }
