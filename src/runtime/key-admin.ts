@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AgentId } from '../protocol/agent-events.js';
 import { KeyName, KeyRecord, RateLimits, WorkspaceId, publicKeyView } from '../protocol/records.js';
+import { listedOnce } from '../protocol/listed-once.js';
 import { Scope, TrustLevel, scopesBeyondTrust } from '../protocol/scopes.js';
 import type { Clock } from './clock.js';
 import { hashKey, mintKey } from './keys.js';
@@ -16,9 +17,10 @@ export const MAX_KEY_AGENTS = 256;
 export const CreateKeyInput = z.object({
   workspace: WorkspaceId,
   trust: TrustLevel,
-  scopes: z.array(Scope).default([]),
+  // a repeat is most likely a slip (one name typed where another was meant): refused, as for a connection's lists
+  scopes: listedOnce(z.array(Scope)).default([]),
   /** empty: every agent of the workspace */
-  agents: z.array(AgentId).max(MAX_KEY_AGENTS, `at most ${MAX_KEY_AGENTS} agents`).default([]),
+  agents: listedOnce(z.array(AgentId).max(MAX_KEY_AGENTS, `at most ${MAX_KEY_AGENTS} agents`)).default([]),
   name: KeyName.optional(),
   expiresAt: z.number().int().nullable().default(null),
   limits: RateLimits.optional(),

@@ -132,3 +132,16 @@ for (const store of stores) {
     t.equal(JSON.parse(own.stdout).revoked, true, 'with its own workspace named, the key is revoked');
   });
 }
+
+t.test('keys create: an agent or a scope listed twice is refused, naming it; nothing is created', async (t) => {
+  const dir = await tempDir(t);
+  const base = ['keys', 'create', '--data-dir', dir, '--workspace', 'ws1', '--json'];
+  const agents = await runCli([...base, '--trust', 'read_only', '--agents', 'echo,slow,echo']);
+  refused(t, agents, /agents\.2: "echo" is listed twice; list it once/, 'an agent listed twice');
+  const scopes = await runCli([...base, '--trust', 'execute', '--scopes', 'tasks.read,tasks.read']);
+  refused(t, scopes, /scopes\.1: "tasks\.read" is listed twice; list it once/, 'a scope listed twice');
+  const list = await runCli(['keys', 'list', '--data-dir', dir]);
+  t.equal(list.stdout, 'no keys\n', 'no key was created');
+  const ok = await runCli([...base, '--trust', 'read_only', '--agents', 'echo,slow']);
+  t.equal(ok.code, 0, `agents listed once are fine: ${ok.stderr}`);
+});
