@@ -2,12 +2,11 @@
 // its stream, is bad: HTTP 500, not JSON, not a task, an answer to another request. Our caller's turn fails as the
 // remote's bad response, and the remote task, which nobody waits on any more, is asked to cancel (best effort).
 import t from 'tap';
-import { addConnection } from '../../src/runtime/connection-admin.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { parseAllowlist } from '../../src/runtime/net/guard.js';
 import { until } from '../support/a2a-client.js';
-import { cardServer, type Answer, type CardServer } from '../support/card-server.js';
-import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
+import type { Answer, CardServer } from '../support/card-server.js';
+import { msgB, type TestGateway } from '../support/gateway.js';
+import { remoteStage } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 type Dialect = '0.3' | '1.0';
@@ -67,32 +66,17 @@ const REMOTES: Array<{ name: string; dialect: Dialect; streaming: boolean }> = [
 ];
 
 t.before(async () => {
-  s = await cardServer(t);
-  for (const r of REMOTES) {
-    s.route.set(`/${r.name}/.well-known/agent-card.json`, () => ({ status: 200, body: card(r.name, r.dialect, r.streaming) }));
-    s.route.set(`/${r.name}/rpc`, (_h, body) => answer(r.dialect, JSON.parse(body)));
-  }
-  ours = await startTestGateway({
+  ({ s, ours, key } = await remoteStage(t, {
     clock,
-    timers: clock,
-    config: {
-      push: { allowlist: ['127.0.0.1'] },
-      agents: REMOTES.map((r) => ({ id: r.name, name: r.name, kind: 'remote' as const, connection: r.name, workspace: WS })),
-    },
-  });
-  key = (await ours.key({ workspace: WS, trust: 'admin' })).key;
-  const deps = { connections: ours.gw.store.connections, secret: ours.gw.secret, clock, allowlist: parseAllowlist(['127.0.0.1']) };
-  for (const r of REMOTES)
-    await addConnection(deps, {
-      workspace: WS,
+    workspace: WS,
+    remotes: REMOTES.map((r) => ({
       name: r.name,
-      url: `${s.url}/${r.name}`,
-      credentials: { kind: 'none' },
+      card: () => card(r.name, r.dialect, r.streaming),
+      answer: (_h, body) => answer(r.dialect, JSON.parse(body)),
       trust: r.name === 'nocancel03' ? 'execute' : 'admin',
-    });
+    })),
+  }));
 });
-
-t.teardown(() => ours.close());
 
 /** Our caller's send; the clock moves on (the polls' waits) until it ends. */
 async function sendPolled(agentId: string) {

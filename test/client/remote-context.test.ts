@@ -3,12 +3,11 @@
 // response naming both contexts, the remote task is asked to stop, and nothing of that answer is kept or taken on.
 // A follow-up answered in the same context, or naming none, goes on as before.
 import t, { type Test } from 'tap';
-import { addConnection } from '../../src/runtime/connection-admin.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { parseAllowlist } from '../../src/runtime/net/guard.js';
 import { until } from '../support/a2a-client.js';
-import { cardServer, type Answer, type CardServer } from '../support/card-server.js';
-import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
+import type { Answer, CardServer } from '../support/card-server.js';
+import { msgB, type TestGateway } from '../support/gateway.js';
+import { remoteStage } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 /** what only the answer in the other context holds: it must show nowhere on our side */
@@ -105,28 +104,20 @@ function polled(req: { id: unknown; method: string; params: any }): Answer {
 }
 
 t.before(async () => {
-  s = await cardServer(t);
-  s.route.set('/poll03/.well-known/agent-card.json', () => ({ status: 200, body: card('poll03', '0.3', false) }));
-  s.route.set('/poll03/rpc', (_h, body) => polled(JSON.parse(body)));
-  for (const r of REMOTES) {
-    s.route.set(`/${r.name}/.well-known/agent-card.json`, () => ({ status: 200, body: card(r.name, r.dialect, r.streaming) }));
-    s.route.set(`/${r.name}/rpc`, (_h, body) => answer(r.dialect, JSON.parse(body)));
-  }
-  ours = await startTestGateway({
+  ({ s, ours, key } = await remoteStage(t, {
     clock,
-    timers: clock,
-    config: {
-      push: { allowlist: ['127.0.0.1'] },
-      agents: [...REMOTES.map((r) => r.name), 'poll03'].map((id) => ({ id, name: id, kind: 'remote' as const, connection: id, workspace: WS })),
-    },
-  });
-  key = (await ours.key({ workspace: WS, trust: 'admin' })).key;
-  const deps = { connections: ours.gw.store.connections, secret: ours.gw.secret, clock, allowlist: parseAllowlist(['127.0.0.1']) };
-  for (const r of [...REMOTES, { name: 'poll03' }])
-    await addConnection(deps, { workspace: WS, name: r.name, url: `${s.url}/${r.name}`, credentials: { kind: 'none' }, trust: 'admin', storeResults: true });
+    workspace: WS,
+    remotes: [
+      ...REMOTES.map((r) => ({
+        name: r.name,
+        card: () => card(r.name, r.dialect, r.streaming),
+        answer: (_h: unknown, body: string) => answer(r.dialect, JSON.parse(body)),
+        storeResults: true,
+      })),
+      { name: 'poll03', card: () => card('poll03', '0.3', false), answer: (_h: unknown, body: string) => polled(JSON.parse(body)), storeResults: true },
+    ],
+  }));
 });
-
-t.teardown(() => ours.close());
 
 const send = async (agentId: string, extra: Record<string, unknown> = {}) =>
   (await ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId }, ...extra }) })).json.result;

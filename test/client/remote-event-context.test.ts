@@ -3,11 +3,10 @@
 // response naming both contexts, the remote task is asked to stop, and nothing of that event is kept. Events in the
 // same context, or naming none, go on as before. (Whole tasks are checked the same way: remote-context.test.ts.)
 import t from 'tap';
-import { addConnection } from '../../src/runtime/connection-admin.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { parseAllowlist } from '../../src/runtime/net/guard.js';
-import { cardServer, type Answer, type CardServer } from '../support/card-server.js';
-import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
+import type { Answer, CardServer } from '../support/card-server.js';
+import { msgB, type TestGateway } from '../support/gateway.js';
+import { remoteStage } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 /** what only the event in the other context holds: it must show nowhere on our side */
@@ -93,26 +92,17 @@ const REMOTES: Array<{ name: string; dialect: Dialect }> = [
 ];
 
 t.before(async () => {
-  s = await cardServer(t);
-  for (const r of REMOTES) {
-    s.route.set(`/${r.name}/.well-known/agent-card.json`, () => ({ status: 200, body: card(r.name, r.dialect) }));
-    s.route.set(`/${r.name}/rpc`, (_h, body) => answer(r.dialect, JSON.parse(body)));
-  }
-  ours = await startTestGateway({
+  ({ s, ours, key } = await remoteStage(t, {
     clock,
-    timers: clock,
-    config: {
-      push: { allowlist: ['127.0.0.1'] },
-      agents: REMOTES.map((r) => ({ id: r.name, name: r.name, kind: 'remote' as const, connection: r.name, workspace: WS })),
-    },
-  });
-  key = (await ours.key({ workspace: WS, trust: 'admin' })).key;
-  const deps = { connections: ours.gw.store.connections, secret: ours.gw.secret, clock, allowlist: parseAllowlist(['127.0.0.1']) };
-  for (const r of REMOTES)
-    await addConnection(deps, { workspace: WS, name: r.name, url: `${s.url}/${r.name}`, credentials: { kind: 'none' }, trust: 'admin', storeResults: true });
+    workspace: WS,
+    remotes: REMOTES.map((r) => ({
+      name: r.name,
+      card: () => card(r.name, r.dialect),
+      answer: (_h, body) => answer(r.dialect, JSON.parse(body)),
+      storeResults: true,
+    })),
+  }));
 });
-
-t.teardown(() => ours.close());
 
 const send = async (agentId: string) => (await ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId } }) })).json.result;
 
