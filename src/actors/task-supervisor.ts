@@ -5,7 +5,7 @@ import { SETTLED_STATES, TERMINAL_STATES, type Message, type Task } from '../pro
 import type { Clock, Timers } from '../runtime/clock.js';
 import type { EventBus } from '../runtime/events/bus.js';
 import { isStoreUnavailable } from '../runtime/store/errors.js';
-import { taskKey } from '../runtime/store/types.js';
+import { splitTaskKey, taskKey } from '../runtime/store/types.js';
 import { TaskIdTakenError, TaskSettledElsewhereError, TaskWriter, type TaskWriteQueue, type TaskWriterOptions } from './task-writer.js';
 import { createTaskMachine, type TaskActor, type TaskMachineEvent } from './task-machine.js';
 import { RunDriver, type AgentPort } from './run-driver.js';
@@ -91,12 +91,11 @@ export class TaskSupervisor {
    * the seq check). Anything else stored (ended, a follow-up elsewhere) is left as it is.
    */
   private async cancelIdle(k: string): Promise<void> {
-    const cut = k.indexOf('/');
-    if (cut < 0) return;
-    const workspaceId = k.slice(0, cut);
+    const at = splitTaskKey(k);
+    if (!at) return;
     try {
-      const stored = await this.o.store.get(workspaceId, k.slice(cut + 1));
-      if (stored?.workspaceId !== workspaceId || stored.status.state !== 'input-required' || stored.owner !== this.o.instanceId || this.live.has(k)) return;
+      const stored = await this.o.store.get(at.workspaceId, at.id);
+      if (stored?.workspaceId !== at.workspaceId || stored.status.state !== 'input-required' || stored.owner !== this.o.instanceId || this.live.has(k)) return;
       await this.cancel(stored);
     } catch {
       // refused (it moved meanwhile) or not stored: the asker reads the store once its wait ends, and answers from it

@@ -18,6 +18,11 @@ export interface KeyStore {
  * one workspace can never reach another's task by id. Workspace ids never contain '/'.
  */
 export const taskKey = (workspaceId: string, id: string): string => `${workspaceId}/${id}`;
+/** A task key's workspace and id (a workspace id holds no '/'; an id may); undefined for a key that is not one. */
+export const splitTaskKey = (key: string): { workspaceId: string; id: string } | undefined => {
+  const cut = key.indexOf('/');
+  return cut < 0 ? undefined : { workspaceId: key.slice(0, cut), id: key.slice(cut + 1) };
+};
 
 /** The events of a change, stored in the same atomic write as its record, and only if that write is accepted. */
 export interface TaskWriteEvents {
