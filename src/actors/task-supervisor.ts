@@ -83,14 +83,8 @@ export class TaskSupervisor {
       instanceId: o.instanceId,
       cancelTimeoutMs: o.cancelTimeoutMs,
       ...(o.ownerGone && { ownerGone: o.ownerGone }),
-      isLive: (k) => this.live.has(k),
-      cancelLive: (k) => {
-        const l = this.live.get(k);
-        if (!l) return false;
-        if (l.actor.getSnapshot().can({ type: 'CANCEL' })) l.actor.send({ type: 'CANCEL' });
-        return true;
-      },
-      cancel: (task) => this.cancel(task),
+      liveView: (k) => this.live.get(k)?.view,
+      cancel: (task, c) => this.cancel(task, c),
     });
   }
 
@@ -159,7 +153,7 @@ export class TaskSupervisor {
     }
   }
 
-  /** `requestId`: the cancel call's, stamped on the canceled status (not when another instance runs the task) */
+  /** `requestId`: the cancel call's, stamped on the canceled status (also when another instance runs the task) */
   async cancel(task: Task, o: { requestId?: string } = {}): Promise<Task> {
     const refused = (t: Task) =>
       new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${t.id} is ${t.status.state} and cannot be canceled`, data: { state: t.status.state } });

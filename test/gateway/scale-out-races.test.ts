@@ -160,7 +160,7 @@ t.test('a cancel asked of A just after its turn ended waiting for input cancels 
     const sub = bus.subscribe(`ws1/${id}`, (ev) => {
       if (ev.kind === 'status' && ev.status.state !== 'input-required') resolve(ev.status.state);
     });
-    void sub.ready.then(() => bus.requestCancel(`ws1/${id}`));
+    void sub.ready.then(() => bus.requestCancel({ key: `ws1/${id}` }));
   });
   t.equal(await within(ended, 5_000), 'canceled', 'A cancels the waiting task it ran, and says so to the asker');
   const stored = (await b.rpc({ key, method: 'tasks/get', params: { id } })).json.result;
