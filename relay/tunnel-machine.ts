@@ -4,6 +4,7 @@
 // supervisor's (supervisor.ts): the relay starts a fresh one.
 import { assign, fromPromise, setup } from 'xstate';
 import { errorText } from '../src/runtime/log.js';
+import { tunnelReasons } from './reasons.js';
 import type { SessionEnd } from './session.js';
 
 export interface BackoffSettings {
@@ -81,7 +82,7 @@ export function createTunnelMachine(deps: TunnelMachineDeps) {
           onDone: { target: 'ended', actions: { type: 'ended', params: ({ event }) => event.output } },
           onError: {
             target: 'ended',
-            actions: { type: 'ended', params: ({ event }) => ({ kind: 'crash' as const, reason: `the tunnel crashed: ${errorText(event.error)}` }) },
+            actions: { type: 'ended', params: ({ event }) => ({ kind: 'crash' as const, reason: tunnelReasons.crashed(errorText(event.error)) }) },
           },
         },
       },
