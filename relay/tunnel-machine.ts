@@ -4,6 +4,7 @@
 // the machine itself is its supervisor's (supervisor.ts): the relay starts a fresh one.
 import { assign, fromPromise, setup } from 'xstate';
 import { errorText } from '../src/runtime/log.js';
+import { tunnelReasons } from './reasons.js';
 import type { SessionEnd } from './session.js';
 
 export interface BackoffSettings {
@@ -95,7 +96,7 @@ export function createTunnelMachine(deps: TunnelMachineDeps) {
           onDone: { target: 'ended', actions: { type: 'ended', params: ({ event }) => event.output } },
           onError: {
             target: 'ended',
-            actions: { type: 'ended', params: ({ event }) => ({ kind: 'crash' as const, reason: `the tunnel crashed: ${errorText(event.error)}` }) },
+            actions: { type: 'ended', params: ({ event }) => ({ kind: 'crash' as const, reason: tunnelReasons.crashed(errorText(event.error)) }) },
           },
         },
       },

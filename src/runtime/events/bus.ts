@@ -245,3 +245,16 @@ export async function createRedisBus(o: { url: string; prefix: string; commandTi
     },
   };
 }
+
+/**
+ * Tells every gateway instance on this Redis one message, from a process that is none of them (the CLI): the envelope
+ * of `tell('all')`, from an origin no instance has. Resolves once Redis took it; rejects when Redis cannot be reached.
+ */
+export async function tellInstancesOnce(o: { url: string; prefix: string; commandTimeoutMs?: number }, msg: Uint8Array): Promise<void> {
+  const pub = await connectRedis({ url: o.url, commandTimeoutMs: o.commandTimeoutMs ?? 2_000, name: 'a2a-gateway:cli-tell' });
+  try {
+    await pub.publish(redisChannels(o.prefix).instances, packr.pack({ o: `cli:${randomUUID()}`, m: msg }));
+  } finally {
+    pub.destroy();
+  }
+}
