@@ -3,12 +3,13 @@
 import { z } from 'zod';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../../protocol/json-depth.js';
 import { readRemoteJson } from '../../protocol/remote-json.js';
+import { cutCodePoints } from '../../protocol/summary.js';
 import { toSanitizedJson } from '../sanitizer.js';
 import { authorizedExchange, authorizedOpen, unauthorized, type EndpointState, type EndpointStates } from './endpoint.js';
 import type { HttpResponse } from './http.js';
 import { readBody } from './http.js';
 import { readSse } from './sse.js';
-import { OutboundError } from './types.js';
+import { MAX_REMOTE_ERROR, OutboundError } from './types.js';
 
 export interface RpcTarget {
   states: EndpointStates;
@@ -67,7 +68,9 @@ function resultOf(json: unknown, requestId: string, method: string, status: numb
   if (r.success && r.data.error) {
     checkId(r.data.id, requestId, { method, error: true });
     const e = r.data.error;
-    throw new OutboundError('remote_error', `the remote answered ${method} with error ${e.code}: ${e.message}`, { remoteCode: e.code });
+    throw new OutboundError('remote_error', `the remote answered ${method} with error ${e.code}: ${cutCodePoints(e.message, MAX_REMOTE_ERROR)}`, {
+      remoteCode: e.code,
+    });
   }
   if (status < 200 || status >= 300)
     throw new OutboundError(
