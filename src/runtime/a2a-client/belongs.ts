@@ -3,6 +3,7 @@
 // a hostile agent) must not have that task taken for ours: its state, messages and artifacts would reach our caller
 // and our stored result.
 import type { RemoteEvent, RemoteTask } from '../../protocol/connections.js';
+import { TERMINAL_STATES } from '../../protocol/model.js';
 import { OutboundError } from './types.js';
 
 /** A remote's id in an error: as JSON (an empty id shows), cut short. */
@@ -97,4 +98,17 @@ export function keptIds(read: NamedIds, sent: NamedIds | undefined, method: stri
       `the remote's ${method} answer puts task ${shown(sent.taskId)} in context ${shown(sent.contextId ?? '')}: ${why}, so a follow-up could not continue it`,
     );
   }
+}
+
+/**
+ * `task` when its id can be used: a task the call leaves waiting (for input, or still working, to be polled) must name
+ * it, else a follow-up or poll would go to no task. A finished task without an id is taken (nothing follows it).
+ */
+export function followable(task: RemoteTask, method: string): RemoteTask {
+  if (task.id !== '' || TERMINAL_STATES.has(task.status.state)) return task;
+  const then = task.status.state === 'input-required' ? 'continued' : 'polled';
+  throw new OutboundError(
+    'bad_response',
+    `the remote's ${method} answer leaves its task ${task.status.state} without naming it (no task id): it could not be ${then}`,
+  );
 }

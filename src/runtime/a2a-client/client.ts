@@ -6,7 +6,7 @@ import type { RemoteTask } from '../../protocol/connections.js';
 import { RemoteDecodeError, type DecodeContext, type RemoteTaskFold } from '../../protocol/remote-decode.js';
 import type { Clock, Timers } from '../clock.js';
 import { systemResolve, type Allowlist, type Resolve } from '../net/guard.js';
-import { eventIds, keptIds, ownContext, ownEvent, ownEventContext, ownTask, sentIds, taskIds, type NamedIds } from './belongs.js';
+import { eventIds, followable, keptIds, ownContext, ownEvent, ownEventContext, ownTask, sentIds, taskIds, type NamedIds } from './belongs.js';
 import { discover, type CardCacheOptions } from './card-cache.js';
 import { EndpointStates } from './endpoint.js';
 import { rpcCall, rpcStream, type RpcResult, type RpcTarget } from './jsonrpc.js';
@@ -207,7 +207,7 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       }
       if (signal.aborted) throw new OutboundError('canceled', 'the call was canceled');
       if (!folded) throw new OutboundError('bad_response', `the remote's ${codec.methods.stream} stream ended without an event`);
-      const task = inContext(folded.task);
+      const task = followable(inContext(folded.task), codec.methods.stream);
       // a stream that ended before the task settled: the rest is polled
       return isSettled(task) ? task : poll(task);
     }
@@ -220,7 +220,7 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       codec.methods.send,
       params,
     );
-    const task = ownAnswer(taskAnswer(r, decodeCtx(taskId), codec.methods.send), taskId, codec.methods.send);
+    const task = followable(ownAnswer(taskAnswer(r, decodeCtx(taskId), codec.methods.send), taskId, codec.methods.send), codec.methods.send);
     known.taskId = task.id || known.taskId;
     if (signal.aborted) throw new OutboundError('canceled', 'the call was canceled');
     so.onEvent?.({ kind: 'task', task });
