@@ -2,7 +2,10 @@
 // characters fails our caller's task with the first 1,000 of them (an OAuth token endpoint's error_description the
 // same); a card's name, and an error quoting a card's field,
 // holding a terminal escape and newlines and thousands of characters, show in `connections status` as one line each,
-// cut short, so a remote cannot forge a line of the operator's listing or drive their terminal.
+// cut short, so a remote cannot forge a line of the operator's listing or drive their terminal; nor through what
+// `a2a-gateway call` prints (its lines kept, other control characters as U+FFFD).
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import type { CardServer } from '../support/card-server.js';
@@ -40,7 +43,10 @@ t.before(async () => {
       {
         name: 'errs',
         card: () => card('errs', 'errs'),
-        answer: (_h, body) => ({ status: 200, body: { jsonrpc: '2.0', id: JSON.parse(body).id, error: { code: -32000, message: 'E'.repeat(100_000) } } }),
+        answer: (_h, body) => ({
+          status: 200,
+          body: { jsonrpc: '2.0', id: JSON.parse(body).id, error: { code: -32000, message: `\u001b[31m${'E'.repeat(100_000)}` } },
+        }),
       },
       {
         name: 'named',
@@ -48,6 +54,23 @@ t.before(async () => {
         answer: (_h, body) => ({
           status: 200,
           body: { jsonrpc: '2.0', id: JSON.parse(body).id, result: { kind: 'task', id: 'r1', contextId: 'c1', status: { state: 'completed' } } },
+        }),
+      },
+      {
+        name: 'shouty',
+        card: () => card('shouty', 'shouty'),
+        answer: (_h, body) => ({
+          status: 200,
+          body: {
+            jsonrpc: '2.0',
+            id: JSON.parse(body).id,
+            result: {
+              kind: 'task',
+              id: `r1${FORGED}`,
+              contextId: 'c1',
+              status: { state: 'completed', message: { kind: 'message', role: 'agent', messageId: 'm', parts: [{ kind: 'text', text: `hi${FORGED}\r` }] } },
+            },
+          },
         }),
       },
       { name: 'bad', card: () => card('bad', 'bad', { protocolVersion: `9${FORGED}${'v'.repeat(5_000)}` }), answer: () => ({ status: 500 }) },
@@ -68,7 +91,7 @@ async function status(name: string) {
 t.test("a remote's JSON-RPC error message is cut at 1,000 characters in our failed task", async (t) => {
   const task = await send('errs');
   t.equal(task?.status?.state, 'failed');
-  t.equal(task?.status?.message?.parts?.[0]?.text, `the remote answered message/send with error -32000: ${'E'.repeat(999)}…`);
+  t.equal(task?.status?.message?.parts?.[0]?.text, `the remote answered message/send with error -32000: \u001b[31m${'E'.repeat(994)}…`);
 });
 
 t.test("a remote card's name and an error quoting its card are one printable line each, cut short", async (t) => {
@@ -97,4 +120,17 @@ t.test("an OAuth token endpoint's error_description is cut at 1,000 characters",
   const err = await c.send({ endpoint, message: userMessage('x') }).catch((e: unknown) => e);
   t.match(err, { code: 'token_failed' });
   t.equal((err as Error).message, `the OAuth token endpoint answered HTTP 400: invalid_client (${'D'.repeat(999 - 'invalid_client ('.length)}…`);
+});
+
+t.test('`a2a-gateway call` prints what the remote says without its terminal escapes', async (t) => {
+  const cfg = join(ours.dataDir, 'cli-config.json');
+  await writeFile(cfg, JSON.stringify({ dataDir: ours.dataDir, push: { allowlist: ['127.0.0.1'] } }));
+  const said = await runCli(['call', 'shouty', 'go', '--workspace', WS, '--config', cfg], { secret: ours.gw.secret });
+  t.equal(said.code, 0, said.stderr);
+  t.notOk(said.stdout.includes('\u001b') || said.stdout.includes('\r'), 'no escape or carriage return reaches the terminal');
+  t.match(said.stdout, 'task r1\ufffd[2J\nstate                  ready: completed\n', 'the ids: escapes as U+FFFD, lines kept');
+  t.match(said.stdout, '\nhi\ufffd[2J\nstate                  ready\ufffd\n', 'the summary: escapes as U+FFFD, lines kept');
+  const failed = await runCli(['call', 'errs', 'go', '--workspace', WS, '--config', cfg], { secret: ours.gw.secret });
+  t.equal(failed.code, 1);
+  t.notOk(failed.stderr.includes('\u001b'), 'no terminal escape in the error either');
 });
