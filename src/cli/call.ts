@@ -5,6 +5,7 @@ import { openSecret } from '../open-store.js';
 import { openCliStore } from './store.js';
 import { createOutbound } from '../outbound.js';
 import type { RemoteTask } from '../protocol/connections.js';
+import { forTerminal } from '../protocol/one-line.js';
 import { summarize } from '../protocol/summary.js';
 import type { RemoteEvent } from '../runtime/a2a-client/types.js';
 import { OutboundError } from '../runtime/a2a-client/types.js';
@@ -15,6 +16,8 @@ import { ConnectionAdminError } from '../runtime/connection-admin.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
+/** A line of text output: it quotes the remote (its ids, texts, error messages), which must not drive the terminal. */
+const show = (s: string) => out(forTerminal(s));
 
 /** The server's timers do not hold the process open; here a poll's wait is all that runs, and must. */
 const heldTimers: Timers = { after: (ms, fn) => setLongTimeout(fn, ms) };
@@ -69,20 +72,20 @@ export async function callCommand(args: string[]): Promise<number> {
         message: { role: 'user', parts: [{ kind: 'text', text }], messageId: randomUUID() },
         stream: values.stream,
         signal: abort.signal,
-        onEvent: (ev) => out(values.json ? JSON.stringify({ event: ev }) : describe(ev)),
+        onEvent: (ev) => (values.json ? out(JSON.stringify({ event: ev })) : show(describe(ev))),
       });
     } catch (e) {
       if (e instanceof OutboundError) {
         if (values.json) out(JSON.stringify({ error: { code: e.code, message: e.message } }));
-        process.stderr.write(`a2a-gateway: call failed (${e.code}): ${e.message}\n`);
+        process.stderr.write(`a2a-gateway: call failed (${e.code}): ${forTerminal(e.message)}\n`);
         return 1;
       }
       throw e;
     }
     if (values.json) out(JSON.stringify({ task }));
     else {
-      out(`task ${task.id}: ${task.status.state}`);
-      out(summarize(task));
+      show(`task ${task.id}: ${task.status.state}`);
+      show(summarize(task));
     }
     return task.status.state === 'failed' ? 1 : 0;
   } finally {
