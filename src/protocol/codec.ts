@@ -156,3 +156,10 @@ export function versionAnswersV1(v: string | undefined): boolean {
   const m = v === undefined ? null : /^(\d+)/.exec(v.trim());
   return m !== null && Number(m[1]) >= 1;
 }
+
+/**
+ * Whether a call's errors read in 1.0's shape: its method is a 1.0 name, or its A2A-Version names 1.0. One rule for
+ * every error of the call, those a stream ends with included, whatever dialect its task or events are in.
+ */
+export const errorsInV1 = (o: { methodDialect: TaskDialect | undefined; version: string | undefined }): boolean =>
+  o.methodDialect === 'V1' || versionAnswersV1(o.version);
