@@ -92,12 +92,18 @@ export function serviceCard(o: { settings: CardSettings; agents: readonly AgentS
   return buildCard({ settings: o.settings, agents: o.agents.filter(isPublic), url: `${o.baseUrl}/api/a2a` });
 }
 
+/** The endpoint that addresses one agent directly (its cards' interface URL). */
+export const agentUrl = (baseUrl: string, agentId: string) => `${baseUrl}/api/a2a/agents/${encodeURIComponent(agentId)}`;
+
+/** What one agent's cards are built from: its URL, name, description and skills (public and extended alike). */
+export const agentCardInput = (o: { settings: CardSettings; agent: AgentSpec; baseUrl: string }) => ({
+  settings: o.settings,
+  agents: [o.agent],
+  url: agentUrl(o.baseUrl, o.agent.id),
+  name: o.agent.name,
+  description: o.agent.description,
+});
+
 export function agentCard(o: { settings: CardSettings; agent: AgentSpec; baseUrl: string }) {
-  return buildCard({
-    settings: o.settings,
-    agents: [o.agent],
-    url: `${o.baseUrl}/api/a2a/agents/${encodeURIComponent(o.agent.id)}`,
-    name: o.agent.name,
-    description: o.agent.description,
-  });
+  return buildCard(agentCardInput(o));
 }
