@@ -152,6 +152,12 @@ export const v1Codec = {
   send: { messageIdRequired: true, callerNamesNewTask: false, inlinePushUrlPath: 'params.configuration.taskPushNotificationConfig.url' },
   subscribe: { refusesTerminal: true },
   task: encodeTaskV1,
+  /** 1.0 (3.1.4): without includeArtifacts the field MUST be omitted, "not present as an empty array" */
+  listedTask: (v: TaskView, withArtifacts: boolean) => {
+    if (withArtifacts) return encodeTaskV1(v);
+    const { artifacts: _omitted, ...rest } = encodeTaskV1({ ...v, artifacts: [] });
+    return rest;
+  },
   sendResult: (v: TaskView) => ({ task: encodeTaskV1(v) }),
   pushBody: (v: TaskView) => ({ task: encodeTaskV1(v) }),
   event: encodeEventV1,

@@ -62,3 +62,15 @@ t.test('under A2A-Version 0.1: every task in rev A shape', async (t) => {
     t.notOk('kind' in task, `${task.id}: no kind`);
   }
 });
+
+t.test('1.0 ListTasks omits artifacts unless includeArtifacts (1.0 3.1.4: not even an empty list)', async (t) => {
+  const headers = { 'A2A-Version': '1.0' };
+  for (const method of ['ListTasks', 'tasks/list']) {
+    const without = await gw.rpc({ method, key, params: { status: 'TASK_STATE_COMPLETED' }, headers });
+    for (const task of without.json.result.tasks) t.notOk('artifacts' in task, `${method} ${task.id}: no artifacts field`);
+    const withThem = await gw.rpc({ method, key, params: { status: 'TASK_STATE_COMPLETED', includeArtifacts: true }, headers });
+    for (const task of withThem.json.result.tasks) t.ok(task.artifacts.length > 0, `${method} ${task.id}: its artifacts when asked`);
+  }
+  const old = await list({ state: 'completed' }, '0.3');
+  for (const task of old.json.result.tasks) t.same(task.artifacts, [], `0.3 ${task.id}: an empty list, as before`);
+});

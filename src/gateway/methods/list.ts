@@ -44,9 +44,8 @@ export async function listTasks(params: unknown, ctx: CallContext, parts: Gatewa
   const view = viewOptions(ctx, q.historyLength);
   return taskListPage({
     tasks: page.map((t) => {
-      const v = taskView(t, view);
       // artifacts only when asked for: a listing is for finding tasks, GetTask reads one
-      return codec.task(q.includeArtifacts ? v : { ...v, artifacts: [] });
+      return codec.listedTask(taskView(t, view), q.includeArtifacts);
     }),
     nextPageToken: end < kept.offered ? String(end) : '',
     pageSize: q.pageSize,
