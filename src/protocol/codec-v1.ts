@@ -112,7 +112,8 @@ export function encodeTaskV1(v: TaskView) {
     contextId: t.contextId,
     status: encodeStatusV1(t.status),
     artifacts: v.artifacts.map(encodeArtifactV1),
-    ...(v.history !== undefined && { history: v.history.map(encodeMessageV1) }),
+    // 1.0 (3.2.4): historyLength 0 SHOULD leave `history` out, as proto-JSON leaves out any empty list
+    ...(v.history !== undefined && v.history.length > 0 && { history: v.history.map(encodeMessageV1) }),
     metadata: publicMetadata(t.metadata),
   };
 }
