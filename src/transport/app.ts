@@ -92,7 +92,8 @@ function rpcRoute(o: HttpServerOptions) {
   return (res: HttpResponse, req: HttpRequest, agentId: string | undefined) => {
     // everything from req is copied now: req is gone after the first await
     const authorization = req.getHeader('authorization') || undefined;
-    const a2aVersion = req.getHeader('a2a-version') || undefined;
+    // 1.0 (3.6.1): a client may name its version as a request parameter instead of the header; the header wins
+    const a2aVersion = req.getHeader('a2a-version') || req.getQuery('A2A-Version') || undefined;
     const lastEventId = req.getHeader('last-event-id') || undefined;
     const lengthHeader = req.getHeader('content-length');
     const requestId = req.getHeader('x-request-id') || undefined;
