@@ -1,0 +1,18 @@
+// The Host header as a base URL's authority: only a plain `host[:port]` is taken, anything else is refused (400).
+//
+// Without `publicUrl` the gateway builds the URLs it hands out (Agent Cards, agents/list) from the caller's Host. A
+// Host carrying quotes, slashes, spaces, `@` or other authority syntax would flow into those URLs (and into a card
+// served with `Cache-Control: public`), so it is refused as RFC 9112 §3.2 asks of an invalid Host.
+
+/** A DNS name or IPv4 address (253 characters at most), or a bracketed IPv6 literal; then an optional port. */
+const HOST = /^(?:[A-Za-z0-9._-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::(\d{1,5}))?$/;
+
+export type HostOf = { ok: true; host: string } | { ok: false; message: string };
+
+/** The Host header checked; an absent one is read as `localhost` (HTTP/1.0 callers may send none). */
+export function hostOf(header: string): HostOf {
+  if (header === '') return { ok: true, host: 'localhost' };
+  const m = HOST.exec(header);
+  if (m && (m[1] === undefined || Number(m[1]) <= 65535)) return { ok: true, host: header };
+  return { ok: false, message: 'Bad request: the Host header is not a valid host[:port]' };
+}
