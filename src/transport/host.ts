@@ -9,9 +9,8 @@ const HOST = /^(?:[A-Za-z0-9._-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::(\d{1,5}))?$
 
 export type HostOf = { ok: true; host: string } | { ok: false; message: string };
 
-/** The Host header checked; an absent one is read as `localhost` (HTTP/1.0 callers may send none). */
+/** The Host header checked. uWS closes a request without one before any route runs; an empty one is refused here. */
 export function hostOf(header: string): HostOf {
-  if (header === '') return { ok: true, host: 'localhost' };
   const m = HOST.exec(header);
   if (m && (m[1] === undefined || Number(m[1]) <= 65535)) return { ok: true, host: header };
   return { ok: false, message: 'Bad request: the Host header is not a valid host[:port]' };
