@@ -10,7 +10,7 @@ import { send, sendJson, trackAbort, type ResponseState } from './http-response.
 import { startSse, type SseLimits } from './sse.js';
 import { listenExclusive } from './listen.js';
 import { addressOf, forwardedForOf, httpsOf, type Proxies } from './peer.js';
-import { hostOf } from './host.js';
+import { hostLines, hostOf, TWO_HOSTS } from './host.js';
 
 export interface HttpServerOptions {
   gateway: GatewayApi;
@@ -55,8 +55,8 @@ function baseUrlOf(req: HttpRequest, res: HttpResponse, o: { tls: boolean; proxi
 }
 
 /** 400 naming the Host header (after the body is read, so a client that uploads before it reads still gets it). */
-function badHost(res: HttpResponse, state: ResponseState, o: { rpc: boolean }): void {
-  const err = new RpcError('BAD_HOST', { data: { header: 'Host' } });
+function badHost(res: HttpResponse, state: ResponseState, o: { rpc: boolean; message?: string }): void {
+  const err = new RpcError('BAD_HOST', { data: { header: 'Host' }, ...(o.message !== undefined && { message: o.message }) });
   sendJson(res, state, ERRORS.BAD_HOST.http, o.rpc ? errorResponse(null, err) : { error: 'bad_request', message: err.message, header: 'Host' });
 }
 
@@ -135,6 +135,8 @@ function cardRoute(o: HttpServerOptions, fromParam: boolean) {
   return (res: HttpResponse, req: HttpRequest) => {
     const state = trackAbort(res);
     const agentId = fromParam ? segment(req, 0) : undefined;
+    // the card is served `public`: a cache in front must not key it on one Host line while its URL comes from another
+    if (hostLines(req) > 1) return badHost(res, state, { rpc: false, message: TWO_HOSTS });
     const baseUrl = baseUrlOf(req, res, scheme);
     if (baseUrl === undefined) return badHost(res, state, { rpc: false });
     const card = gateway.card({ agentId, baseUrl });

@@ -5,10 +5,11 @@ import { connect } from 'node:net';
 import { startTestGateway } from '../support/gateway.js';
 
 /** One raw HTTP/1.1 exchange (fetch will not send an arbitrary Host): the status and the parsed JSON body. */
-function raw(port: number, o: { method: string; path: string; host: string; headers?: Record<string, string>; body?: string }) {
+function raw(port: number, o: { method: string; path: string; host: string | string[]; headers?: Record<string, string>; body?: string }) {
   const extra = Object.entries(o.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`);
   const body = o.body ?? '';
-  const head = `${o.method} ${o.path} HTTP/1.1\r\nHost: ${o.host}\r\n${extra.join('')}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+  const hosts = (Array.isArray(o.host) ? o.host : [o.host]).map((h) => `Host: ${h}\r\n`).join('');
+  const head = `${o.method} ${o.path} HTTP/1.1\r\n${hosts}${extra.join('')}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
   return new Promise<{ status: number; json: any }>((resolve, reject) => {
     const sock = connect(port, '127.0.0.1', () => sock.write(head + body));
     let out = '';
@@ -50,4 +51,17 @@ t.test('a Host that is not host[:port] is 400 naming Host on the cards and JSON-
   }
   const after = await tg.rpc({ key, method: 'agents/list', params: {} });
   t.equal(after.status, 200, 'the server goes on');
+});
+
+t.test('a card request with two Host lines is 400 (a cache in front may key on the other one)', async (t) => {
+  const tg = await startTestGateway();
+  t.teardown(() => tg.close());
+  for (const path of ['/.well-known/agent-card.json', '/api/a2a/agents/echo/.well-known/agent.json']) {
+    const r = await raw(tg.gw.port, { method: 'GET', path, host: ['gw.example.com', 'evil.example'] });
+    t.equal(r.status, 400, `${path}: 400`);
+    t.match(r.json, { error: 'bad_request', header: 'Host', message: /more than one Host/ }, 'naming the header');
+    t.notOk(JSON.stringify(r.json).includes('evil.example'), 'no URL built from either');
+  }
+  const one = await raw(tg.gw.port, { method: 'GET', path: '/.well-known/agent-card.json', host: 'gw.example.com' });
+  t.equal(one.json.url, 'http://gw.example.com/api/a2a', 'one Host line builds the URL');
 });
