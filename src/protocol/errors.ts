@@ -18,6 +18,8 @@ export const ERRORS = {
   PAYLOAD_TOO_LARGE: { code: -32600, http: 413, message: 'Request body too large' },
   /** Not a JSON-RPC condition of the spec: the body did not arrive whole in time. Travels as -32600 with HTTP 408. */
   REQUEST_TIMEOUT: { code: -32600, http: 408, message: 'Request timeout: the request body did not arrive in time' },
+  /** Not a JSON-RPC condition of the spec: the Host header is not a valid host[:port]. Travels as -32600 with HTTP 400. */
+  BAD_HOST: { code: -32600, http: 400, message: 'Bad request: the Host header is not a valid host[:port]' },
   /** A2A 1.0's: the A2A-Version header names a version the gateway does not speak (any dialect gets 1.0's code). */
   VERSION_NOT_SUPPORTED: { code: -32009, http: 200, message: 'Version not supported' },
   /**
