@@ -87,6 +87,20 @@ t.test('by default one session cannot open more than 16 streams (a tab storm, or
   for (const s of open) s.cancel();
 });
 
+t.test('without a password (no session) the client address holds the streams', async (t) => {
+  const admin = await startAdmin({ config: parseRelayConfig({ text: JSON.stringify(base) }), log: () => {}, streams: { maxStreamsPerHolder: 2 } });
+  t.teardown(() => admin.close());
+  const open = [await openStream(admin.url, ''), await openStream(admin.url, '')];
+  t.same(
+    open.map((s) => s.status),
+    [200, 200],
+  );
+  const next = await openStream(admin.url, '');
+  t.equal(next.status, 429, 'a third from the same address is refused');
+  t.equal(next.error?.code, 'too_many_streams');
+  for (const s of open) s.cancel();
+});
+
 /**
  * A raw HTTP client of /api/events that reads its stream's first snapshot, then nothing (its socket paused: what the
  * server sends waits in the kernel's buffers, then in the server) until `readAll`, which reads to the server's end (or
