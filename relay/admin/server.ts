@@ -12,6 +12,7 @@ import { loadAssets } from './assets.js';
 import { trustedProxies } from '../../src/runtime/net/client-address.js';
 import { clearedCookie, clientAddressOf, createAdminAuth, httpsOf, sessionCookie } from './auth.js';
 import { apiError, readBody, secure, sendJson, sendText } from './http.js';
+import { type LiveStreamLimits, LiveStreams } from './live-streams.js';
 import { loginPage } from './login-page.js';
 import { createRelayMetrics } from './metrics.js';
 import { AdminState, type Change } from './state.js';
@@ -24,6 +25,8 @@ export interface AdminOptions {
   capacity?: number;
   /** SSE keep-alive comment interval */
   keepAliveMs?: number;
+  /** bounds of the live streams (LIVE_STREAM_DEFAULTS where unset) */
+  streams?: Partial<LiveStreamLimits>;
 }
 
 export interface Admin {
@@ -68,8 +71,7 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
   const proxies = c.admin_trusted_proxies.length > 0 ? trustedProxies(c.admin_trusted_proxies) : undefined;
   const auth = createAdminAuth({ password: c.admin_password, clock, proxies });
   const assets = loadAssets();
-  /** the open SSE streams, each with the session it was opened under (undefined: HTTP Basic, or no password) */
-  const streams = new Map<ServerResponse, string | undefined>();
+  const streams = new LiveStreams(o.streams);
   let relay: Relay | undefined;
 
   const observer: RelayObserver = {
@@ -97,26 +99,26 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     },
   };
 
-  const sse = (res: ServerResponse, ch: Change) => res.write(`event: ${ch.type}\ndata: ${JSON.stringify(ch.data)}\n\n`);
-  state.listen((ch) => {
-    for (const res of streams.keys()) sse(res, ch);
-  });
+  // one framing for every change, done once per change however many streams are open
+  const frame = (ch: Change) => `event: ${ch.type}\ndata: ${JSON.stringify(ch.data)}\n\n`;
+  state.listen((ch) => streams.broadcast(frame(ch)));
 
   const events = (req: IncomingMessage, res: ServerResponse) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
-    res.write('retry: 2000\n\n');
-    sse(res, { type: 'status', data: state.status() });
-    sse(res, { type: 'agents', data: state.agents() });
     const token = auth.sessionOf(req);
-    streams.set(res, token);
-    // a session that expires ends its stream at the next keep-alive (signing out ends it at once: endStreams)
-    const ping = setInterval(() => (token === undefined || auth.live(token) ? res.write(': keep-alive\n\n') : res.end()), o.keepAliveMs ?? 15_000);
+    // without a session (HTTP Basic, no password) the client's address holds the streams
+    const holder = token !== undefined ? `session:${token}` : `address:${clientAddressOf(req, proxies)}`;
+    const refused = streams.refusal(holder);
+    if (refused) return apiError(res, refused.status, refused.code, refused.message, refused.status === 503 ? retryAfter(10_000) : {});
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+    streams.add(res, { holder, session: token });
+    streams.write(res, 'retry: 2000\n\n');
+    streams.write(res, frame({ type: 'status', data: state.status() }));
+    streams.write(res, frame({ type: 'agents', data: state.agents() }));
+    // a session that expires ends its stream at the next keep-alive (signing out ends it at once: endSession)
+    const ping = setInterval(() => (token === undefined || auth.live(token) ? streams.write(res, ': keep-alive\n\n') : res.end()), o.keepAliveMs ?? 15_000);
     ping.unref();
-    // the response's close: the client went away, or the stream was ended here (sign-out, expiry, shutdown)
-    res.once('close', () => {
-      clearInterval(ping);
-      streams.delete(res);
-    });
+    // the response's close: the client went away, or the stream was ended or cut off here (sign-out, expiry, shutdown)
+    res.once('close', () => clearInterval(ping));
   };
 
   const replay = async (req: IncomingMessage, res: ServerResponse, id: string) => {
@@ -202,7 +204,7 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
         if (!sameOrigin(req)) return apiError(res, 403, 'cross_site', 'sign out from the admin UI itself');
         const token = auth.logout(req);
         // what the session holds open ends with it: its live streams stop showing the relay's traffic
-        for (const [stream, of] of streams) if (token !== undefined && of === token) stream.end();
+        if (token !== undefined) streams.endSession(token);
         res.writeHead(303, { location: '/login', 'set-cookie': clearedCookie({ https: httpsOf(req, proxies) }) });
         return res.end();
       }
@@ -262,8 +264,7 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
       state.tunnel(r.tunnel());
     },
     async close() {
-      for (const res of streams.keys()) res.end();
-      streams.clear();
+      streams.endAll();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       metrics.stop();

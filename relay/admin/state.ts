@@ -63,7 +63,18 @@ export interface TurnDetail extends TurnSummary {
   answer: string;
 }
 
-export type Change = { type: 'status'; data: StatusView } | { type: 'agents'; data: AgentView[] } | { type: 'task'; data: TurnSummary };
+/**
+ * One agent's fields that changed, by name (a field that became undefined is null: JSON has no undefined). An agent
+ * seen for the first time comes whole. Its card is sent only when it changed: a health check or a turn's end moves a
+ * few small fields, and every open page would otherwise be sent every agent's whole card again.
+ */
+export type AgentPatch = { name: string } & { [K in Exclude<keyof AgentView, 'name'>]?: AgentView[K] | null };
+
+export type Change =
+  | { type: 'status'; data: StatusView }
+  | { type: 'agents'; data: AgentView[] }
+  | { type: 'agent'; data: AgentPatch }
+  | { type: 'task'; data: TurnSummary };
 
 interface TurnEntry extends TurnSummary {
   requestText: string;
@@ -210,6 +221,7 @@ export class AdminState implements RelayObserver {
 
   health(round: Array<{ name: string; up: boolean; latencyMs?: number; error?: string }>, at: number) {
     for (const r of round) {
+      const before = this.known(r.name);
       Object.assign(this.agent(r.name), {
         health: r.up ? 'up' : 'down',
         lastCheck: at,
@@ -217,8 +229,23 @@ export class AdminState implements RelayObserver {
         error: maskedText(r.error, this.o.secrets),
         errorWords: plainWords(maskedText(r.error, this.o.secrets)),
       });
+      this.tellPatch(r.name, before);
     }
-    this.tell({ type: 'agents', data: this.agents() });
+  }
+
+  /** a copy of an agent's entry as it stands (undefined: not seen yet), to tell later what a change moved */
+  private known(name: string): AgentView | undefined {
+    const a = this.agentsByName.get(name);
+    return a && { ...a };
+  }
+
+  /** tells the fields of agent `name` that differ from `before` (all of them for a new agent), if any */
+  private tellPatch(name: string, before: AgentView | undefined) {
+    const now = this.agentsByName.get(name);
+    if (!now) return;
+    const data: Record<string, unknown> = { name };
+    for (const k of Object.keys(now) as Array<keyof AgentView>) if (before === undefined || before[k] !== now[k]) data[k] = now[k] ?? null;
+    if (Object.keys(data).length > 1) this.tell({ type: 'agent', data: data as AgentPatch });
   }
 
   turn(start: TurnStart) {
@@ -262,10 +289,11 @@ export class AdminState implements RelayObserver {
         entry.state = stateOf(r, entry.events);
         entry.durationMs = Math.max(0, at - entry.at);
         if (!r.ok) entry.error = maskedText(`${r.reason}: ${r.message}`, this.o.secrets).slice(0, 500);
+        const before = this.known(f.agent);
         const a = this.agent(f.agent);
         if (r.ok) a.served++;
         else a.failed++;
-        this.tell({ type: 'agents', data: this.agents() });
+        this.tellPatch(f.agent, before);
         this.tell({ type: 'task', data: summary(entry) });
       },
     };

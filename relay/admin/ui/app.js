@@ -43,7 +43,13 @@ function useLive() {
       skew = s.now - Date.now();
       setStatus(s);
     };
-    es.addEventListener('open', () => setStream('open'));
+    let opened = false;
+    es.addEventListener('open', () => {
+      setStream('open');
+      // after a reconnect the log is read again: a stream cut off for falling behind missed the turns in between
+      if (opened) loadTasks();
+      opened = true;
+    });
     es.addEventListener('error', () => {
       setStream('lost');
       // a session signed out elsewhere or expired ends the stream: the API's 401 then leads to the login form
@@ -51,6 +57,16 @@ function useLive() {
     });
     es.addEventListener('status', (e) => onStatus(JSON.parse(e.data)));
     es.addEventListener('agents', (e) => setAgents(JSON.parse(e.data)));
+    // one agent's changed fields (null: now unset); a name not listed yet comes whole
+    es.addEventListener('agent', (e) => {
+      const patch = JSON.parse(e.data);
+      const merged = (a) => {
+        const next = { ...a };
+        for (const [k, v] of Object.entries(patch)) next[k] = v === null ? undefined : v;
+        return next;
+      };
+      setAgents((list) => (list.some((a) => a.name === patch.name) ? list.map((a) => (a.name === patch.name ? merged(a) : a)) : [...list, merged({})]));
+    });
     es.addEventListener('task', (e) => {
       const t = JSON.parse(e.data);
       setTasks((list) => {
@@ -60,14 +76,23 @@ function useLive() {
       });
       setTaskTick((old) => ({ ...old, [t.id]: (old[t.id] ?? 0) + 1 }));
     });
-    // the list as it stands (the stream then brings each change); a turn the stream told first is kept as told
-    getJson('/api/tasks').then((r) => {
-      if (closed || !r) return;
-      setTasks((live) => {
-        const known = new Set(live.map((t) => t.id));
-        return [...live, ...r.tasks.filter((t) => !known.has(t.id))].sort((a, b) => b.at - a.at || Number(b.id.slice(1)) - Number(a.id.slice(1)));
-      });
-    });
+    // the list as it stands (the stream then brings each change); a turn the stream told is kept as told unless the
+    // list has it further on (ended while the stream was away): a turn only goes from running to its end
+    const loadTasks = () =>
+      getJson('/api/tasks')
+        .then((r) => {
+          if (closed || !r) return;
+          setTasks((live) => {
+            const loaded = new Map(r.tasks.map((t) => [t.id, t]));
+            const kept = live.map((t) => (t.state === 'running' && loaded.has(t.id) ? loaded.get(t.id) : t));
+            const known = new Set(kept.map((t) => t.id));
+            return [...kept, ...r.tasks.filter((t) => !known.has(t.id))]
+              .sort((a, b) => b.at - a.at || Number(b.id.slice(1)) - Number(a.id.slice(1)))
+              .slice(0, MAX_TASKS);
+          });
+        })
+        .catch(() => undefined);
+    loadTasks();
     return () => {
       closed = true;
       es.close();

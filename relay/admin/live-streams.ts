@@ -1,0 +1,103 @@
+// The admin UI's live streams (/api/events): which are open and whose, bounded in number (per holder, and in all) and
+// in what each may leave unread. A holder is a sign-in session, or a client address where there is none (HTTP Basic,
+// no password). The gateway's SSE writer (src/transport/sse.ts) is uWS and out of the relay's reach (relay/ never
+// imports src/transport); this keeps its rule on node:http: past `maxBufferedBytes` queued, a reader is cut off.
+import type { ServerResponse } from 'node:http';
+
+export interface LiveStreamLimits {
+  /** streams open at once, all holders together */
+  maxStreams: number;
+  /** streams one holder (session, or client address) may hold open at once */
+  maxStreamsPerHolder: number;
+  /** bytes a stream may leave unsent (past what the kernel took, and past its largest single write) before it is cut off */
+  maxBufferedBytes: number;
+}
+
+/**
+ * A browser opens at most 6 connections to one host (HTTP/1.1), so 16 per holder never stops a real operator's tabs;
+ * 64 in all is many operators. 1 MiB unread is the gateway's own SSE bound (`streaming.maxBufferedBytes`).
+ */
+export const LIVE_STREAM_DEFAULTS: LiveStreamLimits = { maxStreams: 64, maxStreamsPerHolder: 16, maxBufferedBytes: 1024 * 1024 };
+
+/** Why a stream was not opened: the HTTP status, a code and words for the API's error shape. */
+export type Refusal = { status: 429 | 503; code: string; message: string };
+
+interface Stream {
+  holder: string;
+  /** the session it was opened under (sign-out ends it), if any */
+  session: string | undefined;
+}
+
+interface OpenStream extends Stream {
+  /** its largest single write: the bound is on top of it (a snapshot of many agents' cards must get through whole) */
+  largest: number;
+}
+
+export class LiveStreams {
+  private readonly open = new Map<ServerResponse, OpenStream>();
+  private readonly perHolder = new Map<string, number>();
+  readonly limits: LiveStreamLimits;
+
+  constructor(limits: Partial<LiveStreamLimits> = {}) {
+    this.limits = { ...LIVE_STREAM_DEFAULTS, ...limits };
+  }
+
+  /** Whether one more stream may open for `holder`; a refusal says which bound it met. */
+  refusal(holder: string): Refusal | undefined {
+    const l = this.limits;
+    if ((this.perHolder.get(holder) ?? 0) >= l.maxStreamsPerHolder)
+      return {
+        status: 429,
+        code: 'too_many_streams',
+        message: `this session (or client) already holds ${l.maxStreamsPerHolder} live streams, the limit: close a page of the admin UI first`,
+      };
+    if (this.open.size >= l.maxStreams)
+      return { status: 503, code: 'streams_full', message: `the admin UI already serves ${l.maxStreams} live streams, its limit: retry once one closes` };
+    return undefined;
+  }
+
+  /** Counts `res` as open until it closes (the client went away, or it was ended or cut off here). */
+  add(res: ServerResponse, s: Stream) {
+    this.open.set(res, { ...s, largest: 0 });
+    this.perHolder.set(s.holder, (this.perHolder.get(s.holder) ?? 0) + 1);
+    res.once('close', () => {
+      if (!this.open.delete(res)) return;
+      const n = (this.perHolder.get(s.holder) ?? 1) - 1;
+      if (n > 0) this.perHolder.set(s.holder, n);
+      else this.perHolder.delete(s.holder);
+    });
+  }
+
+  /**
+   * Writes `text` to one open stream. A reader that stopped reading leaves it queued in this process: past the bound
+   * (plus the stream's largest single write, as the gateway's bound is "plus one event") the stream is destroyed, not
+   * ended (an end would wait for the queue to drain, holding it). A page's EventSource then reconnects and starts
+   * again from a fresh snapshot.
+   */
+  write(res: ServerResponse, text: string) {
+    const s = this.open.get(res);
+    if (!s || res.destroyed || res.writableEnded) return;
+    s.largest = Math.max(s.largest, Buffer.byteLength(text));
+    res.write(text);
+    if (res.writableLength > this.limits.maxBufferedBytes + s.largest) res.destroy();
+  }
+
+  /** Writes `text` to every open stream. */
+  broadcast(text: string) {
+    for (const res of this.open.keys()) this.write(res, text);
+  }
+
+  /** Ends the streams opened under `session` (its sign-out). */
+  endSession(session: string) {
+    for (const [res, s] of this.open) if (s.session === session) res.end();
+  }
+
+  /** Ends every stream (shutdown). */
+  endAll() {
+    for (const res of this.open.keys()) res.end();
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+}
