@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { AgentSpec } from './protocol/agent-events.js';
+import { MAX_RESULT_RETENTION_HOURS, MAX_RETENTION_MS } from './protocol/connections.js';
 import { DEFAULT_ADMIN_AUTH_FAILURES, DEFAULT_ADMIN_LIMITS, DEFAULT_AUTH_FAILURES, DEFAULT_RATE_LIMITS, RateLimits } from './protocol/records.js';
 import { DEMO_AGENTS } from './demo-agents.js';
 import { PLAIN_DECIMAL_RULE, plainDecimal } from './protocol/decimal.js';
@@ -194,11 +195,12 @@ export const Config = z
     /** terminal tasks (with their events, push configs and jobs) are deleted once they have been terminal for taskTtlMs */
     retention: z
       .object({
-        /** 7 days by default; 0 keeps tasks forever */
+        /** 7 days by default; 0 keeps tasks forever; at most 10 years, as a connection's results (a longer one is a slip) */
         taskTtlMs: z
           .number()
           .int()
           .nonnegative()
+          .max(MAX_RETENTION_MS, `at most ${MAX_RETENTION_MS} ms (${MAX_RESULT_RETENTION_HOURS} hours, 10 years); 0 keeps tasks forever`)
           .default(7 * 86_400_000),
         sweepIntervalMs: z
           .number()
