@@ -31,9 +31,17 @@ export const DEFAULT_ADMIN_AUTH_FAILURES: RateLimits = { perMinute: 10, perHour:
  */
 const StoredRateLimits = z.object({ perMinute: z.number().int().min(1), perHour: z.number().int().min(1) });
 
-/** Control characters (newline, tab, escape, ...): in a name shown on a line of its own they would forge or hide lines. */
-const CONTROL = /\p{Cc}/u;
-const NO_CONTROL = 'no control characters (newlines, tabs, escapes)';
+/**
+ * Control characters (C0 and C1: newline, tab, escape, ...): in a name shown on a line of its own they would forge or
+ * hide lines. Bidi controls (embeddings and overrides U+202A-U+202E, isolates U+2066-U+2069, the marks U+200E, U+200F,
+ * U+061C): invisible, they reorder what follows, so a listing would show another text than the one stored
+ * ("invoice\u202Efdp.exe" reads "invoiceexe.pdf"). Letters of right-to-left scripts are fine: they need none of these.
+ */
+const CONTROL = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+const NO_CONTROL = 'no control characters (newlines, tabs, escapes) or bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C)';
+
+/** True when `text` holds a character no name may hold (see CONTROL): the one rule for every name an operator chooses. */
+export const hasControl = (text: string): boolean => CONTROL.test(text);
 
 /** The longest workspace id a key, connection or relay may name: with a task id (256) it stays a valid store key. */
 export const MAX_WORKSPACE_ID = 128;
@@ -50,14 +58,14 @@ export const WorkspaceId = z
   .max(MAX_WORKSPACE_ID, `at most ${MAX_WORKSPACE_ID} characters`)
   .refine((w) => !w.includes('/'), 'a workspace id has no "/"')
   .refine((w) => w !== '*', 'a workspace id is not "*" (it names the agents shared by every workspace)')
-  .refine((w) => !CONTROL.test(w), NO_CONTROL);
+  .refine((w) => !hasControl(w), NO_CONTROL);
 
 /** A key's label, shown by keys list and the dashboard: one printable line (a newline would forge a listing line). */
 export const KeyName = z
   .string()
   .min(1)
   .max(100, 'at most 100 characters')
-  .refine((n) => !CONTROL.test(n), NO_CONTROL);
+  .refine((n) => !hasControl(n), NO_CONTROL);
 
 /** An API key as stored: only the HMAC of the key, never the key. */
 export const KeyRecord = z.object({

@@ -2,6 +2,7 @@
 // and opening a connection's credentials for the runtime. Secrets go in sealed and never come out in a view or an error.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { AgentId } from '../protocol/agent-events.js';
 import {
   type ConnectionRecord,
   type ConnectionStatus,
@@ -59,7 +60,9 @@ const S = ConnectionSettings.shape;
 const Given = {
   resultRetentionHours: ResultRetentionHoursInput,
   allowedDataTypes: listedOnce(S.allowedDataTypes.removeDefault()),
-  agents: listedOnce(S.agents.removeDefault()),
+  // the ids of agents it serves, by the rule every agent id follows: any other name reaches no agent, and one with a
+  // control or bidi character would make `connections list` show another name than the one stored
+  agents: listedOnce(z.array(AgentId)),
 };
 
 /** No credentials means auth `none` (as the CLI's default --auth). */

@@ -3,7 +3,9 @@
 // an announcement). Keys never appear: a relay record names its key by id only.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { AgentId } from '../protocol/agent-events.js';
 import { ConnectionName } from '../protocol/connections.js';
+import { WorkspaceId } from '../protocol/records.js';
 import { DEFAULT_RELAY_AGENT_TRUST, type RelayAgentRecord, type RelayRecord } from '../protocol/relays.js';
 import { TrustLevel } from '../protocol/scopes.js';
 import type { RelayAgentCard } from '../protocol/tunnel.js';
@@ -38,21 +40,13 @@ export interface RelayAdminDeps {
   clock: Clock;
 }
 
-const Workspace = z
-  .string()
-  .min(1)
-  .refine((w) => !w.includes('/'), 'a workspace id has no "/"');
-const AgentName = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore');
-
-const AddRelayInput = z.object({ workspace: Workspace, name: ConnectionName, key: z.string().min(1) }).strict();
-const RelayRef = z.object({ workspace: Workspace, name: ConnectionName }).strict();
+// a relay's workspace and agents follow the rules every workspace id and agent id follows (no control or bidi
+// characters, no '/', at most 128 characters; an agent id as its URL names it)
+const AddRelayInput = z.object({ workspace: WorkspaceId, name: ConnectionName, key: z.string().min(1) }).strict();
+const RelayRef = z.object({ workspace: WorkspaceId, name: ConnectionName }).strict();
 export type RelayRef = z.input<typeof RelayRef>;
 const AgentSettingInput = RelayRef.extend({
-  agent: AgentName,
+  agent: AgentId,
   trust: TrustLevel.optional(),
   /** key ids that may reach the agent; empty: every key of the workspace */
   keys: z.array(z.string().min(1)).optional(),
