@@ -6,6 +6,7 @@ import { MAX_RATE_LIMIT, RateLimit } from '../protocol/records.js';
 import { systemClock } from '../runtime/clock.js';
 import { KeyAdminError, createKey, listKeys, parseDuration, revokeKey, rotateKey } from '../runtime/key-admin.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
+import { out, outJson } from './output.js';
 
 const list = (s: string | undefined) =>
   s
@@ -56,7 +57,6 @@ export async function keysCommand(args: string[]): Promise<number> {
   const config = await configFrom(values);
   const store = await openCliStore(config);
   const deps = { keys: store.keys, relays: store.relays, secret: await openSecret(config), clock: systemClock };
-  const out = (s: string) => process.stdout.write(`${s}\n`);
   try {
     switch (sub) {
       case 'create': {
@@ -83,7 +83,7 @@ export async function keysCommand(args: string[]): Promise<number> {
         });
         if (values.json) {
           const v = made.view;
-          out(JSON.stringify({ id: v.id, key: made.key, workspace: v.workspace, trust: v.trust, scopes: v.scopes, expires_at: v.expires_at }));
+          outJson({ id: v.id, key: made.key, workspace: v.workspace, trust: v.trust, scopes: v.scopes, expires_at: v.expires_at });
         } else {
           out(`key ${made.record.id} created for workspace ${made.record.workspaceId} (${made.record.trust})`);
           out(`  ${made.key}`);
@@ -93,7 +93,7 @@ export async function keysCommand(args: string[]): Promise<number> {
       }
       case 'list': {
         const keys = await listKeys(deps, values.workspace);
-        if (values.json) out(JSON.stringify(keys));
+        if (values.json) outJson(keys);
         else if (keys.length === 0) out(values.workspace ? `no keys in workspace ${values.workspace}` : 'no keys');
         else
           for (const k of keys)
@@ -104,7 +104,8 @@ export async function keysCommand(args: string[]): Promise<number> {
         const id = positionals[0];
         if (!id) throw new KeyAdminError('revoke: give the key id');
         const v = await revokeKey(deps, id, { workspace: values.workspace });
-        out(values.json ? JSON.stringify(v) : `key ${v.id} revoked`);
+        if (values.json) outJson(v);
+        else out(`key ${v.id} revoked`);
         return 0;
       }
       case 'rotate': {
@@ -113,9 +114,7 @@ export async function keysCommand(args: string[]): Promise<number> {
         const made = await rotateKey(deps, id, { workspace: values.workspace });
         if (values.json) {
           const v = made.view;
-          out(
-            JSON.stringify({ id: v.id, key: made.key, workspace: v.workspace, trust: v.trust, scopes: v.scopes, expires_at: v.expires_at, rotated_from: id }),
-          );
+          outJson({ id: v.id, key: made.key, workspace: v.workspace, trust: v.trust, scopes: v.scopes, expires_at: v.expires_at, rotated_from: id });
         } else {
           out(`key ${made.record.id} replaces ${id}; the old key stays valid until you revoke it: a2a-gateway keys revoke ${id}`);
           out(`  ${made.key}`);

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { CallerId } from './model.js';
 import { Scope, TrustLevel } from './scopes.js';
+import { hasControl, NO_CONTROL } from './control-chars.js';
 
 /** The most calls a limit may allow per window (the bench's keys use it): a typo such as 1e300 is refused, not stored. */
 export const MAX_RATE_LIMIT = 1_000_000_000;
@@ -30,18 +31,6 @@ export const DEFAULT_ADMIN_AUTH_FAILURES: RateLimits = { perMinute: 10, perHour:
  * since earlier versions stored any whole number from 1 (a key holding more must still read, list and rotate).
  */
 const StoredRateLimits = z.object({ perMinute: z.number().int().min(1), perHour: z.number().int().min(1) });
-
-/**
- * Control characters (C0 and C1: newline, tab, escape, ...): in a name shown on a line of its own they would forge or
- * hide lines. Bidi controls (embeddings and overrides U+202A-U+202E, isolates U+2066-U+2069, the marks U+200E, U+200F,
- * U+061C): invisible, they reorder what follows, so a listing would show another text than the one stored
- * ("invoice\u202Efdp.exe" reads "invoiceexe.pdf"). Letters of right-to-left scripts are fine: they need none of these.
- */
-const CONTROL = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
-const NO_CONTROL = 'no control characters (newlines, tabs, escapes) or bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C)';
-
-/** True when `text` holds a character no name may hold (see CONTROL): the one rule for every name an operator chooses. */
-export const hasControl = (text: string): boolean => CONTROL.test(text);
 
 /** The longest workspace id a key, connection or relay may name: with a task id (256) it stays a valid store key. */
 export const MAX_WORKSPACE_ID = 128;
