@@ -190,13 +190,13 @@ export async function addConnection(deps: ConnectionAdminDeps, input: unknown): 
   const { credentials, ...settings } = parseAddInput(input);
   await guardUrl(deps, 'url', settings.url);
   await guardCredentialUrls(deps, credentials);
-  if (await deps.connections.get(settings.workspace, settings.name)) {
-    throw new ConnectionAdminError(
+  const exists = () =>
+    new ConnectionAdminError(
       'ERR_CONNECTION_EXISTS',
       `name: a connection named ${settings.name} already exists in workspace ${settings.workspace} (update or remove it)`,
       'name',
     );
-  }
+  if (await deps.connections.get(settings.workspace, settings.name)) throw exists();
   const now = deps.clock.now();
   const id = `conn_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
   const rec: ConnectionRecord = {
@@ -207,7 +207,8 @@ export async function addConnection(deps: ConnectionAdminDeps, input: unknown): 
     createdAt: now,
     updatedAt: now,
   };
-  await deps.connections.put(rec);
+  // the check above names the common case early; this one decides: of two adds at once, one stores, one is told
+  if (!(await deps.connections.insert(rec))) throw exists();
   return publicConnectionView(rec);
 }
 

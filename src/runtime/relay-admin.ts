@@ -125,8 +125,9 @@ export async function addRelay(deps: RelayAdminDeps, input: unknown): Promise<Re
     throw new RelayAdminError('ERR_RELAY_KEY', `key: ${a.key} is a key of another workspace (a relay's key must be of ${a.workspace})`, 'key');
   const lapsed = keyLapsed(key, deps.clock.now());
   if (lapsed) throw new RelayAdminError('ERR_RELAY_KEY', `key: ${a.key} is ${lapsed}`, 'key');
-  if (await deps.relays.get(a.workspace, a.name))
-    throw new RelayAdminError('ERR_RELAY_EXISTS', `name: a relay named ${a.name} already exists in workspace ${a.workspace} (remove it first)`, 'name');
+  const exists = () =>
+    new RelayAdminError('ERR_RELAY_EXISTS', `name: a relay named ${a.name} already exists in workspace ${a.workspace} (remove it first)`, 'name');
+  if (await deps.relays.get(a.workspace, a.name)) throw exists();
   const taken = (await deps.relays.list()).find((r) => r.keyId === a.key);
   if (taken) throw new RelayAdminError('ERR_RELAY_KEY', `key: ${a.key} already opens relay ${taken.name}; give each relay its own key`, 'key');
   const now = deps.clock.now();
@@ -139,7 +140,8 @@ export async function addRelay(deps: RelayAdminDeps, input: unknown): Promise<Re
     createdAt: now,
     updatedAt: now,
   };
-  await deps.relays.put(rec);
+  // the check above names the common case early; this one decides: of two adds at once, one stores, one is told
+  if (!(await deps.relays.insert(rec))) throw exists();
   return relayView(rec);
 }
 

@@ -10,6 +10,8 @@ export const idOf = (key: Key): string => (Array.isArray(key) ? key.join('/') : 
 
 export interface NamedRecords<T> {
   put(rec: T & { workspace: string; name: string }): Promise<void>;
+  /** puts the record unless its key is taken (checked inside the write: two adds at once store one); true when put */
+  insert(rec: T & { workspace: string; name: string }): Promise<boolean>;
   get(workspace: string, name: string): Promise<T | undefined>;
   /** every record, or one workspace's, ordered by workspace then name (the key order) */
   list(filter?: { workspace?: string }): Promise<T[]>;
@@ -38,6 +40,14 @@ export function lmdbNamedRecords<T>(o: {
   return {
     async put(rec) {
       await db.put([rec.workspace, rec.name], rec);
+    },
+    insert(rec) {
+      return root.transaction(() => {
+        const key = [rec.workspace, rec.name];
+        if (db.doesExist(key)) return false;
+        db.put(key, rec);
+        return true;
+      });
     },
     async get(workspace, name) {
       fresh();

@@ -24,6 +24,10 @@ export function redisConnectionStore(o: Pick<RedisParts, 'client' | 'bin' | 'key
     async put(rec) {
       await client.hSet(k.connections, connectionField(rec.workspace, rec.name), packr.pack(rec));
     },
+    async insert(rec) {
+      // HSETNX: two adds at once store one
+      return (await client.hSetNX(k.connections, connectionField(rec.workspace, rec.name), packr.pack(rec))) === 1;
+    },
     async get(workspace, name) {
       const field = connectionField(workspace, name);
       const bytes = await bin.hGet(k.connections, field);

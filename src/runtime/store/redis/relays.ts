@@ -13,6 +13,10 @@ export function redisRelayStore(o: Pick<RedisParts, 'client' | 'bin' | 'keys' | 
     async put(rec) {
       await client.hSet(k.relays, connectionField(rec.workspace, rec.name), packr.pack(rec));
     },
+    async insert(rec) {
+      // HSETNX: two adds at once store one
+      return (await client.hSetNX(k.relays, connectionField(rec.workspace, rec.name), packr.pack(rec))) === 1;
+    },
     async get(workspace, name) {
       const field = connectionField(workspace, name);
       const bytes = await bin.hGet(k.relays, field);
