@@ -1,4 +1,4 @@
-// A damaged key last-used time or meta expiry (bytes that are not msgpack, a value that is not a time) is reported
+// A damaged key last-used time, meta expiry, key record or connection status (bytes that are not msgpack, a value that is not a time) is reported
 // naming its kind and id and then replaced by the write that meets it: one damaged value no longer fails every
 // flush of every key's last use, nor every instance beat. A read of several keys' last use leaves a damaged one out.
 // Real LMDB in a temp dir, real Redis under a unique prefix.
@@ -26,11 +26,24 @@ t.test('lmdb: a damaged last-used time or meta expiry is reported and replaced, 
   const path = join(dataDir, 'store');
   const s0 = await openLmdbStore({ path });
   await s0.meta.put('instance-beat:i1', T, { now: T, expiresAt: T + 1_000 });
+  const key = {
+    id: 'k-dmg',
+    hash: 'h-new',
+    workspaceId: 'ws-a',
+    trust: 'execute' as const,
+    scopes: [],
+    agents: [],
+    createdAt: T,
+    expiresAt: null,
+    revokedAt: null,
+  };
   await s0.close();
   const raw = lmdbOpen({ path, noSubdir: false, maxDbs: 32 });
   await raw.openDB({ name: LMDB_DBS.dashboardKeyUsed, encoding: 'binary' }).put('k-bad', NOT_MSGPACK);
   await raw.openDB({ name: LMDB_DBS.dashboardKeyUsed, encoding: 'binary' }).put('k-worse', NOT_MSGPACK);
   await raw.openDB({ name: LMDB_DBS.metaExpires, encoding: 'binary' }).put('instance-beat:i1', NOT_MSGPACK);
+  await raw.openDB({ name: LMDB_DBS.connectionStatus, encoding: 'binary' }).put(['ws-a', 'c1'], NOT_MSGPACK);
+  await raw.openDB({ name: LMDB_DBS.keys, encoding: 'binary' }).put('k-dmg', NOT_MSGPACK);
   await raw.close();
 
   const seen: StoreCorruptError[] = [];
@@ -62,6 +75,12 @@ t.test('lmdb: a damaged last-used time or meta expiry is reported and replaced, 
   t.equal(await s.meta.get('instance-beat:i1'), T + 2, 'a sweep past the old expiry leaves the beat put later');
   await s.meta.put('instance-beat:i3', T + 10_001, { now: T + 10_001, expiresAt: T + 30_000 });
   t.equal(await s.meta.get('instance-beat:i1'), undefined, 'and collects it at its new expiry');
+
+  const status = await s.connections.getStatus('ws-a', 'c1').catch((e: unknown) => e);
+  t.match(status, { name: 'StoreCorruptError', record: 'connection-status', id: 'ws-a/c1' }, 'a damaged connection status is named as one');
+  await s.keys.put(key as never);
+  t.match(await s.keys.get('k-dmg'), { id: 'k-dmg', hash: 'h-new' }, 'a key put over a damaged record replaces it');
+  t.ok(told(seen).includes('key k-dmg'), 'the damaged key record is reported by kind and id');
   t.notMatch(JSON.stringify(seen.map((e) => e.message)), /0xC1|c1c1/i, 'never the stored bytes');
 });
 
