@@ -245,7 +245,8 @@ export async function updateConnection(deps: ConnectionAdminDeps, input: unknown
     next = { credentialKind: credentials.kind, sealed: boxFor(deps.secret).seal(credentials, { context: rec.id }) };
   }
   const updated: ConnectionRecord = { ...rec, ...settings, ...next, updatedAt: deps.clock.now() };
-  await deps.connections.put(updated);
+  // only over the record read above: one removed meanwhile (or removed and added again) is not brought back
+  if (!(await deps.connections.replace(updated))) throw notFound({ workspace: rec.workspace, name: rec.name });
   return publicConnectionView(updated);
 }
 

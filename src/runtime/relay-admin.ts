@@ -181,7 +181,8 @@ export async function setRelayAgent(deps: RelayAdminDeps, input: unknown): Promi
   for (const id of s.keys ?? []) await checkPermittedKey(deps, id, s.workspace);
   const current = rec.agents[s.agent] ?? { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [] };
   const next: RelayAgentRecord = { ...current, ...(s.trust === undefined ? {} : { trust: s.trust }), ...(s.keys === undefined ? {} : { keys: s.keys }) };
-  await deps.relays.put({ ...rec, agents: { ...rec.agents, [s.agent]: next }, updatedAt: deps.clock.now() });
+  // only over the relay read above: one removed meanwhile is not brought back
+  if (!(await deps.relays.replace({ ...rec, agents: { ...rec.agents, [s.agent]: next }, updatedAt: deps.clock.now() }))) throw notFound(rec);
   return agentView(s.agent, next);
 }
 
@@ -215,8 +216,8 @@ export async function recordAnnouncement(
   }
   for (const card of cards) agents[card.name] = { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [], ...fresh.agents[card.name], card };
   const next = { ...fresh, agents, updatedAt: deps.clock.now() };
-  await deps.relays.put(next);
-  return next;
+  // a relay removed since it was read is not brought back by its own tunnel's announcement
+  return (await deps.relays.replace(next)) ? next : undefined;
 }
 
 /**
@@ -232,7 +233,8 @@ async function editAgentKeys(deps: { relays: RelayStore; clock: Clock }, workspa
       changed ||= keys.length !== a.keys.length || keys.some((k, i) => k !== a.keys[i]);
       agents[name] = { ...a, keys };
     }
-    if (changed) await deps.relays.put({ ...rec, agents, updatedAt: deps.clock.now() });
+    // a relay removed since the listing stays removed
+    if (changed) await deps.relays.replace({ ...rec, agents, updatedAt: deps.clock.now() });
   }
 }
 

@@ -1,6 +1,7 @@
 // Adds of one name at once (two operators, a script run twice, the CLI beside the dashboard): exactly one is created;
 // every other one is refused "already exists" (409), never told it was added while another's record took its place.
-// The real gateway on port 0, its admin API over HTTP, both engines.
+// An update racing a remove never brings the removed connection or relay back. The real gateway on port 0, its admin
+// API over HTTP, both engines.
 import t, { type Test } from 'tap';
 import type { ConfigInput } from '../../src/config.js';
 import { adminCall } from '../support/admin-api.js';
@@ -32,6 +33,26 @@ async function check(t: Test, config: ConfigInput): Promise<void> {
   const listed = (await call('GET', '/relays')).json.relays;
   t.equal(listed.length, 1);
   t.equal(listed[0]?.key_id, added[0]?.json.key_id, 'the relay stored is opened by the key its caller was told of');
+
+  // an update and a remove at once, again and again: whichever lands last, a removed record stays removed
+  let back = 0;
+  for (let i = 0; i < 8; i++) {
+    t.equal((await call('POST', '/connections', { name: `c${i}`, url: 'http://127.0.0.1:9/a' })).status, 200);
+    t.equal((await call('PATCH', `/relays/twin/agents/agent${i}`, { trust: 'admin' })).status, 200);
+    const [patched, removed, agentSet, relayGone] = await Promise.all([
+      call('PATCH', `/connections/c${i}`, { settings: { url: `http://127.0.0.1:9/b${i}` } }),
+      call('DELETE', `/connections/c${i}`),
+      call('PATCH', `/relays/twin/agents/agent${i}`, { trust: 'execute' }),
+      i === 7 ? call('DELETE', '/relays/twin') : Promise.resolve({ status: 0 }),
+    ]);
+    t.ok(
+      [200, 404].includes(patched.status) && [200, 404].includes(agentSet.status),
+      `an update is done or finds nothing (${patched.status} ${JSON.stringify(patched.json)}, ${agentSet.status})`,
+    );
+    if (removed.status === 200 && (await call('GET', `/connections/c${i}`)).status !== 404) back++;
+    if (relayGone.status === 200 && (await call('GET', '/relays')).json.relays.length > 0) back++;
+  }
+  t.equal(back, 0, 'no removed connection or relay came back');
 }
 
 t.test('lmdb: one of several adds of one name is created', (t) => check(t, {}));
