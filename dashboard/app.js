@@ -372,7 +372,7 @@ function TasksPage() {
         <thead><tr><th>Task</th><th>Agent</th><th>State</th><th>Artifacts</th><th>Updated</th></tr></thead>
         <tbody>${(data?.tasks ?? []).map(
           (t) => html`<tr data-task=${t.id}>
-            <td><a href=${`#/tasks/${encodeURIComponent(t.id)}`}><code>${t.id}</code></a></td><td>${t.agent}</td>
+            <td><a href=${`#/tasks/${encodeURIComponent(t.id)}`}><code>${t.id}</code></a></td><td class="id">${t.agent}</td>
             <td><${Badge} v=${t.state} /></td><td>${t.artifacts}</td><td>${when(t.updated_at)}</td>
           </tr>`,
         )}</tbody>

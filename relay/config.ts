@@ -7,7 +7,18 @@ import { PLAIN_DECIMAL_RULE, plainDecimal } from '../src/protocol/decimal.js';
 import { MAX_RELAY_AGENTS, RelayAgentCard } from '../src/protocol/tunnel.js';
 import { TrustedProxyList } from '../src/runtime/net/ip-lists.js';
 
-const Skill = z.object({ id: z.string().min(1), name: z.string().min(1), description: z.string().default('') });
+/**
+ * The longest skill fields a card may carry up the tunnel: 100 skills of them stay far below a frame's bound (a hello
+ * over it is never sent, and the relay would wait for a welcome forever) and the admin UI's agents view stays small.
+ * A configured skill over them is refused naming the field; a discovered card's (LOCAL_AGENT_URL) is cut.
+ */
+export const SKILL_BOUNDS = { id: 256, name: 256, description: 2000 } as const;
+
+const Skill = z.object({
+  id: z.string().min(1).max(SKILL_BOUNDS.id),
+  name: z.string().min(1).max(SKILL_BOUNDS.name),
+  description: z.string().max(SKILL_BOUNDS.description).default(''),
+});
 
 /** One local agent: its name is its agent id on the gateway (in the relay's workspace). */
 export const LocalAgentConfig = z.object({

@@ -5,7 +5,7 @@
 import { assign, createActor, fromPromise, setup } from 'xstate';
 import type { A2AClient, RemoteEndpoint } from '../src/runtime/a2a-client/types.js';
 import type { Clock, Timers } from '../src/runtime/clock.js';
-import { errorText, type Log } from '../src/runtime/log.js';
+import { errorText, type Log, loggedText } from '../src/runtime/log.js';
 import type { HealthEntry } from './session.js';
 import { type Supervised, supervise } from './supervisor.js';
 
@@ -63,6 +63,12 @@ async function checkOne(d: AgentHealthDeps): Promise<HealthEntry> {
   }
 }
 
+/**
+ * Whether a check's result is news: the agent went up or down, or it is still down for another reason (refused, then
+ * HTTP 500): the gateway and the logs then name the new error. A repeat of the same state is not.
+ */
+const changedHealth = (was: HealthEntry | undefined, now: HealthEntry): boolean => was?.up !== now.up || (!now.up && was.error !== now.error);
+
 /** One agent's health: checking (its card read) → up or down → after the interval, checking again. */
 export function createAgentHealthMachine(d: AgentHealthDeps) {
   return setup({
@@ -72,7 +78,7 @@ export function createAgentHealthMachine(d: AgentHealthDeps) {
     actions: {
       take: assign((_, entry: HealthEntry) => {
         d.fault?.(d.name);
-        d.take(entry, d.last()?.up !== entry.up);
+        d.take(entry, changedHealth(d.last(), entry));
         return { entry };
       }),
     },
@@ -115,7 +121,7 @@ export function startHealthChecks(o: HealthOptions): HealthChecks {
     checks.set(entry.name, (checks.get(entry.name) ?? 0) + 1);
     o.onRound?.([entry], o.clock.now());
     if (!changed) return;
-    o.log(entry.up ? 'local agent up' : 'local agent down', { agent: entry.name, ...(entry.error && { error: entry.error }) });
+    o.log(entry.up ? 'local agent up' : 'local agent down', { agent: entry.name, ...(entry.error && { error: loggedText(entry.error) }) });
     try {
       o.onChange([entry]);
     } catch (e) {

@@ -1,6 +1,6 @@
 // Keys out of what the relay shows or logs: a string that looks like a gateway key, and the relay's own key wherever
 // it appears (a local agent's error may echo the Authorization it was sent).
-const KEY_LIKE = /svc_a2a_[A-Za-z0-9_-]+/g;
+import { KEY_LIKE } from '../src/runtime/log.js';
 
 /** `text` with every key in it masked; secrets shorter than 8 characters are not searched for (too many false hits). */
 export function maskedText(text: string, secrets: readonly string[]): string;

@@ -6,13 +6,14 @@ import WebSocket from 'ws';
 import type { AgentEvent } from '../src/protocol/agent-events.js';
 import { relayFailure } from '../src/protocol/relay-failures.js';
 import { retryAfterMs } from '../src/protocol/retry-after.js';
-import { GatewayFrame, MAX_FRAME_BYTES, type RelayAgentCard, type RelayFrame, TUNNEL_PATH, TUNNEL_VERSION } from '../src/protocol/tunnel.js';
+import { GatewayFrame, MAX_FRAME_BYTES, type RelayAgentCard, type RelayFrame, TUNNEL_CLOSE, TUNNEL_PATH, TUNNEL_VERSION } from '../src/protocol/tunnel.js';
 import type { Clock, Timers } from '../src/runtime/clock.js';
 import type { A2AClient, RemoteEndpoint } from '../src/runtime/a2a-client/types.js';
 import { errorText, type Log } from '../src/runtime/log.js';
 import { maskedText } from './mask.js';
 import type { RelayObserver } from './observer.js';
 import { runObservedTurn } from './observed-turn.js';
+import { tunnelReasons } from './reasons.js';
 
 export type HealthEntry = Extract<RelayFrame, { t: 'health' }>['agents'][number];
 
@@ -30,7 +31,7 @@ export const MAX_RELAY_BACKLOG = 4 * MAX_FRAME_BYTES;
 export const WELCOME_TIMEOUT_MS = 30_000;
 
 /** The close code the gateway ends a tunnel with when the relay's key is revoked or expires. */
-export const KEY_LAPSED = 4001;
+export const KEY_LAPSED = TUNNEL_CLOSE.keyLapsed;
 
 /**
  * How a connection ended. `held`: it was welcomed and stayed up long enough to reset the backoff. `retryAfterMs`: the
@@ -96,7 +97,7 @@ export function openSession(o: SessionOptions): Session {
   });
   let ended = false;
   let welcomedAt: number | undefined;
-  let lastReason = 'the tunnel closed';
+  let lastReason = tunnelReasons.closed();
   let lastSeen = o.clock.now();
   let cancelPing = () => {};
   let cancelWelcomeWait = () => {};
@@ -162,7 +163,7 @@ export function openSession(o: SessionOptions): Session {
   const ping = () => {
     cancelPing = o.timers.after(o.pingMs, () => {
       if (o.clock.now() - lastSeen > o.pongTimeoutMs) {
-        lastReason = `no pong from the gateway within ${o.pongTimeoutMs / 1000} s`;
+        lastReason = tunnelReasons.noPong(o.pongTimeoutMs / 1000);
         ws.terminate();
         return;
       }
@@ -269,7 +270,7 @@ export function openSession(o: SessionOptions): Session {
         turns.get(f.sid)?.abort();
         return;
       case 'error':
-        lastReason = `the gateway said: ${f.message}`;
+        lastReason = tunnelReasons.gatewaySaid(f.message);
         o.log('relay refused by the gateway', { message: f.message });
         return;
     }
@@ -280,10 +281,9 @@ export function openSession(o: SessionOptions): Session {
     req.destroy();
     res.resume();
     if (status === 401 || status === 403) {
-      const reason = `the gateway refused the relay's key (HTTP ${status}): is the relay registered for this key and workspace?`;
-      return finish({ kind: 'refused', status, reason });
+      return finish({ kind: 'refused', status, reason: tunnelReasons.keyRefused(status) });
     }
-    const reason = `the gateway answered the upgrade with HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`;
+    const reason = tunnelReasons.upgradeAnswered(status, res.statusMessage);
     const header = res.headers['retry-after'];
     const asked = retryAfterMs(header, { now: o.clock.now(), date: res.headers.date });
     const shown = header?.trim().slice(0, 100);
@@ -300,7 +300,7 @@ export function openSession(o: SessionOptions): Session {
     ping();
     cancelWelcomeWait = o.timers.after(o.welcomeTimeoutMs, () => {
       if (welcomedAt !== undefined || ended) return;
-      lastReason = `no welcome from the gateway within ${o.welcomeTimeoutMs / 1000} s of the hello`;
+      lastReason = tunnelReasons.noWelcome(o.welcomeTimeoutMs / 1000);
       ws.terminate();
     });
   });
@@ -319,14 +319,14 @@ export function openSession(o: SessionOptions): Session {
     lastSeen = o.clock.now();
   });
   ws.on('error', (e) => {
-    lastReason = errorText(e);
+    lastReason = tunnelReasons.socketError(errorText(e));
   });
   ws.on('close', (code, why) => {
-    const reason = why.length > 0 ? `${lastReason} (close ${code}: ${why.toString('utf8')})` : code === 1006 ? lastReason : `${lastReason} (close ${code})`;
+    const reason = tunnelReasons.closedWith(lastReason, code, why.toString('utf8'));
     // the gateway closed the tunnel because the relay's key lapsed (revoked, expired): a retry would be refused too
     if (code === KEY_LAPSED) {
       o.log('relay key refused by the gateway: the tunnel closed', { reason });
-      return finish({ kind: 'refused', status: code, reason: `the gateway closed the tunnel: the relay's key lapsed; ${reason}` });
+      return finish({ kind: 'refused', status: code, reason: tunnelReasons.keyLapsed(reason) });
     }
     const welcomed = welcomedAt !== undefined;
     finish({ kind: 'closed', welcomed, held: welcomed && o.clock.now() - welcomedAt! >= o.heldMs, reason });
@@ -336,7 +336,7 @@ export function openSession(o: SessionOptions): Session {
     done,
     send,
     close() {
-      lastReason = 'the relay is stopping';
+      lastReason = tunnelReasons.stopping();
       if (ws.readyState === WebSocket.CONNECTING || ws.readyState === WebSocket.OPEN) ws.close(1001, 'relay stopping');
       // a close that never completes (a dead peer) must not hold the relay
       const stop = o.timers.after(5_000, () => ws.terminate());

@@ -1,9 +1,10 @@
 // The tunnel's machine: an XState machine that opens one session after another, waiting between failures with
-// exponential backoff and full jitter, and never less than a refusing gateway's Retry-After asked (up to the cap); a
-// crash of a session is a failure like any other, never the relay's end. A crash of the machine itself is its
-// supervisor's (supervisor.ts): the relay starts a fresh one.
+// exponential backoff and full jitter, and never less than a refusing gateway's Retry-After asked (up to the cap, and
+// spread over up to half again); a crash of a session is a failure like any other, never the relay's end. A crash of
+// the machine itself is its supervisor's (supervisor.ts): the relay starts a fresh one.
 import { assign, fromPromise, setup } from 'xstate';
 import { errorText } from '../src/runtime/log.js';
+import { tunnelReasons } from './reasons.js';
 import type { SessionEnd } from './session.js';
 
 export interface BackoffSettings {
@@ -39,6 +40,20 @@ export interface TunnelContext {
   retryAfterMs: number | undefined;
 }
 
+/**
+ * The backoff's draw, and not less than the Retry-After asked (up to the cap). Relays a gateway refused together (a
+ * restart, an outage) are asked for the same Retry-After: each waits it plus a share of up to half again, taken from
+ * the same draw, so they do not all come back in the same instant.
+ */
+function drawnWait(deps: TunnelMachineDeps, o: { failures: number; retryAfterMs: number | undefined }): number {
+  const r = deps.random();
+  const asked = Math.min(o.retryAfterMs ?? 0, deps.capMs);
+  return Math.max(
+    backoffDelay(deps, o.failures, () => r),
+    Math.min(deps.capMs, asked + Math.floor((r * asked) / 2)),
+  );
+}
+
 export function createTunnelMachine(deps: TunnelMachineDeps) {
   const failed = (context: TunnelContext, end: SessionEnd | { kind: 'crash'; reason: string }) => {
     // a refusal with Retry-After is a failed attempt like any other: retry_attempts bounds it too
@@ -48,7 +63,7 @@ export function createTunnelMachine(deps: TunnelMachineDeps) {
     // waits its draw, and not less than the gateway's Retry-After asked, up to the cap: a gateway asking for an hour
     // (or a broken one asking for a year) cannot park the relay longer than a refused key would. The draw is taken as
     // for any failure: once the backoff has grown past what was asked, the longer wait wins.
-    const delayMs = end.kind === 'refused' ? deps.capMs : Math.max(backoffDelay(deps, failures, deps.random), Math.min(retryAfterMs ?? 0, deps.capMs));
+    const delayMs = end.kind === 'refused' ? deps.capMs : drawnWait(deps, { failures, retryAfterMs });
     return { failures, lastError: end.reason, delayMs, nextRetryAt: deps.now() + delayMs, retryAfterMs };
   };
 
@@ -81,7 +96,7 @@ export function createTunnelMachine(deps: TunnelMachineDeps) {
           onDone: { target: 'ended', actions: { type: 'ended', params: ({ event }) => event.output } },
           onError: {
             target: 'ended',
-            actions: { type: 'ended', params: ({ event }) => ({ kind: 'crash' as const, reason: `the tunnel crashed: ${errorText(event.error)}` }) },
+            actions: { type: 'ended', params: ({ event }) => ({ kind: 'crash' as const, reason: tunnelReasons.crashed(errorText(event.error)) }) },
           },
         },
       },

@@ -26,6 +26,15 @@ function checkAgents(agents: AgentSpec[], ctx: z.RefinementCtx<AgentSpec[]>): vo
 }
 
 /** A number that may come as text (a flag, an env variable): plain decimal digits only, never Number()'s looser reading. */
+/**
+ * The base URL callers reach (behind a proxy). The cards' URLs are it plus `/api/a2a...`: a trailing slash is dropped
+ * (it doubled the path's), and a query or fragment, which would land before the path, is refused.
+ */
+const PublicUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+  .refine((u) => !u.includes('?') && !u.includes('#'), 'must have no query or fragment (the paths are added after it)')
+  .transform((u) => u.replace(/\/+$/, ''));
+
 const fromDecimalText = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === 'string' ? (plainDecimal(v) ?? v) : v), schema);
 
 export const Config = z
@@ -38,7 +47,7 @@ export const Config = z
     redisPrefix: z.string().min(1).default('a2a:'),
     /** names this process in task ownership; restart recovery fails only this instance's running tasks */
     instanceId: z.string().min(1).optional(),
-    publicUrl: z.url().optional(),
+    publicUrl: PublicUrl.optional(),
     /**
      * proxies whose X-Forwarded-For names the client (addresses or CIDR ranges); the per-address throttles count by
      * that client. Empty: the connection's peer is the client, and X-Forwarded-For is ignored

@@ -190,7 +190,12 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
       return sendJson(res, s.connection === 'connected' ? 200 : 503, { ready: s.connection === 'connected', connection: s.connection });
     }
     if (auth.required) {
-      if (p === '/login' && req.method === 'POST') return login(req, res);
+      if (p === '/login' && req.method === 'POST') {
+        // another site's page could otherwise post guesses from the operator's own browser, spending the operator's
+        // address's password budget (locking the operator out), or sign the browser in (CSRF on the login itself)
+        if (!sameOrigin(req)) return apiError(res, 403, 'cross_site', 'sign in from the admin UI itself');
+        return login(req, res);
+      }
       if (p === '/login') return sendText(res, 200, 'text/html; charset=utf-8', loginPage({}));
       if (p === '/logout' && req.method === 'POST') {
         // another site's form could otherwise sign the operator out (its POST carries no cookie, but its answer clears it)

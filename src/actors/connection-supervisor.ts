@@ -6,7 +6,15 @@ import { errorText, type Log } from '../runtime/log.js';
 import { isRemoteFault, OutboundError, type A2AClient, type RemoteEndpoint } from '../runtime/a2a-client/types.js';
 import type { ConnectionStore } from '../runtime/store/types.js';
 import type { ConnectionCall, ConnectionCalls } from '../runtime/agents/outbound-calls.js';
+import { oneLine } from '../protocol/one-line.js';
 import { createConnectionMachine, STATE_NAMES, type ConnectionActor } from './connection-machine.js';
+
+/**
+ * A status is shown a line per field (`connections status`, the dashboard) and written on every change: the remote's
+ * card name and an error quoting the remote (its card's protocolVersion, its url) are one printable line, cut short.
+ */
+const MAX_REMOTE_NAME = 200;
+const MAX_STATUS_ERROR = 1_000;
 
 export interface ConnectionSettingsOfSupervisor {
   backoffBaseMs: number;
@@ -246,10 +254,10 @@ export class ConnectionSupervisor implements ConnectionCalls {
     return {
       state,
       failures: ctx.failures,
-      ...(ctx.lastError !== undefined && { lastError: ctx.lastError }),
+      ...(ctx.lastError !== undefined && { lastError: oneLine(ctx.lastError, MAX_STATUS_ERROR) }),
       ...((state === 'backing-off' || state === 'circuit-open') && ctx.nextRetryAt !== undefined && { nextRetryAt: ctx.nextRetryAt }),
       ...(ctx.dialect !== undefined && { dialect: ctx.dialect }),
-      ...(ctx.remoteName !== undefined && { remoteName: ctx.remoteName }),
+      ...(ctx.remoteName !== undefined && { remoteName: oneLine(ctx.remoteName, MAX_REMOTE_NAME) }),
       updatedAt: this.o.clock.now(),
     };
   }

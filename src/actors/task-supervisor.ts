@@ -3,9 +3,8 @@ import { createActor } from 'xstate';
 import { RpcError } from '../protocol/errors.js';
 import { SETTLED_STATES, TERMINAL_STATES, type Message, type Task } from '../protocol/model.js';
 import type { Clock, Timers } from '../runtime/clock.js';
-import type { EventBus } from '../runtime/events/bus.js';
 import { isStoreUnavailable } from '../runtime/store/errors.js';
-import { splitTaskKey, taskKey } from '../runtime/store/types.js';
+import { taskKey } from '../runtime/store/types.js';
 import { TaskIdTakenError, TaskSettledElsewhereError, TaskWriter, type TaskWriteQueue, type TaskWriterOptions } from './task-writer.js';
 import { createTaskMachine, type TaskActor, type TaskMachineEvent } from './task-machine.js';
 import { RunDriver, type AgentPort } from './run-driver.js';
@@ -13,6 +12,7 @@ import type { TaskHandle } from './task-handle.js';
 import { withStatus } from './task-updates.js';
 import { OrphanSettler } from './orphan-settler.js';
 import { checkTaskRoom } from './output-size.js';
+import { CrossInstance } from './cross-instance.js';
 
 interface Live {
   actor: TaskActor;
@@ -52,15 +52,14 @@ const writeFailed = (task: Pick<Task, 'id'>) =>
 
 const keyOf = taskKey;
 
-/** how often a follow-up or cancel is judged again after other instances changed its task first */
-const MAX_MOVED_TRIES = 5;
-
 export class TaskSupervisor {
   private readonly live = new Map<string, Live>();
   private readonly machine;
   private readonly writer: TaskWriter;
   private readonly turns: RunDriver;
   private readonly orphans: OrphanSettler;
+  /** the paths across instances: cancels of tasks running elsewhere, and changes another instance made first */
+  private readonly elsewhere: CrossInstance;
 
   constructor(private readonly o: TaskSupervisorOptions) {
     this.turns = new RunDriver(o.agents, { maxTaskBytes: o.maxTaskBytes });
@@ -75,31 +74,18 @@ export class TaskSupervisor {
       isLive: (workspaceId, id) => this.live.has(keyOf(workspaceId, id)),
       ...(o.onWriteFailure && { onWriteFailure: o.onWriteFailure }),
     });
-    // another instance asks for a cancel of a task that may run here
-    o.bus.onCancelRequest((k) => {
-      const l = this.live.get(k);
-      if (l) {
-        if (l.actor.getSnapshot().can({ type: 'CANCEL' })) l.actor.send({ type: 'CANCEL' });
-      } else void this.cancelIdle(k);
+    this.elsewhere = new CrossInstance({
+      store: o.store,
+      bus: o.bus,
+      writer: this.writer,
+      clock: o.clock,
+      timers: o.timers,
+      instanceId: o.instanceId,
+      cancelTimeoutMs: o.cancelTimeoutMs,
+      ...(o.ownerGone && { ownerGone: o.ownerGone }),
+      liveView: (k) => this.live.get(k)?.view,
+      cancel: (task, c) => this.cancel(task, c),
     });
-  }
-
-  /**
-   * A cancel asked by another instance for a task not live here: its turn may have ended (input-required) between the
-   * asker reading it running and the request arriving. The asker waits for a canceled status, and no one else would
-   * send one, so the instance that ran the task (its stored owner) cancels it through the normal path (restore with
-   * the seq check). Anything else stored (ended, a follow-up elsewhere) is left as it is.
-   */
-  private async cancelIdle(k: string): Promise<void> {
-    const at = splitTaskKey(k);
-    if (!at) return;
-    try {
-      const stored = await this.o.store.get(at.workspaceId, at.id);
-      if (stored?.workspaceId !== at.workspaceId || stored.status.state !== 'input-required' || stored.owner !== this.o.instanceId || this.live.has(k)) return;
-      await this.cancel(stored);
-    } catch {
-      // refused (it moved meanwhile) or not stored: the asker reads the store once its wait ends, and answers from it
-    }
   }
 
   /** How many tasks run here now, by state (read on a metrics scrape, not kept up to date on the hot path). */
@@ -163,38 +149,21 @@ export class TaskSupervisor {
     for (let tries = 1; ; tries++) {
       const l = await this.deliver(task, event, (current) => this.checkRoom(current, message), refused);
       if (l !== 'moved') return this.handle(l);
-      task = await this.movedTask(task, tries);
+      task = await this.elsewhere.movedTask({ task, tries });
     }
   }
 
-  /** `requestId`: the cancel call's, stamped on the canceled status (not when another instance runs the task) */
+  /** `requestId`: the cancel call's, stamped on the canceled status (also when another instance runs the task) */
   async cancel(task: Task, o: { requestId?: string } = {}): Promise<Task> {
     const refused = (t: Task) =>
       new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${t.id} is ${t.status.state} and cannot be canceled`, data: { state: t.status.state } });
     for (let tries = 1; ; tries++) {
       const running = task.status.state === 'submitted' || task.status.state === 'working';
-      if (running && !this.live.has(keyOf(task.workspaceId, task.id))) return this.cancelElsewhere(task, o.requestId);
+      if (running && !this.live.has(keyOf(task.workspaceId, task.id))) return this.elsewhere.cancelElsewhere({ task, requestId: o.requestId });
       const l = await this.deliver(task, { type: 'CANCEL', ...(o.requestId !== undefined && { requestId: o.requestId }) }, undefined, refused);
       if (l !== 'moved') return this.persistedView(l);
-      task = await this.movedTask(task, tries);
+      task = await this.elsewhere.movedTask({ task, tries });
     }
-  }
-
-  /**
-   * The task as stored now, after a change of it restored here was refused because another instance changed it first
-   * (a follow-up or a cancel there): the caller's change is judged again against it. Past a few tries the caller is
-   * told to retry rather than looping.
-   */
-  private async movedTask(task: Task, tries: number): Promise<Task> {
-    const stored = await this.o.store.get(task.workspaceId, task.id);
-    if (!stored) throw new RpcError('TASK_NOT_FOUND', { message: `Task not found: ${task.id}`, data: { id: task.id } });
-    if (tries >= MAX_MOVED_TRIES) {
-      throw new RpcError('INTERNAL_ERROR', {
-        message: `Task ${task.id} kept changing on other gateway instances while this call was delivered; nothing of it was kept; retry`,
-        data: { detail: 'task_contended', state: stored.status.state },
-      });
-    }
-    return stored;
   }
 
   private handle(l: Live): TaskHandle {
@@ -224,59 +193,6 @@ export class TaskSupervisor {
           headers: { 'Retry-After': '1' },
         })
       : writeFailed(l.view);
-  }
-
-  /** A running task that is not live here: another instance runs it, or its run died with an earlier process of ours. */
-  private async cancelElsewhere(task: Task, requestId: string | undefined): Promise<Task> {
-    const k = keyOf(task.workspaceId, task.id);
-    // an owner presumed dead answers no cancel: waiting for it would only end in an error, the task still running
-    // until the presence sweep fails it. A live owner that was only slow to beat stops at its next write (refused)
-    const gone = task.owner !== undefined && task.owner !== this.o.instanceId && (await this.o.ownerGone?.(task.owner)) === true;
-    if (task.owner === undefined || task.owner === this.o.instanceId || gone) {
-      const stamped = requestId === undefined ? task : { ...task, metadata: { ...task.metadata, request_id: requestId } };
-      const canceled = withStatus(stamped, { state: 'canceled', now: this.o.clock.now() });
-      try {
-        const stored = await this.writer.record(task, canceled);
-        // the owner, if it runs after all, stops the run now rather than at its next write
-        if (gone) this.o.bus.requestCancel(k);
-        return stored;
-      } catch (e) {
-        if (!(e instanceof TaskSettledElsewhereError)) throw e;
-        const stored = await this.o.store.get(task.workspaceId, task.id);
-        throw new RpcError('TASK_NOT_CANCELABLE', {
-          message: `Task ${task.id} is ${stored?.status.state ?? 'finished'} and cannot be canceled`,
-          data: { state: stored?.status.state },
-        });
-      }
-    }
-    let timer: () => void = () => {};
-    let sub: ReturnType<EventBus['subscribe']> | undefined;
-    const ended = new Promise<boolean>((resolve) => {
-      sub = this.o.bus.subscribe(k, (ev) => {
-        if (ev.kind === 'status' && TERMINAL_STATES.has(ev.status.state)) resolve(true);
-      });
-      timer = this.o.timers.after(this.o.cancelTimeoutMs, () => resolve(false));
-    });
-    try {
-      await sub!.ready;
-      this.o.bus.requestCancel(k);
-      const answered = await ended;
-      const now = await this.o.store.get(task.workspaceId, task.id);
-      if (now?.status.state === 'canceled') return now;
-      if (now && TERMINAL_STATES.has(now.status.state)) {
-        throw new RpcError('TASK_NOT_CANCELABLE', {
-          message: `Task ${task.id} is ${now.status.state} and cannot be canceled`,
-          data: { state: now.status.state },
-        });
-      }
-      throw new RpcError('INTERNAL_ERROR', {
-        message: answered ? 'The task did not stop' : `The gateway instance running task ${task.id} did not answer the cancel in time`,
-        data: { owner: task.owner },
-      });
-    } finally {
-      timer();
-      sub?.unsubscribe();
-    }
   }
 
   /** Start-up: a task this instance left submitted or working died with the previous process. */

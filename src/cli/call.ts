@@ -81,7 +81,7 @@ export async function callCommand(args: string[]): Promise<number> {
     if (values.json) outJson({ task });
     else {
       out(`task ${task.id}: ${task.status.state}`);
-      // the remote's own text: its lines kept, anything that would drive the terminal escaped
+      // the remote's own text: its lines kept, anything that would drive the terminal replaced
       outText(summarize(task));
     }
     return task.status.state === 'failed' ? 1 : 0;

@@ -4,6 +4,7 @@ import { openCliStore } from './store.js';
 import { plainDecimal } from '../protocol/decimal.js';
 import { MAX_RATE_LIMIT, RateLimit } from '../protocol/records.js';
 import { systemClock } from '../runtime/clock.js';
+import { tellInstances } from './tell-instances.js';
 import { KeyAdminError, createKey, listKeys, parseDuration, revokeKey, rotateKey } from '../runtime/key-admin.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
 import { out, outJson } from './output.js';
@@ -104,6 +105,7 @@ export async function keysCommand(args: string[]): Promise<number> {
         const id = positionals[0];
         if (!id) throw new KeyAdminError('revoke: give the key id');
         const v = await revokeKey(deps, id, { workspace: values.workspace });
+        await tellInstances(config, { t: 'lapsed', keyId: v.id });
         if (values.json) outJson(v);
         else out(`key ${v.id} revoked`);
         return 0;

@@ -1,5 +1,6 @@
 // `a2a-gateway relays add|list|show|remove|agents|agent-trust|agent-keys`: relay connections on the configured store.
 import { openCliStore } from './store.js';
+import { tellInstances } from './tell-instances.js';
 import { systemClock } from '../runtime/clock.js';
 import {
   type RelayAdminDeps,
@@ -150,6 +151,8 @@ export async function relaysCommand(args: string[]): Promise<number> {
   const store = await openCliStore(config);
   try {
     await run({ relays: store.relays, keys: store.keys, clock: systemClock });
+    // a change (not a listing) is told to the running gateways at once
+    if (sub === 'add' || sub === 'remove' || sub === 'agent-trust' || sub === 'agent-keys') await tellInstances(config, { t: 'relays' });
     return 0;
   } catch (e) {
     throw withFlag(e);

@@ -27,6 +27,11 @@ function skillsOf(agents: readonly AgentSpec[]) {
 
 const CREDENTIALS_HINT = 'Create an API key with `a2a-gateway keys create`; send it as Authorization: Bearer <key>.';
 
+/** How the gateway authenticates (an API key as `Authorization: Bearer`), as 1.0's HTTPAuthSecurityScheme. */
+const BEARER_V1 = { scheme: 'Bearer', description: CREDENTIALS_HINT };
+/** 1.0's SecurityRequirement list: every call needs the bearer scheme (no scopes: a key's scopes are its own). */
+const SECURITY_REQUIREMENTS_V1 = [{ schemes: { bearer: { list: [] } } }];
+
 export function buildCard(o: { settings: CardSettings; agents: readonly AgentSpec[]; url: string; name?: string; description?: string }) {
   return {
     name: o.name ?? o.settings.name,
@@ -44,8 +49,11 @@ export function buildCard(o: { settings: CardSettings; agents: readonly AgentSpe
       extendedAgentCard: true,
     },
     authentication: { schemes: ['bearer'], credentials: CREDENTIALS_HINT },
-    securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+    // one scheme in both forms: 0.3 reads `type`/`scheme` and `security`; 1.0 reads the oneof field
+    // (`httpAuthSecurityScheme`) and `securityRequirements`, each ignoring the other's fields
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: CREDENTIALS_HINT, httpAuthSecurityScheme: BEARER_V1 } },
     security: [{ bearer: [] }],
+    securityRequirements: SECURITY_REQUIREMENTS_V1,
     defaultInputModes: ['text', 'text/plain', 'application/json'],
     defaultOutputModes: ['text', 'text/plain', 'application/json'],
     skills: skillsOf(o.agents),
@@ -55,8 +63,8 @@ export function buildCard(o: { settings: CardSettings; agents: readonly AgentSpe
 
 /**
  * The same card as A2A 1.0's AgentCard, which a 1.0 method answers (GetExtendedAgentCard): 1.0's fields only, the
- * bearer scheme in 1.0's form (`httpAuthSecurityScheme`, `securityRequirements`). The well-known cards keep the 0.3
- * form a 0.3 client needs; in it a 1.x client finds no usable security scheme.
+ * bearer scheme in 1.0's form only (`httpAuthSecurityScheme`, `securityRequirements`). The well-known cards carry both
+ * forms side by side, as a 0.3 client needs its own.
  */
 export function buildCardV1(o: Parameters<typeof buildCard>[0]) {
   const c = buildCard(o);
@@ -66,8 +74,8 @@ export function buildCardV1(o: Parameters<typeof buildCard>[0]) {
     supportedInterfaces: c.supportedInterfaces,
     version: c.version,
     capabilities: { streaming: c.capabilities.streaming, pushNotifications: c.capabilities.pushNotifications, extendedAgentCard: true },
-    securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: CREDENTIALS_HINT } } },
-    securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+    securitySchemes: { bearer: { httpAuthSecurityScheme: BEARER_V1 } },
+    securityRequirements: c.securityRequirements,
     defaultInputModes: c.defaultInputModes,
     defaultOutputModes: c.defaultOutputModes,
     skills: c.skills,
@@ -84,12 +92,18 @@ export function serviceCard(o: { settings: CardSettings; agents: readonly AgentS
   return buildCard({ settings: o.settings, agents: o.agents.filter(isPublic), url: `${o.baseUrl}/api/a2a` });
 }
 
+/** The endpoint that addresses one agent directly (its cards' interface URL). */
+export const agentUrl = (baseUrl: string, agentId: string) => `${baseUrl}/api/a2a/agents/${encodeURIComponent(agentId)}`;
+
+/** What one agent's cards are built from: its URL, name, description and skills (public and extended alike). */
+export const agentCardInput = (o: { settings: CardSettings; agent: AgentSpec; baseUrl: string }) => ({
+  settings: o.settings,
+  agents: [o.agent],
+  url: agentUrl(o.baseUrl, o.agent.id),
+  name: o.agent.name,
+  description: o.agent.description,
+});
+
 export function agentCard(o: { settings: CardSettings; agent: AgentSpec; baseUrl: string }) {
-  return buildCard({
-    settings: o.settings,
-    agents: [o.agent],
-    url: `${o.baseUrl}/api/a2a/agents/${encodeURIComponent(o.agent.id)}`,
-    name: o.agent.name,
-    description: o.agent.description,
-  });
+  return buildCard(agentCardInput(o));
 }

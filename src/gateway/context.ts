@@ -58,6 +58,8 @@ export interface CallContext {
   scope: Scope;
   /** the dialect the method's name fixes, else the one the A2A-Version header names (undefined: the task's own) */
   dialect: TaskDialect | undefined;
+  /** the call's errors read in 1.0's shape (errorsInV1), a stream's last one too, whatever dialect its events are in */
+  errorsV1: boolean;
   rpcId: RpcId;
   a2aVersion: string | undefined;
   urlAgentId: string | undefined;

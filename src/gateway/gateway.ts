@@ -8,7 +8,7 @@ import type { AdminApi, GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRe
 import { agentCard, isPublic, serviceCard } from './card.js';
 import { runCall, type PipelineDeps } from './pipeline.js';
 import { methodRow } from './methods/table.js';
-import { versionAnswersV1 } from '../protocol/codec.js';
+import { errorsInV1, versionAnswersV1 } from '../protocol/codec.js';
 import { noMetrics } from '../runtime/metrics/metrics.js';
 import { meteredStream, onStreamEnd, outcomeOf, requestIdOf } from './call-meter.js';
 import { StreamSlots } from './stream-slots.js';
@@ -73,7 +73,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
     const { call } = entry;
     const row = methodRow(call.method);
     // a 1.0 method (or a 1.0 header) reads its errors in 1.0's shape
-    const v1 = row?.dialect === 'V1' || headerV1;
+    const v1 = errorsInV1({ methodDialect: row?.dialect, version: req.a2aVersion });
     const streaming = row?.streaming === true;
     if (streaming && !call.hasId) {
       // a stream's events carry the request's id: without one there is nothing to tie them to (nothing runs)
@@ -111,7 +111,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
     // the stream's work starts only when it is opened, so refusing it here changes nothing
     const err = new RpcError('INVALID_REQUEST', { message: 'Invalid request: a streaming method cannot be part of a batch' });
     // read as every other error of the call is (answerCall): a 1.0 method, or a 1.0 header
-    const v1 = (entry.ok && methodRow(entry.call.method)?.dialect === 'V1') || versionAnswersV1(req.a2aVersion);
+    const v1 = errorsInV1({ methodDialect: entry.ok ? methodRow(entry.call.method)?.dialect : undefined, version: req.a2aVersion });
     return { response: errorResponse(entry.ok ? entry.call.id : null, err, { v1 }), status: 200, headers: a.headers };
   };
 

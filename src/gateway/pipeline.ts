@@ -2,7 +2,7 @@
 import { RpcError, isRpcError } from '../protocol/errors.js';
 import type { RpcCall } from '../protocol/envelope.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../protocol/records.js';
-import { dialectOfVersionHeader, isSupportedVersion, SUPPORTED_VERSIONS } from '../protocol/codec.js';
+import { dialectOfVersionHeader, errorsInV1, isSupportedVersion, SUPPORTED_VERSIONS } from '../protocol/codec.js';
 import { effectiveScopes } from '../protocol/scopes.js';
 import { type KeyHasher, presentedKey, verifyKey } from '../runtime/keys.js';
 import { rateLimitHeaders } from '../runtime/limiter/headers.js';
@@ -102,6 +102,7 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
       method,
       scope: row.scope,
       dialect: row.dialect ?? dialectOfVersionHeader(input.a2aVersion),
+      errorsV1: errorsInV1({ methodDialect: row.dialect, version: input.a2aVersion }),
       rpcId: input.call.id,
       a2aVersion: input.a2aVersion,
       urlAgentId: input.urlAgentId,

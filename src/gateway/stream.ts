@@ -86,7 +86,8 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   };
   const fail = (e: RpcError) => {
     if (closed) return;
-    sink.end({ data: toSanitizedJson(errorResponse(ctx.rpcId, e, { v1: spec.dialect === 'V1' })) });
+    // in the call's error shape, as its errors before the stream opened: not the events' (a task's own dialect)
+    sink.end({ data: toSanitizedJson(errorResponse(ctx.rpcId, e, { v1: ctx.errorsV1 })) });
     close();
   };
   // the response envelope around an already serialized, sanitized result (the id is the request's own)

@@ -2,12 +2,13 @@
 import { z } from 'zod';
 import { ConnectionName } from './connections.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
-import { Artifact, CallerId, DataPart, Extensions, FileContentBounded, FilePart, MAX_ID_LENGTH, Message, Metadata, Part, TextPart } from './model.js';
+import { Artifact, CallerId, DataPart, Extensions, FileContentBounded, FilePart, MAX_ID_LENGTH, Message, Metadata, TextPart } from './model.js';
 
 /**
- * A part as an agent emits it (module and builtin agents on the pool, a relay's local agent over its tunnel): what it
- * says is stored and served, so a file's name and type are bounded as a caller's and a remote's are (a text or data
- * part's 1.0 `filename` and `mediaType` are bounded in the model itself).
+ * A part as an agent emits it (module and builtin agents on the pool, a relay's local agent over its tunnel) or sends
+ * out (a module agent's `ctx.call`): what it says is stored and served, or reaches a remote as our gateway's word, so a
+ * file's name and type are bounded as a caller's and a remote's are (a text or data part's 1.0 `filename` and
+ * `mediaType` are bounded in the model itself).
  */
 const AgentPart = z.discriminatedUnion('kind', [TextPart, FilePart.extend({ file: FileContentBounded }), DataPart]);
 
@@ -105,7 +106,7 @@ export const AgentCall = z
     connection: ConnectionName,
     message: z
       .object({
-        parts: z.array(Part).min(1),
+        parts: z.array(AgentPart).min(1),
         metadata: Metadata.optional(),
         extensions: Extensions.optional(),
         taskId: CallerId.optional(),

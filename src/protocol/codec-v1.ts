@@ -112,7 +112,8 @@ export function encodeTaskV1(v: TaskView) {
     contextId: t.contextId,
     status: encodeStatusV1(t.status),
     artifacts: v.artifacts.map(encodeArtifactV1),
-    ...(v.history !== undefined && { history: v.history.map(encodeMessageV1) }),
+    // 1.0 (3.2.4): historyLength 0 SHOULD leave `history` out, as proto-JSON leaves out any empty list
+    ...(v.history !== undefined && v.history.length > 0 && { history: v.history.map(encodeMessageV1) }),
     metadata: publicMetadata(t.metadata),
   };
 }
@@ -152,6 +153,12 @@ export const v1Codec = {
   send: { messageIdRequired: true, callerNamesNewTask: false, inlinePushUrlPath: 'params.configuration.taskPushNotificationConfig.url' },
   subscribe: { refusesTerminal: true },
   task: encodeTaskV1,
+  /** 1.0 (3.1.4): without includeArtifacts the field MUST be omitted, "not present as an empty array" */
+  listedTask: (v: TaskView, withArtifacts: boolean) => {
+    if (withArtifacts) return encodeTaskV1(v);
+    const { artifacts: _omitted, ...rest } = encodeTaskV1({ ...v, artifacts: [] });
+    return rest;
+  },
   sendResult: (v: TaskView) => ({ task: encodeTaskV1(v) }),
   pushBody: (v: TaskView) => ({ task: encodeTaskV1(v) }),
   event: encodeEventV1,

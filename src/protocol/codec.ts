@@ -56,6 +56,8 @@ export interface DialectCodec {
   /** 1.0 refuses a subscription to a terminal task (UnsupportedOperationError); the revisions answer the task and end */
   subscribe: { refusesTerminal: boolean };
   task(v: TaskView): unknown;
+  /** a task as a listing shows it: without its artifacts unless asked (0.x: an empty list; 1.0: no field at all) */
+  listedTask(v: TaskView, withArtifacts: boolean): unknown;
   /** a send's (blocking or not) result: rev A and B answer the task itself, 1.0 wraps it as `{task}` */
   sendResult(v: TaskView): unknown;
   /** a webhook's body: the revisions post the task, 1.0 a StreamResponse (`{task}`), as the SDK 1.x server does */
@@ -106,6 +108,7 @@ export const codecs: Record<TaskDialect, DialectCodec> = {
     send: { messageIdRequired: false, callerNamesNewTask: true },
     subscribe: { refusesTerminal: false },
     task: encodeTaskA,
+    listedTask: (v, withArtifacts) => encodeTaskA(withArtifacts ? v : { ...v, artifacts: [] }),
     sendResult: encodeTaskA,
     pushBody: encodeTaskA,
     event: encodeEventA,
@@ -118,6 +121,7 @@ export const codecs: Record<TaskDialect, DialectCodec> = {
     send: { messageIdRequired: true, callerNamesNewTask: false },
     subscribe: { refusesTerminal: false },
     task: encodeTaskB,
+    listedTask: (v, withArtifacts) => encodeTaskB(withArtifacts ? v : { ...v, artifacts: [] }),
     sendResult: encodeTaskB,
     pushBody: encodeTaskB,
     event: encodeEventB,
@@ -156,3 +160,10 @@ export function versionAnswersV1(v: string | undefined): boolean {
   const m = v === undefined ? null : /^(\d+)/.exec(v.trim());
   return m !== null && Number(m[1]) >= 1;
 }
+
+/**
+ * Whether a call's errors read in 1.0's shape: its method is a 1.0 name, or its A2A-Version names 1.0. One rule for
+ * every error of the call, those a stream ends with included, whatever dialect its task or events are in.
+ */
+export const errorsInV1 = (o: { methodDialect: TaskDialect | undefined; version: string | undefined }): boolean =>
+  o.methodDialect === 'V1' || versionAnswersV1(o.version);

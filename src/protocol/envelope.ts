@@ -34,9 +34,16 @@ export const MAX_RPC_ID_LENGTH = 256;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** An id the answer can echo: JSON has no Infinity (`1e400` parses to it), so such an id reads as null. */
+/**
+ * A numeric id the answer echoes exactly: finite, and an integer only within ±(2^53 − 1). JSON.parse rounds a larger
+ * integer to the nearest double (9007199254740993 reads as ...992), so an int64 caller could not match its answer, and
+ * two ids of one batch could come back as one.
+ */
+const echoableNumber = (v: number): boolean => Number.isFinite(v) && (!Number.isInteger(v) || Number.isSafeInteger(v));
+
+/** An id the answer can echo; any other reads as null (JSON has no Infinity: `1e400` parses to it). */
 function readableId(v: unknown): RpcId {
-  return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? v : null;
+  return typeof v === 'string' || (typeof v === 'number' && echoableNumber(v)) ? v : null;
 }
 
 export function decodeEntry(raw: unknown): DecodedEntry {
@@ -55,6 +62,9 @@ export function decodeEntry(raw: unknown): DecodedEntry {
   }
   // the answer could not carry it back (JSON.stringify writes null): the caller could not match its answer
   if (typeof raw.id === 'number' && !Number.isFinite(raw.id)) return invalid('id', 'must be a finite number');
+  if (typeof raw.id === 'number' && !echoableNumber(raw.id)) {
+    return invalid('id', 'must be an integer within ±9007199254740991 (2^53 − 1): a larger one loses digits (send it as a string)');
+  }
   if (typeof raw.id === 'string' && raw.id.length > MAX_RPC_ID_LENGTH) {
     // answered with id null: repeating it is what the bound is there to stop
     return {

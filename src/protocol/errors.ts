@@ -18,6 +18,8 @@ export const ERRORS = {
   PAYLOAD_TOO_LARGE: { code: -32600, http: 413, message: 'Request body too large' },
   /** Not a JSON-RPC condition of the spec: the body did not arrive whole in time. Travels as -32600 with HTTP 408. */
   REQUEST_TIMEOUT: { code: -32600, http: 408, message: 'Request timeout: the request body did not arrive in time' },
+  /** Not a JSON-RPC condition of the spec: the Host header is not a valid host[:port]. Travels as -32600 with HTTP 400. */
+  BAD_HOST: { code: -32600, http: 400, message: 'Bad request: the Host header is not a valid host[:port]' },
   /** A2A 1.0's: the A2A-Version header names a version the gateway does not speak (any dialect gets 1.0's code). */
   VERSION_NOT_SUPPORTED: { code: -32009, http: 200, message: 'Version not supported' },
   /**
@@ -35,11 +37,40 @@ export interface JsonRpcErrorObject {
   data?: Record<string, unknown>;
 }
 
-/** A2A 1.0's error object: its data is a list of google.rpc.ErrorInfo. */
+/** A2A 1.0's error object: its data is a list of google.rpc.ErrorInfo, and a BadRequest for invalid params. */
 export interface JsonRpcErrorObjectV1 {
   code: number;
   message: string;
-  data: ErrorInfoV1[];
+  data: [ErrorInfoV1, ...BadRequestV1[]];
+}
+
+/** The `google.rpc.BadRequest` 1.0 attaches to a validation error: each failing field of the request. */
+export interface BadRequestV1 {
+  '@type': 'type.googleapis.com/google.rpc.BadRequest';
+  fieldViolations: { field: string; description: string }[];
+}
+
+/**
+ * A path the gateway reports (`params.message.parts.0.text`) as a FieldViolation's field: the path in the request's
+ * params (1.0's example is `message.parts`), a list index as `[n]` (google.rpc's form). Undefined for what is no
+ * field of the params (a header such as Last-Event-ID, or the params as a whole).
+ */
+function violationField(path: unknown): string | undefined {
+  if (typeof path !== 'string' || !path.startsWith('params.')) return undefined;
+  return path
+    .slice('params.'.length)
+    .split('.')
+    .reduce((out, seg) => (/^\d+$/.test(seg) && out !== '' ? `${out}[${seg}]` : out === '' ? seg : `${out}.${seg}`), '');
+}
+
+/** The BadRequest of an INVALID_PARAMS: every issue the schema found (`data.issues`), else the one `data.path` names. */
+function badRequestOf(message: string, data: Record<string, unknown> | undefined): BadRequestV1 | undefined {
+  const issues = Array.isArray(data?.issues) ? (data.issues as { path?: unknown; message?: unknown }[]) : [{ path: data?.path, message }];
+  const fieldViolations = issues.flatMap((i) => {
+    const field = violationField(i.path);
+    return field === undefined ? [] : [{ field, description: typeof i.message === 'string' ? i.message : message }];
+  });
+  return fieldViolations.length > 0 ? { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations } : undefined;
 }
 
 /** The `google.rpc.ErrorInfo` an A2A 1.0 error carries in `data` (metadata values are strings). */
@@ -117,7 +148,9 @@ export class RpcError extends Error {
       domain: V1_DOMAIN[this.reason] ?? 'a2a-gateway',
       ...(Object.keys(metadata).length > 0 && { metadata }),
     };
-    return { code: V1_CODES[this.reason] ?? this.code, message: this.message, data: [info] };
+    // 1.0 (9.5): validation errors SHOULD carry a BadRequest naming the fields; the ErrorInfo stays first
+    const badRequest = this.reason === 'INVALID_PARAMS' ? badRequestOf(this.message, this.data) : undefined;
+    return { code: V1_CODES[this.reason] ?? this.code, message: this.message, data: badRequest ? [info, badRequest] : [info] };
   }
 }
 

@@ -1,5 +1,6 @@
-// What accepted JSON may be: nested at most so deep, strings and keys the stores keep as sent (no lone surrogate, no
-// `__proto__` key), and (for values that did not come from JSON.parse) plain data only.
+// What accepted JSON may be: nested at most so deep, strings, keys and numbers the stores keep as sent (no lone
+// surrogate, no `__proto__` key, no number past a double's range), and (for values that did not come from JSON.parse)
+// plain data only.
 //
 // Deep nesting costs nothing to send (2,000 levels fit in 12 KB) but every recursive reader on the way (the store's
 // serializer, the sanitizer, JSON.stringify) spends stack on it; past a few thousand levels one of them overflows.
@@ -17,17 +18,25 @@ export function tooDeepAt(value: unknown, o: { limit: number; root: string }): s
  * without its pair, which UTF-8 (the stores' msgpack, Redis keys) cannot carry: it would be stored as U+FFFD, so the
  * task read back differs from the one answered and two ids differing only there name one Redis task. `proto-key`: a
  * `__proto__` key, which the param schemas drop (JavaScript reads it as the prototype), so the caller's field would
- * vanish without a word.
+ * vanish without a word. `non-finite`: a number past a double's range (`1e400`), which JSON.parse reads as Infinity: a
+ * module agent would be handed Infinity, while every answer, webhook and remote agent reads null.
  */
-export type JsonProblem = { path: string; problem: 'depth' | 'lone-surrogate' | 'proto-key' };
+export type JsonProblem = { path: string; problem: 'depth' | 'lone-surrogate' | 'proto-key' | 'non-finite' };
+
+/** A value JSON text cannot carry back as it was sent: a string with a lone surrogate, a non-finite number. */
+function unkeptScalar(v: unknown): JsonProblem['problem'] | undefined {
+  if (typeof v === 'string') return hasLoneSurrogate(v) ? 'lone-surrogate' : undefined;
+  if (typeof v === 'number') return Number.isFinite(v) ? undefined : 'non-finite';
+  return undefined;
+}
 
 /** A lone surrogate (with the u flag a well-formed pair is one code point and does not match). */
 const LONE_SURROGATE = /\p{Cs}/u;
 export const hasLoneSurrogate = (s: string): boolean => LONE_SURROGATE.test(s);
 
 /**
- * The first problem of `value`: nested deeper than `limit`; with `text`, also a string or key with a lone surrogate or
- * a `__proto__` key. One iterative walk (no stack spent); strings are tested in place, a path is built only for objects
+ * The first problem of `value`: nested deeper than `limit`; with `text`, also a string or key with a lone surrogate, a
+ * `__proto__` key or a non-finite number. One iterative walk (no stack spent); strings are tested in place, a path is built only for objects
  * and for the failing value.
  */
 export function jsonProblemAt(value: unknown, o: { limit: number; root: string; text: boolean }): JsonProblem | undefined {
@@ -40,14 +49,19 @@ export function jsonProblemAt(value: unknown, o: { limit: number; root: string; 
       for (let i = 0; i < v.length; i++) {
         const child: unknown = v[i];
         if (typeof child === 'object' && child !== null) stack.push({ v: child, depth: depth + 1, path: `${path}.${i}` });
-        else if (o.text && typeof child === 'string' && hasLoneSurrogate(child)) return { path: `${path}.${i}`, problem: 'lone-surrogate' };
+        else if (o.text) {
+          const problem = unkeptScalar(child);
+          if (problem) return { path: `${path}.${i}`, problem };
+        }
       }
     } else {
       for (const k in v) {
         const child = (v as Record<string, unknown>)[k];
         if (o.text) {
           if (k === '__proto__') return { path: `${path}.${k}`, problem: 'proto-key' };
-          if (hasLoneSurrogate(k) || (typeof child === 'string' && hasLoneSurrogate(child))) return { path: `${path}.${k}`, problem: 'lone-surrogate' };
+          if (hasLoneSurrogate(k)) return { path: `${path}.${k}`, problem: 'lone-surrogate' };
+          const problem = unkeptScalar(child);
+          if (problem) return { path: `${path}.${k}`, problem };
         }
         if (typeof child === 'object' && child !== null) stack.push({ v: child, depth: depth + 1, path: `${path}.${k}` });
       }

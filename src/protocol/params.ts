@@ -119,6 +119,7 @@ const PROBLEM_TEXT: Record<JsonProblem['problem'], string> = {
   depth: `nests deeper than ${MAX_JSON_DEPTH} levels, the limit of accepted JSON`,
   'lone-surrogate': 'is not well-formed Unicode: a \\u escape of a lone UTF-16 surrogate (half of a pair) cannot be stored as sent',
   'proto-key': 'is a key the gateway does not take: "__proto__" would be read as an object\'s prototype and lost',
+  'non-finite': 'is a number past the range of a double (such as 1e400): it would be read as Infinity and answered as null',
 };
 
 /** Params the gateway could not keep as sent: -32602 naming the path (and the limit, for depth). */

@@ -44,6 +44,13 @@ export const MeshMessage = z.discriminatedUnion('t', [
   z.object({ t: z.literal('released'), from: From, ...RelayId, since: z.number() }),
   /** an instance that starts asks the holders to say what they hold */
   z.object({ t: z.literal('who'), from: From }),
+  /**
+   * a key was revoked on the sender: whatever it holds open here (a relay's tunnel, streams) is checked now, not at
+   * the next key check (design/relay.md: "revoking the key closes a live tunnel at once")
+   */
+  z.object({ t: z.literal('lapsed'), from: From, keyId: z.string().min(1).max(200) }),
+  /** relay records were changed on the sender (added, removed, an agent's settings): re-read them now */
+  z.object({ t: z.literal('relays'), from: From }),
   /** to the holder: run a turn (`rid` is the sender's id for it) */
   z.object({ t: z.literal('run'), from: From, rid: z.number().int().nonnegative(), turn: ForwardedTurn }),
   /** to the holder: the turn's caller canceled */

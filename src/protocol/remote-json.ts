@@ -12,16 +12,39 @@ const LONE_SURROGATES = /\p{Cs}/gu;
 /** `s` with each lone surrogate as U+FFFD (a well-formed pair, one code point to the u flag, is kept). */
 export const wellFormed = (s: string): string => (hasLoneSurrogate(s) ? s.replace(LONE_SURROGATES, '\uFFFD') : s);
 
-/** JSON.parse's reviver: strings, then (children first) the keys of each object, made well-formed. */
-function revive(_key: string, v: unknown): unknown {
-  if (typeof v === 'string') return wellFormed(v);
-  if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.keys(v).some(hasLoneSurrogate)) return v;
-  // two keys that differ only in their lone surrogates become one: the later wins, as a repeated JSON key does
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [wellFormed(k), x]));
-}
+/**
+ * JSON.parse's reviver: strings, then (children first) the keys of each object, made well-formed; `seen.replaced` says
+ * whether anything was.
+ */
+const reviver =
+  (seen: { replaced: boolean }) =>
+  (_key: string, v: unknown): unknown => {
+    if (typeof v === 'string') {
+      if (!hasLoneSurrogate(v)) return v;
+      seen.replaced = true;
+      return wellFormed(v);
+    }
+    if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.keys(v).some(hasLoneSurrogate)) return v;
+    seen.replaced = true;
+    // two keys that differ only in their lone surrogates become one: the later wins, as a repeated JSON key does
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [wellFormed(k), x]));
+  };
 
 /** Parses a remote's JSON text (throws as JSON.parse does); its strings and keys come out well-formed Unicode. */
 export function parseRemoteJson(text: string): unknown {
+  return readRemoteJson(text).value;
+}
+
+/**
+ * A remote's JSON as the gateway reads it (`value`, as parseRemoteJson), and, only when a lone surrogate was made
+ * U+FFFD, `asSent`: the same JSON as sent. Text may be read as U+FFFD, but an id may not: the remote knows its task by
+ * the id it sent, so the client checks the ids it takes against `asSent` (a2a-client/belongs.ts, `keptIds`).
+ */
+export function readRemoteJson(text: string): { value: unknown; asSent?: unknown } {
   // the reviver costs a call per value: only text that may hold a surrogate pays it
-  return MAY_HOLD_SURROGATE.test(text) ? JSON.parse(text, revive) : JSON.parse(text);
+  if (!MAY_HOLD_SURROGATE.test(text)) return { value: JSON.parse(text) };
+  const seen = { replaced: false };
+  const value: unknown = JSON.parse(text, reviver(seen));
+  // a well-formed pair matches MAY_HOLD_SURROGATE too: the text is parsed again as sent only when something was replaced
+  return seen.replaced ? { value, asSent: JSON.parse(text) } : { value };
 }

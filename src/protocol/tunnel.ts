@@ -12,6 +12,12 @@ export const MAX_RELAY_AGENTS = 100;
 /** The tunnel's path on the gateway (a WebSocket upgrade with the relay's key as Bearer). */
 export const TUNNEL_PATH = '/api/relay';
 
+/**
+ * The WebSocket close codes the gateway ends a tunnel with: part of the wire, since the relay tells its operator what
+ * each means (a refused key is not retried at once; the others are).
+ */
+export const TUNNEL_CLOSE = { protocol: 1002, policy: 1008, tooBig: 1009, replaced: 4000, keyLapsed: 4001, goingAway: 1001, silent: 4002 } as const;
+
 /** A local agent as the relay announces it: its name is its agent id on the gateway, in the relay's workspace. */
 export const RelayAgentCard = z.object({
   name: z

@@ -53,3 +53,15 @@ export function errorText(e: unknown): string {
   if (cause !== undefined && cause !== e) parts.push(`caused by: ${errorText(cause)}`);
   return parts.filter(Boolean).join(' ');
 }
+
+/** What looks like one of our API keys (`svc_a2a_` and its body), wherever it turns up in a text from outside. */
+export const KEY_LIKE = /svc_a2a_[A-Za-z0-9_-]+/g;
+
+/**
+ * A text from outside (a relay's error, a remote's message) fit for one log line: anything that looks like a key
+ * masked, on one line, and at most `max` characters, so that a peer can neither leak a key into our logs nor fill them.
+ */
+export function loggedText(text: string, max = 200): string {
+  const one = text.replace(KEY_LIKE, '[redacted key]').replace(/\p{Cc}+/gu, ' ');
+  return one.length > max ? `${one.slice(0, max)}…` : one;
+}

@@ -10,6 +10,7 @@ import { send, sendJson, trackAbort, type ResponseState } from './http-response.
 import { startSse, type SseLimits } from './sse.js';
 import { listenExclusive } from './listen.js';
 import { addressOf, forwardedForOf, httpsOf, type Proxies } from './peer.js';
+import { hostLines, hostOf, TWO_HOSTS } from './host.js';
 
 export interface HttpServerOptions {
   gateway: GatewayApi;
@@ -43,10 +44,20 @@ function segment(req: HttpRequest, index: number): string {
   }
 }
 
-/** scheme://host as the caller reached us; the scheme from a proxy's X-Forwarded-Proto only when it is a trusted one */
-function baseUrlOf(req: HttpRequest, res: HttpResponse, o: { tls: boolean; proxies: Proxies | undefined }): string {
-  const host = req.getHeader('host') || 'localhost';
-  return `${httpsOf(req, res, o) ? 'https' : 'http'}://${host}`;
+/**
+ * scheme://host as the caller reached us, or undefined for a Host that is not a plain host[:port]; the scheme from a
+ * proxy's X-Forwarded-Proto only when it is a trusted one
+ */
+function baseUrlOf(req: HttpRequest, res: HttpResponse, o: { tls: boolean; proxies: Proxies | undefined }): string | undefined {
+  const host = hostOf(req.getHeader('host'));
+  if (!host.ok) return undefined;
+  return `${httpsOf(req, res, o) ? 'https' : 'http'}://${host.host}`;
+}
+
+/** 400 naming the Host header (after the body is read, so a client that uploads before it reads still gets it). */
+function badHost(res: HttpResponse, state: ResponseState, o: { rpc: boolean; message?: string }): void {
+  const err = new RpcError('BAD_HOST', { data: { header: 'Host' }, ...(o.message !== undefined && { message: o.message }) });
+  sendJson(res, state, ERRORS.BAD_HOST.http, o.rpc ? errorResponse(null, err) : { error: 'bad_request', message: err.message, header: 'Host' });
 }
 
 function writeReply(res: HttpResponse, state: ResponseState, reply: HttpReply, sse: SseLimits): void {
@@ -92,7 +103,8 @@ function rpcRoute(o: HttpServerOptions) {
   return (res: HttpResponse, req: HttpRequest, agentId: string | undefined) => {
     // everything from req is copied now: req is gone after the first await
     const authorization = req.getHeader('authorization') || undefined;
-    const a2aVersion = req.getHeader('a2a-version') || undefined;
+    // 1.0 (3.6.1): a client may name its version as a request parameter instead of the header; the header wins
+    const a2aVersion = req.getHeader('a2a-version') || req.getQuery('A2A-Version') || undefined;
     const lastEventId = req.getHeader('last-event-id') || undefined;
     const lengthHeader = req.getHeader('content-length');
     const requestId = req.getHeader('x-request-id') || undefined;
@@ -107,6 +119,7 @@ function rpcRoute(o: HttpServerOptions) {
       .then(async (b) => {
         if (!b.ok && b.why === 'timeout') return timedOut(res, state, deadline.ms);
         if (!b.ok) return tooLarge(res, state, { limit: gateway.maxBodyBytes, drained: b.drained });
+        if (baseUrl === undefined) return badHost(res, state, { rpc: true });
         const reply = await gateway.rpc({ body: b.body, authorization, a2aVersion, lastEventId, agentId, baseUrl, requestId, address });
         writeReply(res, state, reply, sse);
       })
@@ -123,7 +136,11 @@ function cardRoute(o: HttpServerOptions, fromParam: boolean) {
   return (res: HttpResponse, req: HttpRequest) => {
     const state = trackAbort(res);
     const agentId = fromParam ? segment(req, 0) : undefined;
-    const card = gateway.card({ agentId, baseUrl: baseUrlOf(req, res, scheme) });
+    // the card is served `public`: a cache in front must not key it on one Host line while its URL comes from another
+    if (hostLines(req) > 1) return badHost(res, state, { rpc: false, message: TWO_HOSTS });
+    const baseUrl = baseUrlOf(req, res, scheme);
+    if (baseUrl === undefined) return badHost(res, state, { rpc: false });
+    const card = gateway.card({ agentId, baseUrl });
     if (!card) return sendJson(res, state, 404, { error: 'not_found', message: `No listed agent '${agentId}'` });
     sendJson(res, state, 200, card, { 'Cache-Control': 'public, max-age=60' });
   };

@@ -74,6 +74,8 @@ t.test('serve refuses bad env settings, naming the field', async (t) => {
     ['A2A_PORT=abc', { A2A_PORT: 'abc' }, [], /\bport\b/],
     ['A2A_STORE=mongo', { A2A_STORE: 'mongo' }, ['--port', '0'], /\bstore\b/],
     ['A2A_PUBLIC_URL not a URL', { A2A_PUBLIC_URL: 'not a url' }, ['--port', '0'], /publicUrl/],
+    ['A2A_PUBLIC_URL with a query', { A2A_PUBLIC_URL: 'https://gw.example.com/?a=1' }, ['--port', '0'], /publicUrl.*no query or fragment/],
+    ['A2A_PUBLIC_URL not http', { A2A_PUBLIC_URL: 'ftp://gw.example.com' }, ['--port', '0'], /publicUrl.*http or https/],
     ['A2A_CONFIG naming a bad file', { A2A_CONFIG: bad }, ['--port', '0'], /maxBodyBytes/],
   ];
   const results = await Promise.all(cases.map(([, env, args]) => runCli(['serve', '--data-dir', join(dir, 'data'), ...args], { env, timeoutMs: 60_000 })));

@@ -1,7 +1,7 @@
 // What the CLI prints did not all come from the operator: a remote agent's answer (`call`) and records another
 // process or an older version stored. A control character in it (ESC sequences that clear the screen or write the
 // clipboard, a carriage return that writes over a line, a C1 control) or a bidi control must not reach the terminal
-// raw: text output shows each as \uXXXX (a remote's newlines kept), --json carries none raw (the same value, valid
+// raw: text output shows each as U+FFFD (a remote's newlines kept), --json carries none raw (the same value, valid
 // JSON), stderr quotes a remote's error the same way. The real CLI as a child process, a fake remote on a card server.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -49,8 +49,8 @@ t.test('a remote answer with control and bidi characters is printed escaped, tex
   t.notMatch(text.stdout, RAW, 'no raw control or bidi character on stdout');
   t.match(
     text.stdout,
-    'line one\\u001b]52;c;cHduZWQ=\\u0007\\u001b[2J\\u000dforged\\u202egnp.exe\\u0085\\u2028end\nline two',
-    'each shown as \\uXXXX, the newline kept',
+    'line one\uFFFD]52;c;cHduZWQ=\uFFFD\uFFFD[2J\uFFFDforged\uFFFDgnp.exe\uFFFD\uFFFDend\nline two',
+    'each read as U+FFFD, the newline kept',
   );
 
   const json = await runCli(['call', 'hostile', 'hi', '--workspace', 'ws1', ...C, '--json']);
@@ -80,7 +80,7 @@ t.test('a stored key name with a newline or a bidi control lists on its own line
   t.equal(list.code, 0, list.stderr);
   t.equal(list.stdout.trimEnd().split('\n').length, 1, 'one line for one key: no forged line');
   t.notMatch(list.stdout.trimEnd(), RAW);
-  t.match(list.stdout, 'laptop\\u000akey_forged');
+  t.match(list.stdout, 'laptop\uFFFDkey_forged');
   const json = await runCli(['keys', 'list', '--data-dir', dir, '--json']);
   t.notMatch(json.stdout.trimEnd(), RAW, '--json: none raw');
   t.match(JSON.parse(json.stdout)[0].name, /^laptop\nkey_forged.*\u202E$/, '--json: the same value');

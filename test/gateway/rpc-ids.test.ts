@@ -1,5 +1,6 @@
 // Request ids the answer cannot echo: a numeric id JSON.parse reads as Infinity (`1e400`) is refused with -32600
-// naming `id`, alone and inside a batch, and nothing runs; a large finite id is echoed as it was sent. A string id past
+// naming `id`, alone and inside a batch, and nothing runs, as is an integer id past 2^53 − 1 (JSON.parse rounds it, so
+// the answer would carry another id); an id within the bound is echoed as it was sent. A string id past
 // 256 characters, which every answer and stream event would repeat, is refused the same way.
 import t from 'tap';
 import { msgB, startTestGateway } from '../support/gateway.js';
@@ -27,9 +28,41 @@ t.test('a non-finite numeric id is -32600 naming id, and the call does not run',
   t.ok(batch.json[1].result);
   t.same(await storedTasks(gw), before, 'no task was stored');
 
-  const big = await gw.rpc({ key, body: '{"jsonrpc":"2.0","id":1e300,"method":"agents/list","params":{}}' });
-  t.equal(big.json.id, 1e300, 'a large finite id is echoed');
-  t.ok(big.json.result);
+  for (const id of [9007199254740991, -9007199254740991, 1.5]) {
+    const ok = await gw.rpc({ key, body: `{"jsonrpc":"2.0","id":${id},"method":"agents/list","params":{}}` });
+    t.equal(ok.json.id, id, `${id} is echoed as sent`);
+    t.ok(ok.json.result);
+  }
+});
+
+t.test('an integer id past 2^53 − 1 is -32600 naming id: it would be answered rounded, two of a batch as one', async (t) => {
+  const gw = await startTestGateway();
+  t.teardown(() => gw.close());
+  const { key } = await gw.key();
+  const before = await storedTasks(gw);
+  const send = (id: string) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tasks/send","params":{"id":"big-${id}","message":{"role":"user","parts":[{"type":"text","text":"hi"}]}}}`;
+  for (const id of ['9007199254740993', '-9007199254740993', '123456789012345678901234567890', '1e300']) {
+    const r = await gw.rpc({ key, body: send(id) });
+    t.equal(r.json.error?.code, -32600, `${id}: -32600`);
+    t.equal(r.json.error?.data?.field, 'id', `${id}: names id`);
+    t.match(r.json.error?.message, /2\^53/, 'and the bound');
+    t.equal(r.json.id, null, 'answered with id null, not a rounded id');
+  }
+  const batch = await gw.rpc({
+    key,
+    body: `[${send('9007199254740993')},${send('9007199254740992')},{"jsonrpc":"2.0","id":7,"method":"agents/list","params":{}}]`,
+  });
+  t.same(
+    batch.json.map((a: { id: unknown; error?: { data?: { field?: string } } }) => [a.id, a.error?.data?.field]),
+    [
+      [null, 'id'],
+      [null, 'id'],
+      [7, undefined],
+    ],
+    'neither of two ids that round to one is answered as the other; the rest of the batch runs',
+  );
+  t.same(await storedTasks(gw), before, 'no task was stored');
 });
 
 t.test('a string id past 256 characters is -32600 naming id and the limit; nothing runs, no stream opens', async (t) => {

@@ -5,8 +5,9 @@ import t, { type Test } from 'tap';
 import { DEMO_AGENTS } from '../../src/demo-agents.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { createRedisBus } from '../../src/runtime/events/bus.js';
-import { startTestGateway, msgB, type TestGateway } from '../support/gateway.js';
-import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { msgB, type TestGateway } from '../support/gateway.js';
+import { startPair } from '../support/instance-pair.js';
+import { REDIS_URL, testPrefix } from '../support/redis.js';
 import { startReceiver } from '../support/webhooks.js';
 
 /** asks for input first; a follow-up's turn then works until stopped (30 s at most) */
@@ -17,23 +18,8 @@ const asksThenWorks = {
   entry: fileURLToPath(new URL('../fixtures/agents/asks-then-works.js', import.meta.url)),
 };
 
-async function pair(t: Test, prefix = testPrefix('scale-race')): Promise<[TestGateway, TestGateway]> {
-  const config = (id: string) => ({
-    store: 'redis' as const,
-    redisUrl: REDIS_URL,
-    redisPrefix: prefix,
-    instanceId: id,
-    agents: [...DEMO_AGENTS, asksThenWorks],
-  });
-  const a = await startTestGateway({ config: config('gw-a') });
-  const b = await startTestGateway({ config: config('gw-b') });
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-    await cleanupPrefix(REDIS_URL, prefix);
-  });
-  return [a, b];
-}
+const pair = (t: Test, prefix?: string) =>
+  startPair(t, { name: 'scale-race', ...(prefix && { prefix }), settings: { agents: [...DEMO_AGENTS, asksThenWorks] } });
 
 t.test('two follow-ups of one waiting task, on two instances at once: none is lost; each is taken as its own turn or refused', async (t) => {
   const [a, b] = await pair(t);
@@ -93,23 +79,9 @@ t.test('a follow-up on B racing a cancel on A of one waiting task: the task ends
 });
 
 t.test('one caller-chosen task id sent with one named push config to two instances at once: the task keeps its webhook', async (t) => {
-  const prefix = testPrefix('scale-race-push');
-  const config = (id: string) => ({
-    store: 'redis' as const,
-    redisUrl: REDIS_URL,
-    redisPrefix: prefix,
-    instanceId: id,
-    push: { allowlist: ['127.0.0.1'] },
-  });
-  const a = await startTestGateway({ config: config('gw-a') });
-  const b = await startTestGateway({ config: config('gw-b') });
+  const [a, b] = await startPair(t, { name: 'scale-race-push', settings: { push: { allowlist: ['127.0.0.1'] } } });
   const rx = await startReceiver();
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-    await rx.close();
-    await cleanupPrefix(REDIS_URL, prefix);
-  });
+  t.teardown(() => rx.close());
   const { key } = await a.key();
   for (let round = 0; round < 4; round++) {
     const id = `retried-${round}`;
@@ -147,22 +119,8 @@ t.test('one caller-chosen task id sent with one named push config to two instanc
 });
 
 t.test('a cancel on B of a task whose instance A stopped beating is canceled at once, not refused after a wait', async (t) => {
-  const prefix = testPrefix('scale-race-gone');
   const clock = new ManualClock(Date.now());
-  const config = (id: string) => ({
-    store: 'redis' as const,
-    redisUrl: REDIS_URL,
-    redisPrefix: prefix,
-    instanceId: id,
-    instances: { heartbeatMs: 5_000, deadAfterMs: 20_000 },
-  });
-  const a = await startTestGateway({ config: config('gw-a'), clock, timers: clock });
-  const b = await startTestGateway({ config: config('gw-b'), clock, timers: clock });
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-    await cleanupPrefix(REDIS_URL, prefix);
-  });
+  const [a, b] = await startPair(t, { name: 'scale-race-gone', settings: { instances: { heartbeatMs: 5_000, deadAfterMs: 20_000 } }, clock });
   const { key } = await a.key();
   const slow = {
     kind: 'message',
@@ -202,7 +160,7 @@ t.test('a cancel asked of A just after its turn ended waiting for input cancels 
     const sub = bus.subscribe(`ws1/${id}`, (ev) => {
       if (ev.kind === 'status' && ev.status.state !== 'input-required') resolve(ev.status.state);
     });
-    void sub.ready.then(() => bus.requestCancel(`ws1/${id}`));
+    void sub.ready.then(() => bus.requestCancel({ key: `ws1/${id}` }));
   });
   t.equal(await within(ended, 5_000), 'canceled', 'A cancels the waiting task it ran, and says so to the asker');
   const stored = (await b.rpc({ key, method: 'tasks/get', params: { id } })).json.result;

@@ -3,22 +3,12 @@ import t, { type Test } from 'tap';
 import { createClient } from 'redis';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { redisKeys } from '../../src/runtime/redis/keys.js';
-import { startTestGateway, msgB, type TestGateway } from '../support/gateway.js';
-import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { msgB } from '../support/gateway.js';
+import { startPair } from '../support/instance-pair.js';
+import { REDIS_URL, testPrefix } from '../support/redis.js';
 import { openSse } from '../support/sse.js';
 
-async function pair(t: Test): Promise<[TestGateway, TestGateway]> {
-  const prefix = testPrefix('scale');
-  const config = (id: string) => ({ store: 'redis' as const, redisUrl: REDIS_URL, redisPrefix: prefix, instanceId: id });
-  const a = await startTestGateway({ config: config('gw-a') });
-  const b = await startTestGateway({ config: config('gw-b') });
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-    await cleanupPrefix(REDIS_URL, prefix);
-  });
-  return [a, b];
-}
+const pair = (t: Test) => startPair(t, { name: 'scale' });
 
 const slow = (ms: number, steps: number) => ({
   message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'data', data: { ms, steps } }], metadata: { agentId: 'slow' } },
@@ -73,26 +63,13 @@ t.test('keys and rate limits are shared: a revoke on one holds on the other, one
   t.equal(r.status, 401, 'revoked through A, refused by B on the next request');
 });
 
-/** an instance on Redis under `prefix` that beats every 5 s and is presumed dead after 20 s silent */
-const beatingConfig = (prefix: string, id: string) => ({
-  store: 'redis' as const,
-  redisUrl: REDIS_URL,
-  redisPrefix: prefix,
-  instanceId: id,
-  instances: { heartbeatMs: 5_000, deadAfterMs: 20_000 },
-});
+/** instances that beat every 5 s and are presumed dead after 20 s silent */
+const beating = { instances: { heartbeatMs: 5_000, deadAfterMs: 20_000 } };
 
 t.test('a task left running by an instance that stopped beating is failed by another (injected clock)', async (t) => {
-  const prefix = testPrefix('scale-dead');
   const clock = new ManualClock(Date.now());
-  const config = (id: string) => beatingConfig(prefix, id);
-  const a = await startTestGateway({ config: config('gw-dead'), clock, timers: clock });
-  const b = await startTestGateway({ config: config('gw-alive'), clock, timers: clock });
-  t.teardown(async () => {
-    await a.close(); // its gateway is closed below already (idempotent); this removes its data dir
-    await b.close();
-    await cleanupPrefix(REDIS_URL, prefix);
-  });
+  // A's gateway is closed below already; closing it again at the end (idempotent) removes its data dir
+  const [a, b] = await startPair(t, { name: 'scale-dead', settings: beating, clock, ids: ['gw-dead', 'gw-alive'] });
   const { key } = await a.key();
   const running = await a.rpc({ key, method: 'message/send', params: slow(60_000, 2) });
   t.equal(running.json.result.status.state, 'working');
@@ -119,18 +96,11 @@ t.test('a task left running by an instance that stopped beating is failed by ano
 t.test('an instance that stopped leaves no beat key behind: it is collected a few deadAfterMs later (injected clock)', async (t) => {
   const prefix = testPrefix('scale-beat');
   const clock = new ManualClock(Date.now());
-  const config = (id: string) => beatingConfig(prefix, id);
-  const a = await startTestGateway({ config: config('gw-gone'), clock, timers: clock });
-  const b = await startTestGateway({ config: config('gw-stays'), clock, timers: clock });
+  const [a] = await startPair(t, { prefix, settings: beating, clock, ids: ['gw-gone', 'gw-stays'] });
   const raw = createClient({ url: REDIS_URL });
   raw.on('error', () => {});
   await raw.connect();
-  t.teardown(async () => {
-    await raw.close();
-    await a.close();
-    await b.close();
-    await cleanupPrefix(REDIS_URL, prefix);
-  });
+  t.teardown(() => raw.close());
   const keys = redisKeys(prefix);
   const beatOf = (id: string) => raw.hGet(keys.meta, `instance-beat:${id}`);
   t.ok(await beatOf('gw-gone'), 'a running instance has its beat stored');

@@ -125,7 +125,11 @@ t.test('tasks: every state as TASK_STATE_*, artifacts, history, status message, 
     t.strictSame(SdkTask.toJSON(SdkTask.fromJSON(wire)), dropEmpty(wire), `${state}: the SDK reads it whole`);
   }
   const bare = V1.task(taskView(task(), { ...FULL, historyLength: 0 })) as Obj;
-  t.strictSame(bare, { id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_COMPLETED', timestamp: TS0 }, artifacts: [], history: [], metadata: {} });
+  t.strictSame(
+    bare,
+    { id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_COMPLETED', timestamp: TS0 }, artifacts: [], metadata: {} },
+    'historyLength 0: no history field (1.0 3.2.4)',
+  );
 });
 
 t.test('a task without results.read / results.files: status only; files keep name and type, no content', async (t) => {

@@ -258,6 +258,31 @@ t.test('a receiver that never answers: the task is not held up, the attempt time
   t.equal(rx.deliveries[1]!.headers['webhook-id'], rx.deliveries[0]!.headers['webhook-id'], 'the retry is the same job');
 });
 
+t.test('a receiver that answers 2xx but never ends its body: delivered at its status, once, with no clock moved', async (t) => {
+  const clock = new ManualClock();
+  const tg = await gateway(t, { clock });
+  const rx = await startReceiver({ answer: () => ({ status: 200, endless: true }) });
+  t.teardown(() => rx.close());
+  const { key } = await tg.key();
+  await tg.rpc({
+    method: 'message/send',
+    key,
+    params: { ...msgB('x', { metadata: { agentId: 'echo' } }), configuration: { pushNotificationConfig: { url: rx.url } } },
+  });
+  // no time passes on the gateway's clock: each attempt must end at the status line, not at the timeout
+  const until = Date.now() + 5_000;
+  while (rx.deliveries.length < 3 && Date.now() < until) await new Promise((done) => setImmediate(done));
+  // (without that, the attempts wait for the clock: waiting for them here would never end)
+  if (!t.same(states(rx.deliveries), ['submitted', 'working', 'completed'], 'every update delivered without waiting for the body')) return;
+  await tg.gw.push.idle();
+  for (let i = 0; i < 4; i++) {
+    clock.advance(PUSH.timeoutMs);
+    await tg.gw.push.idle();
+  }
+  t.equal(rx.deliveries.length, 3, 'none delivered again after a timeout');
+  t.same(await tg.gw.store.pushJobs.list(), [], 'nothing left waiting');
+});
+
 t.test('SSRF: refused at registration with the reason, never followed, checked again at connect time', async (t) => {
   const clock = new ManualClock();
   // a stand-in for DNS: one name that points inside, one whose answer changes after registration (rebinding)

@@ -107,3 +107,22 @@ t.test('behind a trusted proxy the budget is per client its X-Forwarded-For name
   }
   t.equal((await call(admin.url, { from: direct, path: '/api/status', headers: { ...basic(PASSWORD), ...via('192.0.2.99') } })).status, 429);
 });
+
+t.test("another site's page cannot spend the operator's password budget, nor sign the operator in", async (t) => {
+  // a page the operator visits posts the login form to the admin UI from the operator's own browser (same address)
+  const clock = new ManualClock();
+  const admin = await startAdmin({ config, log: () => {}, clock });
+  t.teardown(() => admin.close());
+  const operator = '127.0.0.5';
+  const crossSite = { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' };
+  for (let i = 0; i < 12; i++) {
+    const r = await call(admin.url, { from: operator, ...form(`guess-${i}`, crossSite) });
+    t.equal(r.status, 403, `cross-site try ${i + 1} is refused unread`);
+  }
+  const withRight = await call(admin.url, { from: operator, ...form(PASSWORD, { origin: 'https://evil.example' }) });
+  t.equal(withRight.status, 403, 'a cross-site form with the right password (an Origin of another host) signs nobody in');
+  t.notOk(withRight.headers['set-cookie'], 'no session');
+  const own = await call(admin.url, { from: operator, ...form(PASSWORD, { 'sec-fetch-site': 'same-origin' }) });
+  t.equal(own.status, 303, "the operator's own form still signs in: the other site's posts counted nothing");
+  t.match(String(own.headers['set-cookie']), /a2a_relay_session=/);
+});

@@ -93,6 +93,9 @@ t.test('a bad config names the field and its source', async (t) => {
   t.equal(bad(YAML.replace('api_key: file-key\n', '')).field, 'api_key');
   t.equal(bad(YAML, { LOG_LEVEL: 'chatty' }).field, 'log_level (from LOG_LEVEL)');
   t.equal(bad(YAML.replace('    skills:', '    credentials: { kind: magic }\n    skills:')).field, 'agents.0.credentials.kind');
+  // a skill goes up the tunnel in the hello: its fields are bounded (a hello over the frame bound is never sent)
+  t.equal(bad(YAML.replace('description: echoes text', `description: ${'x'.repeat(2001)}`)).field, 'agents.0.skills.0.description');
+  t.equal(bad(YAML.replace('id: echo,', `id: ${'i'.repeat(257)},`)).field, 'agents.0.skills.0.id');
   t.match(bad('workspace_id: [unclosed').message, /not valid YAML or JSON/);
   const twice = {
     workspace_id: 'w',

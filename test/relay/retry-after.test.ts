@@ -35,6 +35,8 @@ const CAP_MS = 60_000;
 /** the relay's every draw: its plain backoff after the n-th failure is 500·2^(n-1) ms */
 const random = () => 0.5;
 const plain = (n: number) => backoffDelay({ baseMs: BASE_MS, capMs: CAP_MS, retryAttempts: 0 }, n, random);
+/** The wait after a Retry-After of `ms` (under the cap): it plus the spread drawn with the fixed randomness, 0.5 · ms / 2. */
+const spread = (ms: number) => ms + ms / 4;
 /** a key of the right shape that no one holds */
 const wrongKey = (c: string) => `a2a_${c.repeat(40)}`;
 
@@ -109,11 +111,15 @@ t.test("the real gateway's failed-authentication throttle: no attempt before its
   const seen = g.upgrades();
 
   const st = await status();
-  t.match(st, { attempts: 1, retryAfterMs: 45_000, nextAttemptAt: T0 + 45_000 }, 'the next attempt is when the gateway said, not 500 ms away');
+  t.match(
+    st,
+    { attempts: 1, retryAfterMs: 45_000, nextAttemptAt: T0 + spread(45_000) },
+    'the next attempt is after what the gateway said (and its spread), not 500 ms away',
+  );
   t.match(st.lastError, /HTTP 429 Too Many Requests, Retry-After 45/, `the admin UI says why: ${st.lastError}`);
   t.match(st.lastErrorWords, /turned the relay away/);
   const line = logs.find((l) => l.startsWith('relay tunnel down, retrying'));
-  t.match(line, /"retry_in_ms":45000/, `the log line gives the wait: ${line}`);
+  t.match(line, /"retry_in_ms":56250/, `the log line gives the wait: ${line}`);
   t.match(line, /"retry_after_ms":45000/, 'and that the gateway asked for it');
 
   // the page the operator reads says why the relay waits
@@ -124,12 +130,14 @@ t.test("the real gateway's failed-authentication throttle: no attempt before its
   const asked = page.getByTestId('retry-after');
   await asked.waitFor({ timeout: 30_000 });
   t.equal(await asked.innerText(), 'The gateway asked the relay to wait 45 s (Retry-After)', 'the tunnel view shows the wait asked for');
-  t.match(await page.getByTestId('next-attempt').innerText(), /Next attempt in 4\d s/, 'and the countdown to it');
+  t.match(await page.getByTestId('next-attempt').innerText(), /Next attempt in 5\d s/, 'and the countdown to it');
   if (process.env.A2A_SCREENSHOTS === '1')
     await page.screenshot({ path: fileURLToPath(new URL('../../docs/screenshots/relay-retry-after.png', import.meta.url)), fullPage: true });
 
   clock.advance(44_999);
   t.equal((await status()).connection, 'backing off', 'no attempt 1 ms before the Retry-After');
+  clock.advance(spread(45_000) - 45_000);
+  t.equal((await status()).connection, 'backing off', 'nor before its spread is over');
   t.equal(g.upgrades(), seen, 'the gateway saw nothing meanwhile');
 
   // the gateway's window frees with its Retry-After: the attempt then is let in
@@ -204,12 +212,12 @@ t.test("the real gateway's store unavailable: 503 with Retry-After 1, no attempt
   await until(() => relay.tunnel().state === 'waiting', 'the relay is refused');
   t.match(
     relay.tunnel(),
-    { failures: 1, retryAfterMs: 1_000, delayMs: 1_000, lastError: /HTTP 503 Service Unavailable, Retry-After 1$/ },
-    `the second the gateway asked, not the backoff's ${plain(1)} ms`,
+    { failures: 1, retryAfterMs: 1_000, delayMs: spread(1_000), lastError: /HTTP 503 Service Unavailable, Retry-After 1$/ },
+    `the second the gateway asked (and its spread), not the backoff's ${plain(1)} ms`,
   );
   const upgrades = () => log.filter((l) => l.startsWith('relay tunnel refused') || l.startsWith('relay connected')).length;
   const seen = upgrades();
-  clock.advance(999);
+  clock.advance(spread(1_000) - 1);
   t.equal(relay.tunnel().state, 'waiting', 'no attempt before it');
   t.equal(upgrades(), seen);
   proxy.target(redisPort);
@@ -254,18 +262,23 @@ t.test('the HTTP-date form: no attempt before the date, read against the answer�
   s.gw.refuse({ status: 503, headers: { 'Retry-After': date(T0 + 30_000) } });
   const relay = await s.start();
   await s.failed(relay, 1);
-  t.match(relay.tunnel(), { retryAfterMs: 30_000, delayMs: 30_000, nextRetryAt: T0 + 30_000, lastError: /HTTP 503 Service Unavailable, Retry-After .*GMT/ });
-  s.clock.advance(29_999);
-  t.equal(s.gw.upgrades.length, 1, 'no attempt before the date');
+  t.match(relay.tunnel(), {
+    retryAfterMs: 30_000,
+    delayMs: spread(30_000),
+    nextRetryAt: T0 + spread(30_000),
+    lastError: /HTTP 503 Service Unavailable, Retry-After .*GMT/,
+  });
+  s.clock.advance(spread(30_000) - 1);
+  t.equal(s.gw.upgrades.length, 1, 'no attempt before the date (and its spread)');
   // a gateway whose clock is an hour behind ours: its date is an hour "past", but it asked for 20 s
   const behind = T0 + 30_000 - 3_600_000;
   s.gw.refuse({ status: 503, headers: { Date: date(behind), 'Retry-After': date(behind + 20_000) } });
   s.clock.advance(1);
   await s.failed(relay, 2);
   t.equal(s.gw.upgrades.length, 2, 'the attempt at the date');
-  t.match(relay.tunnel(), { retryAfterMs: 20_000, delayMs: 20_000 }, 'the wait the gateway meant, whatever its clock');
+  t.match(relay.tunnel(), { retryAfterMs: 20_000, delayMs: spread(20_000) }, 'the wait the gateway meant, whatever its clock');
   s.gw.refuse(undefined);
-  s.clock.advance(20_000);
+  s.clock.advance(spread(20_000));
   await s.gw.connected();
   t.equal(s.gw.upgrades.length, 3);
 });
@@ -285,4 +298,41 @@ t.test('a malformed Retry-After is ignored: the plain backoff, and the log says 
     if (n < malformed.length) s.gw.refuse({ status: 429, headers: { 'Retry-After': malformed[n]! } });
     s.clock.advance(v.delayMs);
   }
+});
+
+t.test('relays refused together with one Retry-After do not all come back in the same instant', async (t) => {
+  const key = 'relay-key-Ra7vQ2mWx';
+  const gw: StandInGateway = await startStandInGateway({ key });
+  t.teardown(() => gw.close());
+  gw.refuse({ status: 503, headers: { 'Retry-After': '10' } });
+  const clock = new ManualClock(T0);
+  // three relays of one network, each with its own randomness (the lowest, a middle and the highest draw)
+  const relays = await Promise.all(
+    [0, 0.5, 0.999].map(async (r) => {
+      const relay = await startRelay({
+        config: parseRelayConfig({ text: JSON.stringify(relayConfig({ key, url: gw.url })) }),
+        log: () => {},
+        clock,
+        timers: clock,
+        random: () => r,
+        backoffBaseMs: BASE_MS,
+        backoffCapMs: CAP_MS,
+      });
+      t.teardown(() => relay.stop());
+      return relay;
+    }),
+  );
+  await until(() => relays.every((r) => r.tunnel().state === 'waiting'), 'all three refused');
+  const waits = relays.map((r) => r.tunnel().delayMs);
+  t.same(waits, [10_000, 12_500, 14_995], 'each waits the 10 s asked plus its own share of up to 5 s more');
+  t.ok(
+    relays.every((r) => r.tunnel().retryAfterMs === 10_000),
+    'all were asked for the same 10 s',
+  );
+  gw.refuse(undefined);
+  clock.advance(10_000);
+  await until(() => gw.upgrades.length === 4, 'the first is back at 10 s');
+  t.equal(gw.upgrades.length, 4, 'and only it: the others still wait');
+  clock.advance(5_000);
+  await until(() => gw.upgrades.length === 6, 'the others follow, each at its own time');
 });

@@ -46,13 +46,33 @@ t.test('internal addresses are refused, each with its reason', async (t) => {
     ['64:ff9b::a9fe:a9fe', /metadata/],
     ['2002:7f00:1::', /loopback/],
     ['::127.0.0.1', /loopback/],
+    ['::ffff:0:7f00:1', /loopback address ::ffff:0:7f00:1 \(IPv4 127\.0\.0\.1\)/],
+    ['::ffff:0:a9fe:a9fe', /metadata/],
+    // not globally reachable: a site's own translator (64:ff9b:1::/48), SRv6 ids, documentation, the old 6to4 relay
+    ['64:ff9b:1::a00:1', /reserved/],
+    ['64:ff9b:1:ffff::1', /reserved/],
+    ['5f00::1', /reserved/],
+    ['3fff::1', /reserved/],
+    ['192.88.99.1', /reserved/],
   ];
   for (const [addr, why] of cases) {
     const v = checkAddress(addr, none);
     t.notOk(v.ok, `${addr} refused`);
     if (!v.ok) t.match(v.message, why, `${addr}: ${v.message}`);
   }
-  for (const addr of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '192.169.0.1']) {
+  for (const addr of [
+    '93.184.216.34',
+    '8.8.8.8',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    '192.169.0.1',
+    '::ffff:0:808:808',
+    '64:ff9b:2::1',
+    '192.88.100.1',
+    '2001:4860::8888',
+  ]) {
     t.ok(checkAddress(addr, none).ok, `${addr} is public`);
   }
 });

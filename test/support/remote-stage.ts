@@ -7,6 +7,7 @@ import type { ManualClock } from '../../src/runtime/clock.js';
 import { addConnection } from '../../src/runtime/connection-admin.js';
 import { parseAllowlist } from '../../src/runtime/net/guard.js';
 import { cardServer, type Answer, type CardServer } from './card-server.js';
+import type { ConfigInput } from '../../src/config.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
 
 export interface StagedRemote {
@@ -25,7 +26,16 @@ export interface RemoteStage {
 }
 
 /** Starts the stage; the gateway closes with the test (`t.teardown`). */
-export async function remoteStage(t: Test, o: { clock: ManualClock; workspace: string; remotes: StagedRemote[] }): Promise<RemoteStage> {
+export async function remoteStage(
+  t: Test,
+  o: {
+    clock: ManualClock;
+    workspace: string;
+    remotes: StagedRemote[];
+    /** agents of ours beside the remote ones (a module agent that calls a remote with ctx.call) */
+    agents?: NonNullable<ConfigInput['agents']>;
+  },
+): Promise<RemoteStage> {
   const s = await cardServer(t);
   for (const r of o.remotes) {
     s.route.set(`/${r.name}/.well-known/agent-card.json`, () => ({ status: 200, body: r.card() }));
@@ -36,7 +46,10 @@ export async function remoteStage(t: Test, o: { clock: ManualClock; workspace: s
     timers: o.clock,
     config: {
       push: { allowlist: ['127.0.0.1'] },
-      agents: o.remotes.map((r) => ({ id: r.name, name: r.name, kind: 'remote' as const, connection: r.name, workspace: o.workspace })),
+      agents: [
+        ...o.remotes.map((r) => ({ id: r.name, name: r.name, kind: 'remote' as const, connection: r.name, workspace: o.workspace })),
+        ...(o.agents ?? []),
+      ],
     },
   });
   t.teardown(() => ours.close());

@@ -27,6 +27,8 @@ export interface Answer {
   headers?: Record<string, string>;
   /** never answer (the gateway's timeout must end the attempt) */
   hang?: boolean;
+  /** send the status line and a first chunk of the body, then never end it (a slow-loris receiver) */
+  endless?: boolean;
 }
 
 export interface Receiver {
@@ -64,7 +66,8 @@ export async function startReceiver(o: { host?: string; answer?: Receiver['answe
       r.deliveries.push({ ...base, status: a.hang ? 0 : a.status });
       if (a.hang) return;
       res.writeHead(a.status, a.headers);
-      res.end('ok');
+      if (a.endless) res.write('still going');
+      else res.end('ok');
     });
   });
   await new Promise<void>((done) => server.listen(0, host, done));

@@ -38,6 +38,11 @@ export function settingsRoutes(d: AdminDeps): AdminRoute[] {
   const keyDeps = { keys: d.store.keys, relays: d.store.relays, secret: d.secret, clock: d.clock };
   const connDeps = { connections: d.store.connections, secret: d.secret, clock: d.clock, allowlist: d.allowlist, ...(d.resolve && { resolve: d.resolve }) };
   const relayDeps = { relays: d.store.relays, keys: d.store.keys, clock: d.clock };
+  /** `result`, once every instance has been told the relay records changed */
+  const told = <T>(result: T): T => {
+    d.relays.recordsChanged();
+    return result;
+  };
 
   /** A key of this workspace, else "not found" (another workspace's key is not this dashboard's business). */
   const ownKey = async (c: AdminCall) => {
@@ -94,7 +99,16 @@ export function settingsRoutes(d: AdminDeps): AdminRoute[] {
         return made.view;
       },
     },
-    { method: 'POST', path: /^\/keys\/([^/]+)\/revoke$/, handler: async (c) => revokeKey(keyDeps, (await ownKey(c)).id) },
+    {
+      method: 'POST',
+      path: /^\/keys\/([^/]+)\/revoke$/,
+      handler: async (c) => {
+        const v = await revokeKey(keyDeps, (await ownKey(c)).id);
+        // what the key holds open closes now, on every instance (a relay's tunnel, streams), not at the next check
+        d.relays.keyRevoked(v.id);
+        return v;
+      },
+    },
     { method: 'POST', path: /^\/keys\/([^/]+)\/rotate$/, handler: async (c) => (await rotateKey(keyDeps, (await ownKey(c)).id)).view },
 
     // outbound connections
@@ -148,12 +162,14 @@ export function settingsRoutes(d: AdminDeps): AdminRoute[] {
 
     // relay connections and their agents
     { method: 'GET', path: /^\/relays$/, handler: async (c) => ({ relays: await relayState(c.workspace)() }) },
-    { method: 'POST', path: /^\/relays$/, handler: async (c) => addRelay(relayDeps, { ...(c.body as object), workspace: c.workspace }) },
-    { method: 'DELETE', path: /^\/relays\/([^/]+)$/, handler: async (c) => removeRelay(relayDeps, { workspace: c.workspace, name: c.params[0] }) },
+    // each change is told to every instance at once (a removed relay's tunnel closes, a new setting applies), not at
+    // their next record sync
+    { method: 'POST', path: /^\/relays$/, handler: async (c) => told(await addRelay(relayDeps, { ...(c.body as object), workspace: c.workspace })) },
+    { method: 'DELETE', path: /^\/relays\/([^/]+)$/, handler: async (c) => told(await removeRelay(relayDeps, { workspace: c.workspace, name: c.params[0] })) },
     {
       method: 'PATCH',
       path: /^\/relays\/([^/]+)\/agents\/([^/]+)$/,
-      handler: async (c) => setRelayAgent(relayDeps, { ...(c.body as object), workspace: c.workspace, name: c.params[0], agent: c.params[1] }),
+      handler: async (c) => told(await setRelayAgent(relayDeps, { ...(c.body as object), workspace: c.workspace, name: c.params[0], agent: c.params[1] })),
     },
 
     // webhooks

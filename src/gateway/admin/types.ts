@@ -24,9 +24,14 @@ export interface LiveConnections {
   rescan(): Promise<void>;
 }
 
-/** The live side of relays: whether a relay's tunnel is connected now (here, or on another instance). */
+/**
+ * The live side of relays: whether a relay's tunnel is connected now (here, or on another instance), and the news of a
+ * revoked key or of changed relay records, which every instance acts on at once (RelayHub).
+ */
 export interface LiveRelays {
   online(workspace: string, name: string): boolean;
+  keyRevoked(keyId: string): void;
+  recordsChanged(): void;
 }
 
 export interface AdminDeps {

@@ -4,6 +4,7 @@ import type { AgentSpec } from '../../protocol/agent-events.js';
 import { RpcError } from '../../protocol/errors.js';
 import { parseParams } from '../../protocol/params.js';
 import { callerHealth } from '../../protocol/tunnel.js';
+import { agentUrl } from '../card.js';
 import type { CallContext, GatewayParts } from '../context.js';
 
 const AgentIdParams = z.object({ id: z.string().min(1) });
@@ -13,7 +14,7 @@ const describe = (a: AgentSpec, baseUrl: string, parts: GatewayParts) => ({
   id: a.id,
   name: a.name,
   description: a.description,
-  url: `${baseUrl}/api/a2a/agents/${encodeURIComponent(a.id)}`,
+  url: agentUrl(baseUrl, a.id),
   default: a.default,
   skills: a.skills,
   ...(a.kind === 'relay' ? relayState(a, parts) : {}),

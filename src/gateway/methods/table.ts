@@ -6,6 +6,7 @@ import { parseParams } from '../../protocol/params.js';
 import type { Scope } from '../../protocol/scopes.js';
 import { buildCard, buildCardV1 } from '../card.js';
 import type { MethodHandler } from '../context.js';
+import { extendedCardInput } from './extended-card.js';
 import { getAgent, listAgents } from './agents.js';
 import { listTasks } from './list.js';
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from './push.js';
@@ -23,12 +24,11 @@ export interface MethodRow {
   handler: MethodHandler;
 }
 
-const extendedCard: MethodHandler = async (_params, ctx, parts) =>
-  buildCard({ settings: parts.card, agents: parts.agents.reachable(ctx.key), url: `${ctx.baseUrl}/api/a2a` });
+const extendedCard: MethodHandler = async (_params, ctx, parts) => buildCard(extendedCardInput(ctx, parts));
 const extendedCardV1: MethodHandler = async (params, ctx, parts) => {
   // params that are not 1.0's request (a string, a list) are refused as every other method refuses them
   parseParams(ExtendedCardParamsV1, params ?? {});
-  return buildCardV1({ settings: parts.card, agents: parts.agents.reachable(ctx.key), url: `${ctx.baseUrl}/api/a2a` });
+  return buildCardV1(extendedCardInput(ctx, parts));
 };
 
 type Row = [name: string, dialect: TaskDialect | undefined, scope: Scope, handler: MethodHandler, streaming?: 'stream'];

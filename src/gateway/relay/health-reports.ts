@@ -4,6 +4,7 @@
 // thousand times a second costs a log line and a Redis message a second, not a thousand.
 import type { RelayAgentHealth, RelayFrame } from '../../protocol/tunnel.js';
 import type { Clock, Timers } from '../../runtime/clock.js';
+import { loggedText } from '../../runtime/log.js';
 
 /** The least time between two tellings of one tunnel's health changes. */
 export const HEALTH_TELL_MS = 1_000;
@@ -16,11 +17,18 @@ export interface HealthReportsDeps {
   /** the kept states, by agent (the link's) */
   health: Map<string, RelayAgentHealth>;
   /** tells the agents whose state changed since the last telling (their current states are in `health`) */
-  tell: (changed: Array<{ name: string; up: boolean }>) => void;
+  tell: (changed: Array<{ name: string; up: boolean; error?: string }>) => void;
 }
 
 /** what a telling says of an agent: up, or down with its error */
 const toldAs = (h: RelayAgentHealth): string => (h.up ? 'up' : `down:${h.error ?? ''}`);
+
+/**
+ * An agent's change as the log line tells it: `name:up`, or `name:down (its error)`: a down agent whose error changed
+ * is told for its new error, which the line must name. The error is the relay's text: bounded, keys masked.
+ */
+export const loggedHealth = (a: { name: string; up: boolean; error?: string }): string =>
+  a.up ? `${a.name}:up` : `${a.name}:down${a.error === undefined ? '' : ` (${loggedText(a.error, 160)})`}`;
 
 export class HealthReports {
   /** agents changed since the last telling */
@@ -67,12 +75,12 @@ export class HealthReports {
 
   private flush(): void {
     if (this.stopped) return;
-    const changed: Array<{ name: string; up: boolean }> = [];
+    const changed: Array<{ name: string; up: boolean; error?: string }> = [];
     for (const name of this.dirty) {
       const h = this.d.health.get(name);
       if (h === undefined || this.told.get(name) === toldAs(h)) continue;
       this.told.set(name, toldAs(h));
-      changed.push({ name, up: h.up });
+      changed.push({ name, up: h.up, ...(!h.up && h.error !== undefined && { error: h.error }) });
     }
     this.dirty.clear();
     if (changed.length === 0) return;

@@ -78,6 +78,8 @@ export class RelayHub implements TunnelApi {
       onWho: () => {
         for (const link of this.links.values()) this.announce(link);
       },
+      onLapsed: (keyId) => void d.keyWatch.checkNow(keyId),
+      onRelays: () => this.resync(),
     });
   }
 
@@ -87,9 +89,29 @@ export class RelayHub implements TunnelApi {
     this.mesh.tellAll({ t: 'who', from: this.mesh.origin });
     this.every(HOLD_RENEW_MS, () => this.renew());
     this.every(RELAY_SYNC_MS, () => {
-      if (this.syncing) return;
-      void this.syncOnce().catch((e: unknown) => this.d.log('relay records not read (the next sync tries again)', { error: errorText(e) }));
+      if (!this.syncing) this.resync();
     });
+  }
+
+  /**
+   * Key `keyId` was revoked on this instance: what it holds open here and on every other instance (a relay's tunnel,
+   * its streams) is checked now, not at the next key check. An instance that misses the message (Redis away for a
+   * moment) still finds out at its next check.
+   */
+  keyRevoked(keyId: string): void {
+    void this.d.keyWatch.checkNow(keyId);
+    this.mesh.tellAll({ t: 'lapsed', from: this.mesh.origin, keyId });
+  }
+
+  /** Relay records were changed on this instance: every instance re-reads them now, not at the next sync. */
+  recordsChanged(): void {
+    this.resync();
+    this.mesh.tellAll({ t: 'relays', from: this.mesh.origin });
+  }
+
+  private resync(): void {
+    if (this.closed) return;
+    void this.syncOnce().catch((e: unknown) => this.d.log('relay records not read (the next sync tries again)', { error: errorText(e) }));
   }
 
   /** Whether a relay's tunnel is live here or on another instance that renewed it lately. */

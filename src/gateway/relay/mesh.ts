@@ -30,6 +30,10 @@ export interface RelayMeshDeps {
   onReleased(m: Released): void;
   /** another instance started and asks what this one holds */
   onWho(): void;
+  /** another instance revoked key `keyId` */
+  onLapsed(keyId: string): void;
+  /** another instance changed relay records */
+  onRelays(): void;
 }
 
 interface Forwarded {
@@ -63,7 +67,7 @@ export class RelayMesh {
     return this.d.bus.origin;
   }
 
-  tellAll(m: Held | Released | Extract<MeshMessage, { t: 'who' }>): void {
+  tellAll(m: Held | Released | Extract<MeshMessage, { t: 'who' | 'lapsed' | 'relays' }>): void {
     this.d.bus.tell('all', packr.pack(m));
   }
 
@@ -138,6 +142,12 @@ export class RelayMesh {
         return;
       case 'who':
         this.d.onWho();
+        return;
+      case 'lapsed':
+        this.d.onLapsed(m.keyId);
+        return;
+      case 'relays':
+        this.d.onRelays();
         return;
       case 'run':
         this.serve(m);

@@ -20,7 +20,7 @@ import { type AuthFailureThrottle, isAuthBlocked } from '../../runtime/limiter/a
 import type { KeyWatch } from '../key-watch.js';
 import { encodeFrame } from './frames.js';
 import { handshakeSession, type Hello } from './handshake.js';
-import { HealthReports } from './health-reports.js';
+import { HealthReports, loggedHealth } from './health-reports.js';
 import type { RelayLink } from './link.js';
 import { CLOSE, TunnelSession } from './tunnel-session.js';
 
@@ -157,7 +157,7 @@ async function greet(
     health: link.health,
     tell: (changed) => {
       if (link.session !== s) return;
-      d.log('relay health', { ...who, agents: changed.map((a) => `${a.name}:${a.up ? 'up' : 'down'}`).join(',') });
+      d.log('relay health', { ...who, agents: changed.map(loggedHealth).join(', ') });
       d.links.announce(link);
     },
   });

@@ -3,7 +3,7 @@
 import type { AgentEvent, AgentRunResult } from '../../protocol/agent-events.js';
 import type { Dialect, Message } from '../../protocol/model.js';
 import { relayFailure } from '../../protocol/relay-failures.js';
-import { type GatewayFrame, MAX_FRAME_BYTES, type RelayFrame, type RunTask } from '../../protocol/tunnel.js';
+import { type GatewayFrame, MAX_FRAME_BYTES, type RelayFrame, type RunTask, TUNNEL_CLOSE } from '../../protocol/tunnel.js';
 import type { TurnSignal } from '../../runtime/agents/turn-signal.js';
 import type { Clock, Timers } from '../../runtime/clock.js';
 import type { TunnelSocket } from '../api.js';
@@ -14,8 +14,8 @@ export const PONG_WITHIN_MS = 45_000;
 /** past this many bytes queued for a relay, new turns are refused rather than buffered without limit */
 export const MAX_TUNNEL_BACKLOG = 8 * 1024 * 1024;
 
-/** WebSocket close codes the gateway uses */
-export const CLOSE = { protocol: 1002, policy: 1008, tooBig: 1009, replaced: 4000, keyLapsed: 4001, goingAway: 1001, silent: 4002 } as const;
+/** WebSocket close codes the gateway uses (the wire's: protocol/tunnel.ts) */
+export const CLOSE = TUNNEL_CLOSE;
 
 /** What a tunnel needs of one turn: one of this instance's tasks, or one another instance forwarded to the holder. */
 export interface RelayTurn {

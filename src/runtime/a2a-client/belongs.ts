@@ -3,6 +3,7 @@
 // a hostile agent) must not have that task taken for ours: its state, messages and artifacts would reach our caller
 // and our stored result.
 import type { RemoteEvent, RemoteTask } from '../../protocol/connections.js';
+import { TERMINAL_STATES } from '../../protocol/model.js';
 import { OutboundError } from './types.js';
 
 /** A remote's id in an error: as JSON (an empty id shows), cut short. */
@@ -52,5 +53,62 @@ export function ownContext(task: Pick<RemoteTask, 'id' | 'contextId'>, known: st
   throw new OutboundError(
     'bad_response',
     `the remote's ${method} answer puts task ${shown(task.id)} in another context: it was in context ${shown(known)}, the answer says ${shown(c)}`,
+  );
+}
+
+/** The task and the context an answer or event names (the context: undefined when it names none). */
+export interface NamedIds {
+  taskId: string;
+  contextId: string | undefined;
+}
+export const taskIds = (t: RemoteTask): NamedIds => ({ taskId: t.id, contextId: t.contextId });
+export const eventIds = (ev: RemoteEvent): NamedIds => (ev.kind === 'task' ? taskIds(ev.task) : { taskId: ev.taskId, contextId: ev.contextId });
+
+/**
+ * The ids an answer names as the remote sent them: `asSent` is the answer as sent, present only when a lone surrogate
+ * in it was read as U+FFFD (remote-json.ts); undefined when there is none, or it does not decode.
+ */
+export function sentIds(asSent: unknown, decode: (v: unknown) => NamedIds): NamedIds | undefined {
+  if (asSent === undefined) return undefined;
+  try {
+    return decode(asSent);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Checks that the task and context ids an answer names (`read`) are the ones the remote sent (`sent`, from sentIds). A
+ * lone UTF-16 surrogate is read as U+FFFD, which is right for text but not for an id: the remote knows its task and
+ * context by the ids it sent, so a follow-up, poll or cancel by the id we read would name nothing of the remote's, or
+ * something else. Such an id is refused (docs/decisions.md), naming it as sent (JSON escapes show the surrogate).
+ */
+export function keptIds(read: NamedIds, sent: NamedIds | undefined, method: string): void {
+  if (sent === undefined) return;
+  const why = 'an id holding a lone UTF-16 surrogate (an unpaired \\uD800-\\uDFFF escape) cannot be kept as sent';
+  if (read.taskId !== sent.taskId) {
+    throw new OutboundError(
+      'bad_response',
+      `the remote's ${method} answer names task ${shown(sent.taskId)}: ${why}, so the task could not be followed up, polled or canceled`,
+    );
+  }
+  if ((read.contextId ?? '') !== (sent.contextId ?? '')) {
+    throw new OutboundError(
+      'bad_response',
+      `the remote's ${method} answer puts task ${shown(sent.taskId)} in context ${shown(sent.contextId ?? '')}: ${why}, so a follow-up could not continue it`,
+    );
+  }
+}
+
+/**
+ * `task` when its id can be used: a task the call leaves waiting (for input, or still working, to be polled) must name
+ * it, else a follow-up or poll would go to no task. A finished task without an id is taken (nothing follows it).
+ */
+export function followable(task: RemoteTask, method: string): RemoteTask {
+  if (task.id !== '' || TERMINAL_STATES.has(task.status.state)) return task;
+  const then = task.status.state === 'input-required' ? 'continued' : 'polled';
+  throw new OutboundError(
+    'bad_response',
+    `the remote's ${method} answer leaves its task ${task.status.state} without naming it (no task id): it could not be ${then}`,
   );
 }

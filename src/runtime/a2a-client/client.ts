@@ -3,13 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import { CLIENT_CODECS, type ClientCodec } from '../../protocol/client-codec.js';
 import type { RemoteTask } from '../../protocol/connections.js';
-import { RemoteDecodeError, type RemoteTaskFold } from '../../protocol/remote-decode.js';
+import { RemoteDecodeError, type DecodeContext, type RemoteTaskFold } from '../../protocol/remote-decode.js';
 import type { Clock, Timers } from '../clock.js';
 import { systemResolve, type Allowlist, type Resolve } from '../net/guard.js';
-import { ownContext, ownEvent, ownEventContext, ownTask } from './belongs.js';
+import { eventIds, followable, keptIds, ownContext, ownEvent, ownEventContext, ownTask, sentIds, taskIds, type NamedIds } from './belongs.js';
 import { discover, type CardCacheOptions } from './card-cache.js';
 import { EndpointStates } from './endpoint.js';
-import { rpcCall, rpcStream, type RpcTarget } from './jsonrpc.js';
+import { rpcCall, rpcStream, type RpcResult, type RpcTarget } from './jsonrpc.js';
 import { scrubError, scrubValue } from './scrub.js';
 import { A2AClientSettings, type A2AClientSettingsInput } from './settings.js';
 import { OutboundError, type A2AClient, type Discovered, type RemoteEndpoint, type SendOptions } from './types.js';
@@ -68,8 +68,15 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       const d = signal ? await raceAbort(discovered(endpoint), signal) : await discovered(endpoint);
       const codec = CLIENT_CODECS[d.dialect];
       const p = kind === 'get' ? codec.getParams(params) : codec.cancelParams(params);
-      const result = await rpcCall(target(endpoint, d, codec, settings.requestTimeoutMs, signal), codec.methods[kind], p);
-      return clean(endpoint, ownTask(codec.decodeTask(result, decodeCtx(params.taskId)), params.taskId, codec.methods[kind]));
+      const r = await rpcCall(target(endpoint, d, codec, settings.requestTimeoutMs, signal), codec.methods[kind], p);
+      const ctx = decodeCtx(params.taskId);
+      const task = codec.decodeTask(r.result, ctx);
+      keptIds(
+        taskIds(task),
+        sentIds(r.asSent, (v) => taskIds(codec.decodeTask(v, ctx))),
+        codec.methods[kind],
+      );
+      return clean(endpoint, ownTask(task, params.taskId, codec.methods[kind]));
     } catch (e) {
       throw failure(endpoint, e);
     }
@@ -108,12 +115,37 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         throw e;
       }
     };
+    /**
+     * Checks that the ids an answer named (`read`) are the remote's as sent (keptIds). The task it names is ours when no
+     * other was known: refused, it is asked to stop by its id as sent.
+     */
+    const kept = (read: NamedIds, sent: NamedIds | undefined, method: string) =>
+      ours(() => {
+        if (sent && !known.taskId) known.taskId = sent.taskId;
+        keptIds(read, sent, method);
+      });
+    /** A task answer decoded, its ids checked to be the remote's (kept). */
+    const taskAnswer = (r: RpcResult, ctx: DecodeContext, method: string): RemoteTask => {
+      const task = codec.decodeTask(r.result, ctx);
+      kept(
+        taskIds(task),
+        sentIds(r.asSent, (v) => taskIds(codec.decodeTask(v, ctx))),
+        method,
+      );
+      return task;
+    };
+    /**
+     * `task` in the context the remote task is in: an answer naming none (a remote's later answers may leave it out, a
+     * status-only stream never names it on a task) is in the one our follow-up was sent in or an earlier answer named,
+     * so the context is kept for the next follow-up and in the stored result (docs/decisions.md).
+     */
+    const inContext = (task: RemoteTask): RemoteTask => (task.contextId || known.contextId === undefined ? task : { ...task, contextId: known.contextId });
     /** `task` when it is the task asked about (`asked`), in the context it was in. */
     const ownAnswer = (task: RemoteTask, asked: string | undefined, method: string): RemoteTask =>
       ours(() => {
         ownTask(task, asked, method);
         known.contextId = ownContext(task, known.contextId, method);
-        return task;
+        return inContext(task);
       });
     const poll = (task: RemoteTask) => {
       known.waiting = true;
@@ -124,12 +156,8 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         maxMs: settings.pollMaxMs,
         random,
         get: async () => {
-          const result = await rpcCall(
-            target(so.endpoint, d, codec, settings.requestTimeoutMs, signal),
-            codec.methods.get,
-            codec.getParams({ taskId: task.id }),
-          );
-          return ownAnswer(codec.decodeTask(result, decodeCtx(task.id)), task.id, codec.methods.get);
+          const r = await rpcCall(target(so.endpoint, d, codec, settings.requestTimeoutMs, signal), codec.methods.get, codec.getParams({ taskId: task.id }));
+          return ownAnswer(taskAnswer(r, decodeCtx(task.id), codec.methods.get), task.id, codec.methods.get);
         },
         ...(so.onEvent && { onChange: (t: RemoteTask) => so.onEvent?.({ kind: 'task', task: t }) }),
       });
@@ -150,9 +178,14 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       signal.addEventListener('abort', onAbort, { once: true });
       if (signal.aborted) onAbort();
       try {
-        for await (const { result, bytes } of rpcStream(target(so.endpoint, d, codec, deadlineMs, streamCtl.signal), codec.methods.stream, params)) {
+        for await (const { result, asSent, bytes } of rpcStream(target(so.endpoint, d, codec, deadlineMs, streamCtl.signal), codec.methods.stream, params)) {
           const ctx = decodeCtx(streamTask);
           const ev = codec.decodeEvent(result, ctx);
+          kept(
+            eventIds(ev),
+            sentIds(asSent, (v) => eventIds(codec.decodeEvent(v, ctx))),
+            codec.methods.stream,
+          );
           streamTask = ours(() => ownEvent(ev, streamTask, codec.methods.stream));
           known.contextId = ours(() => ownEventContext(ev, streamTask, known.contextId, codec.methods.stream));
           folded ??= startFold(ev, { taskId, receivedAt: ctx.receivedAt });
@@ -174,7 +207,7 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       }
       if (signal.aborted) throw new OutboundError('canceled', 'the call was canceled');
       if (!folded) throw new OutboundError('bad_response', `the remote's ${codec.methods.stream} stream ended without an event`);
-      const task = folded.task;
+      const task = followable(inContext(folded.task), codec.methods.stream);
       // a stream that ended before the task settled: the rest is polled
       return isSettled(task) ? task : poll(task);
     }
@@ -182,12 +215,12 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
     // a non-blocking send whose id the remote picks is answered at once: it is let finish even when aborted meanwhile,
     // so that the id it brings lets the abort cancel the remote task
     const learnId = (so.blocking ?? settings.blocking) === false && taskId === undefined;
-    const result = await rpcCall(
+    const r = await rpcCall(
       target(so.endpoint, d, codec, learnId ? settings.requestTimeoutMs : deadlineMs, learnId ? undefined : signal),
       codec.methods.send,
       params,
     );
-    const task = ownAnswer(codec.decodeTask(result, decodeCtx(taskId)), taskId, codec.methods.send);
+    const task = followable(ownAnswer(taskAnswer(r, decodeCtx(taskId), codec.methods.send), taskId, codec.methods.send), codec.methods.send);
     known.taskId = task.id || known.taskId;
     if (signal.aborted) throw new OutboundError('canceled', 'the call was canceled');
     so.onEvent?.({ kind: 'task', task });

@@ -2,13 +2,14 @@
 // (each a JSON-RPC response). Every request body leaves through the sanitizer: no internal field, at any depth.
 import { z } from 'zod';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../../protocol/json-depth.js';
-import { parseRemoteJson } from '../../protocol/remote-json.js';
+import { readRemoteJson } from '../../protocol/remote-json.js';
+import { cutCodePoints } from '../../protocol/summary.js';
 import { toSanitizedJson } from '../sanitizer.js';
 import { authorizedExchange, authorizedOpen, unauthorized, type EndpointState, type EndpointStates } from './endpoint.js';
 import type { HttpResponse } from './http.js';
 import { readBody } from './http.js';
 import { readSse } from './sse.js';
-import { OutboundError } from './types.js';
+import { MAX_REMOTE_ERROR, OutboundError } from './types.js';
 
 export interface RpcTarget {
   states: EndpointStates;
@@ -67,7 +68,9 @@ function resultOf(json: unknown, requestId: string, method: string, status: numb
   if (r.success && r.data.error) {
     checkId(r.data.id, requestId, { method, error: true });
     const e = r.data.error;
-    throw new OutboundError('remote_error', `the remote answered ${method} with error ${e.code}: ${e.message}`, { remoteCode: e.code });
+    throw new OutboundError('remote_error', `the remote answered ${method} with error ${e.code}: ${cutCodePoints(e.message, MAX_REMOTE_ERROR)}`, {
+      remoteCode: e.code,
+    });
   }
   if (status < 200 || status >= 300)
     throw new OutboundError(
@@ -81,9 +84,29 @@ function resultOf(json: unknown, requestId: string, method: string, status: numb
   return r.data.result;
 }
 
-function parseJson(text: string, method: string, status: number): unknown {
+/** An answer's JSON as read (`value`) and, when a lone surrogate was read as U+FFFD, as sent (readRemoteJson). */
+type ReadJson = ReturnType<typeof readRemoteJson>;
+
+/**
+ * The result a JSON-RPC call brought: as read, and (only when a lone surrogate in it was read as U+FFFD) as sent, so
+ * that the ids the client takes can be checked to be the remote's own (a2a-client/belongs.ts, `keptIds`).
+ */
+export interface RpcResult {
+  result: unknown;
+  asSent?: unknown;
+}
+
+/** The result of `json` (resultOf), with the result as sent beside it when they differ. */
+function rpcResultOf(json: ReadJson, requestId: string, method: string, status: number): RpcResult {
+  const result = resultOf(json.value, requestId, method, status);
+  if (json.asSent === undefined) return { result };
+  const asSent = typeof json.asSent === 'object' && json.asSent !== null ? (json.asSent as { result?: unknown }).result : undefined;
+  return { result, ...(asSent !== undefined && { asSent }) };
+}
+
+function parseJson(text: string, method: string, status: number): ReadJson {
   try {
-    return parseRemoteJson(text);
+    return readRemoteJson(text);
   } catch {
     if (status < 200 || status >= 300) throw statusError(method, status);
     throw new OutboundError('bad_response', `the remote's answer to ${method} is not JSON`);
@@ -100,11 +123,11 @@ const post = (t: RpcTarget, o: { id: string; method: string; params: Record<stri
   ...(t.signal && { signal: t.signal }),
 });
 
-export async function rpcCall(t: RpcTarget, method: string, params: Record<string, unknown>): Promise<unknown> {
+export async function rpcCall(t: RpcTarget, method: string, params: Record<string, unknown>): Promise<RpcResult> {
   const id = `a2a-client-${++nextId}`;
   const r = await authorizedExchange(t.states, t.st, post(t, { id, method, params, accept: 'application/json' }));
   if (r.status === 401 || r.status === 403) throw unauthorized(r.status, t.url);
-  return resultOf(parseJson(r.body.toString('utf8'), method, r.status), id, method, r.status);
+  return rpcResultOf(parseJson(r.body.toString('utf8'), method, r.status), id, method, r.status);
 }
 
 const isEventStream = (r: HttpResponse) =>
@@ -113,8 +136,7 @@ const isEventStream = (r: HttpResponse) =>
     .startsWith('text/event-stream');
 
 /** One result of a streaming call, with the size of the event (or answer) that brought it. */
-export interface StreamedResult {
-  result: unknown;
+export interface StreamedResult extends RpcResult {
   bytes: number;
 }
 
@@ -127,17 +149,17 @@ export async function* rpcStream(t: RpcTarget, method: string, params: Record<st
     const max = t.states.maxBytes;
     if (!isEventStream(r) || r.status < 200 || r.status >= 300) {
       const text = (await readBody(r, max)).toString('utf8');
-      yield { result: resultOf(parseJson(text, method, r.status), id, method, r.status), bytes: text.length };
+      yield { ...rpcResultOf(parseJson(text, method, r.status), id, method, r.status), bytes: text.length };
       return;
     }
     for await (const ev of readSse(r.res, max)) {
-      let json: unknown;
+      let json: ReadJson;
       try {
-        json = parseRemoteJson(ev.data);
+        json = readRemoteJson(ev.data);
       } catch {
         throw new OutboundError('bad_response', `an event of the remote's ${method} stream is not JSON`);
       }
-      yield { result: resultOf(json, id, method, r.status), bytes: ev.data.length };
+      yield { ...rpcResultOf(json, id, method, r.status), bytes: ev.data.length };
     }
   } catch (e) {
     if (e instanceof OutboundError) throw e;

@@ -2,8 +2,9 @@
 // checked with zod; secrets never appear in an error.
 import { z } from 'zod';
 import type { Credentials } from '../../protocol/connections.js';
+import { cutCodePoints } from '../../protocol/summary.js';
 import { httpExchange, type HttpCall } from './http.js';
-import { OutboundError } from './types.js';
+import { MAX_REMOTE_ERROR, OutboundError } from './types.js';
 
 type OAuthCredentials = Extract<Credentials, { kind: 'oauth' }>;
 
@@ -57,7 +58,9 @@ export async function fetchToken(cred: OAuthCredentials, http: TokenRequest): Pr
   }
   if (answer.status < 200 || answer.status >= 300) {
     const err = TokenError.safeParse(json);
-    const why = err.success ? `: ${err.data.error}${err.data.error_description ? ` (${err.data.error_description})` : ''}` : '';
+    // the token endpoint's words are quoted as a remote's JSON-RPC error message is: cut short
+    const said = err.success ? `${err.data.error}${err.data.error_description ? ` (${err.data.error_description})` : ''}` : '';
+    const why = said ? `: ${cutCodePoints(said, MAX_REMOTE_ERROR)}` : '';
     throw new OutboundError('token_failed', `the OAuth token endpoint answered HTTP ${answer.status}${why}`);
   }
   const ok = TokenAnswer.safeParse(json);

@@ -91,6 +91,13 @@ export type OutboundErrorCode =
   /** the remote's card could not be read yet (the connection is backing off) */
   | 'unavailable';
 
+/**
+ * How much of a remote's own words an OutboundError quotes (a JSON-RPC error's message, a token endpoint's
+ * error_description): the error becomes our caller's failed task's message (stored, shown on every read) or a module
+ * agent's error, and a remote may send megabytes of it.
+ */
+export const MAX_REMOTE_ERROR = 1_000;
+
 export class OutboundError extends Error {
   readonly code: OutboundErrorCode;
   readonly remoteCode: number | undefined;

@@ -5,6 +5,7 @@ import { connectRedis } from '../redis/connect.js';
 import { redisChannels } from '../redis/keys.js';
 import { withDeadline } from '../deadline.js';
 import { TaskEvent } from '../../protocol/events.js';
+import { CancelMessage, type CancelAnswer, type CancelAsk } from '../../protocol/cancel-asks.js';
 
 export type EventListener = (ev: TaskEvent) => void;
 
@@ -13,13 +14,21 @@ export interface Subscription {
   unsubscribe(): void;
 }
 
+/** a cancel asked of whichever instance runs the task (`reply` names the asker and its ask, when it wants an answer) */
+export type CancelRequest = Omit<CancelAsk, 't'>;
+/** an answer to one ask, heard by its asker only */
+export type CancelReply = Omit<CancelAnswer, 't'>;
+
 export interface EventBus {
   publish(taskKey: string, events: readonly TaskEvent[]): void;
   /** `ready` resolves once events from every instance reach `fn` (read the store only after it) */
   subscribe(taskKey: string, fn: EventListener): Subscription;
-  /** asks whichever instance runs the task to cancel it */
-  requestCancel(taskKey: string): void;
-  onCancelRequest(fn: (taskKey: string) => void): void;
+  /** asks whichever instance runs the task to cancel it (every instance hears it) */
+  requestCancel(req: CancelRequest): void;
+  onCancelRequest(fn: (req: CancelRequest) => void): void;
+  /** answers an ask: only the asker (`to`, its origin) hears it. Fire and forget, so the asker keeps a deadline */
+  answerCancel(answer: CancelReply): void;
+  onCancelAnswer(fn: (answer: CancelReply) => void): void;
   /** this process run's address among the instances that share the bus */
   readonly origin: string;
   /**
@@ -62,16 +71,22 @@ class LocalFanout {
 
 export function createLocalBus(): EventBus {
   const fan = new LocalFanout();
-  const cancelers: Array<(k: string) => void> = [];
+  const cancelers: Array<(req: CancelRequest) => void> = [];
+  const answered: Array<(answer: CancelReply) => void> = [];
+  const origin = randomUUID();
   return {
     // one instance: nobody else to tell
-    origin: randomUUID(),
+    origin,
     tell: () => undefined,
     onTold: () => undefined,
-    requestCancel: (k) => {
-      for (const fn of cancelers) fn(k);
+    requestCancel: (req) => {
+      for (const fn of cancelers) fn(req);
     },
     onCancelRequest: (fn) => void cancelers.push(fn),
+    answerCancel: (answer) => {
+      if (answer.to === origin) for (const fn of answered) fn(answer);
+    },
+    onCancelAnswer: (fn) => void answered.push(fn),
     publish: (k, events) => fan.deliver(k, events),
     subscribe: (k, fn) => {
       const h = fan.add(k, fn);
@@ -88,6 +103,34 @@ const Envelope = (v: unknown) => {
   if (typeof o?.origin !== 'string' || !Array.isArray(o.events)) return undefined;
   return { origin: o.origin, events: o.events.map((e) => TaskEvent.parse(e)) };
 };
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A message on the cancel channel, checked (another process wrote it). An instance of an earlier version sends the
+ * bare task key: that is an ask without a reply wanted, and it is acted on as before.
+ */
+function readCancelMessage(raw: Buffer): { t: 'ask'; req: CancelRequest } | { t: 'answer'; answer: CancelReply } | undefined {
+  let m: ReturnType<typeof CancelMessage.safeParse> | undefined;
+  try {
+    m = CancelMessage.safeParse(packr.unpack(raw));
+  } catch {
+    m = undefined;
+  }
+  if (m?.success) {
+    const d = m.data;
+    if (d.t === 'answer') return { t: 'answer', answer: { to: d.to, ask: d.ask, outcome: d.outcome, ...(d.state && { state: d.state }) } };
+    return { t: 'ask', req: { key: d.key, ...(d.reply && { reply: d.reply }), ...(d.requestId !== undefined && { requestId: d.requestId }) } };
+  }
+  let key: string;
+  try {
+    key = strictUtf8.decode(raw);
+  } catch {
+    return undefined;
+  }
+  // only a lookup key: splitTaskKey and the store read judge it further
+  return raw.length <= 1000 && key.includes('/') ? { t: 'ask', req: { key } } : undefined;
+}
 
 /** Local subscribers hear local events at once; other instances hear them through one Redis channel per task. */
 export async function createRedisBus(o: { url: string; prefix: string; commandTimeoutMs?: number; onError?: (e: Error) => void }): Promise<EventBus> {
@@ -108,11 +151,19 @@ export async function createRedisBus(o: { url: string; prefix: string; commandTi
   const channel = channels.events;
   let closed = false;
   const active = new Map<string, Promise<void>>();
-  const cancelers: Array<(k: string) => void> = [];
+  const cancelers: Array<(req: CancelRequest) => void> = [];
+  const answered: Array<(answer: CancelReply) => void> = [];
   const cancelChannel = channels.cancel;
-  await sub.subscribe(cancelChannel, (k: string) => {
-    for (const fn of cancelers) fn(k);
-  });
+  // asks and answers share one channel: cancels are rare, and an answer not to this instance is dropped here
+  await sub.subscribe(
+    cancelChannel,
+    (raw: Buffer) => {
+      const m = readCancelMessage(raw);
+      if (m?.t === 'ask') for (const fn of cancelers) fn(m.req);
+      else if (m?.t === 'answer' && m.answer.to === origin) for (const fn of answered) fn(m.answer);
+    },
+    true,
+  );
   const told: Array<(msg: Uint8Array) => void> = [];
   const hear = (msg: Uint8Array) => {
     for (const fn of told) fn(msg);
@@ -140,10 +191,14 @@ export async function createRedisBus(o: { url: string; prefix: string; commandTi
       void sent.catch(() => undefined);
     },
     onTold: (fn) => void told.push(fn),
-    requestCancel(k) {
-      if (!closed) void pub.publish(cancelChannel, k).catch(() => undefined);
+    requestCancel(req) {
+      if (!closed) void pub.publish(cancelChannel, packr.pack({ t: 'ask', ...req })).catch(() => undefined);
     },
     onCancelRequest: (fn) => void cancelers.push(fn),
+    answerCancel(answer) {
+      if (!closed) void pub.publish(cancelChannel, packr.pack({ t: 'answer', ...answer })).catch(() => undefined);
+    },
+    onCancelAnswer: (fn) => void answered.push(fn),
     publish(k, events) {
       fan.deliver(k, events);
       if (!closed) void pub.publish(channel(k), packr.pack({ origin, events })).catch(() => undefined);
@@ -189,4 +244,17 @@ export async function createRedisBus(o: { url: string; prefix: string; commandTi
       await Promise.allSettled([pub.close(), sub.close()]);
     },
   };
+}
+
+/**
+ * Tells every gateway instance on this Redis one message, from a process that is none of them (the CLI): the envelope
+ * of `tell('all')`, from an origin no instance has. Resolves once Redis took it; rejects when Redis cannot be reached.
+ */
+export async function tellInstancesOnce(o: { url: string; prefix: string; commandTimeoutMs?: number }, msg: Uint8Array): Promise<void> {
+  const pub = await connectRedis({ url: o.url, commandTimeoutMs: o.commandTimeoutMs ?? 2_000, name: 'a2a-gateway:cli-tell' });
+  try {
+    await pub.publish(redisChannels(o.prefix).instances, packr.pack({ o: `cli:${randomUUID()}`, m: msg }));
+  } finally {
+    pub.destroy();
+  }
 }

@@ -40,6 +40,8 @@ const V4: Array<[Category, Cidr]> = [
   ['reserved', cidr('240.0.0.0/4')],
   ['reserved', cidr('192.0.0.0/24')],
   ['reserved', cidr('192.0.2.0/24')],
+  // the deprecated 6to4 relay anycast (RFC 7526): no receiver lives there
+  ['reserved', cidr('192.88.99.0/24')],
   ['reserved', cidr('198.18.0.0/15')],
   ['reserved', cidr('198.51.100.0/24')],
   ['reserved', cidr('203.0.113.0/24')],
@@ -55,6 +57,12 @@ const V6: Array<[Category, Cidr]> = [
   ['multicast', cidr('ff00::/8')],
   ['reserved', cidr('100::/64')],
   ['reserved', cidr('2001:db8::/32')],
+  ['reserved', cidr('3fff::/20')],
+  // local-use IPv4/IPv6 translation (RFC 8215): a site's own NAT64 may carry it to any internal IPv4 address, in a
+  // place that depends on its prefix length, so the whole range is refused rather than read for an IPv4 address
+  ['reserved', cidr('64:ff9b:1::/48')],
+  // SRv6 segment ids (RFC 9602): not globally reachable
+  ['reserved', cidr('5f00::/16')],
 ];
 
 /** The operator's allowlist (for webhooks, config `push.allowlist`): CIDRs or exact addresses that are admitted although internal. */

@@ -78,16 +78,19 @@ export function cidr(s: string): Cidr {
 
 /**
  * The IPv4 address an IPv6 one carries, for the forms that reach an IPv4 host: IPv4-mapped
- * (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d, deprecated), NAT64 (64:ff9b::/96) and 6to4 (2002::/16).
+ * (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d, deprecated), NAT64
+ * (64:ff9b::/96) and 6to4 (2002::/16).
  */
 export function embeddedV4(ip: IpBytes): IpBytes | undefined {
   if (ip.length !== 16) return undefined;
-  if (inCidr(ip, MAPPED) || inCidr(ip, NAT64) || inCidr(ip, COMPATIBLE)) return ip.slice(12, 16);
+  if (inCidr(ip, MAPPED) || inCidr(ip, TRANSLATED) || inCidr(ip, NAT64) || inCidr(ip, COMPATIBLE)) return ip.slice(12, 16);
   if (inCidr(ip, SIX_TO_FOUR)) return ip.slice(2, 6);
   return undefined;
 }
 
 const MAPPED = cidr('::ffff:0:0/96');
+/** IPv4-translated (RFC 2765's SIIT): a translator carries it to the IPv4 address in its last 32 bits */
+const TRANSLATED = cidr('::ffff:0:0:0/96');
 const COMPATIBLE = cidr('::/96');
 const NAT64 = cidr('64:ff9b::/96');
 const SIX_TO_FOUR = cidr('2002::/16');

@@ -127,7 +127,7 @@ export const resultMember = (workspace: string, id: string): string => `${worksp
 export interface RedisChannels {
   /** one task's live events, packed {origin, events} */
   events(taskKey: string): string;
-  /** cancel requests: the message is the task key, heard by whichever instance runs it */
+  /** cancel asks (heard by every instance; the one that runs the task acts) and their answers (each to its asker) */
   readonly cancel: string;
   /** messages to one instance, by its bus origin (relay turns forwarded to the instance holding the tunnel) */
   instance(origin: string): string;

@@ -9,6 +9,7 @@ import type { RelayRecord } from '../../protocol/relays.js';
 export interface KeyStore {
   put(rec: KeyRecord): Promise<void>;
   get(id: string): Promise<KeyRecord | undefined>;
+  /** the key whose stored hash is exactly `hash` (a record found through a stale index entry is not returned) */
   getByHash(hash: string): Promise<KeyRecord | undefined>;
   list(filter?: { workspaceId?: string }): Promise<KeyRecord[]>;
 }

@@ -20,18 +20,21 @@ export function memoizedReader<T>(o: {
   const memo = new Map<string, { bytes: Buffer; rec: T }>();
   const max = o.max ?? 10_000;
   return (key: Key, memoKey: string): T | undefined => {
-    const raw = o.db.getBinary(key);
-    if (raw === undefined) {
+    // compared in lmdb-js's reused read buffer (no copy per read), copied only when the record is decoded anew. That
+    // buffer's `length` is set to the value's size over a larger allocation, so only length-bounded calls see the value.
+    const seen = o.db.getBinaryFast(key);
+    if (seen === undefined) {
       memo.delete(memoKey);
       return undefined;
     }
+    const size = seen.length;
     const hit = memo.get(memoKey);
-    if (hit?.bytes.equals(raw)) return hit.rec;
+    if (hit !== undefined && hit.bytes.length === size && hit.bytes.compare(seen, 0, size) === 0) return hit.rec;
+    const raw = Buffer.from(Uint8Array.prototype.slice.call(seen, 0, size));
     const v = getDecoded({ db: o.db, key, record: o.record, id: o.idOf(key) });
     if (v === undefined) return undefined;
     const rec = o.decode(v, key);
     if (memo.size >= max) memo.delete(memo.keys().next().value as string);
-    // getBinary returns a copy (getBinaryFast's buffer would be reused by the next read)
     memo.set(memoKey, { bytes: raw, rec });
     return rec;
   };

@@ -1,0 +1,39 @@
+// A number past a double's range (`1e400`) in params is refused with -32602 naming its path, in every dialect, and
+// nothing is stored or run. JSON.parse reads it as Infinity: the echo agent was handed Infinity while the answer,
+// tasks/get and every webhook read null, so the caller's value was changed without a word. Large finite numbers pass.
+import t from 'tap';
+import { startTestGateway } from '../support/gateway.js';
+import { storedTasks } from '../support/tasks.js';
+
+const envelope = (method: string, params: string) => `{"jsonrpc":"2.0","id":1,"method":"${method}","params":${params}}`;
+const messageB = (fields: string) => `{"message":{"kind":"message","role":"user","messageId":"m-${Math.random()}",${fields}}}`;
+
+t.test('1e400 in a data part, metadata or a list is -32602 naming the path; nothing is stored', async (t) => {
+  const gw = await startTestGateway();
+  t.teardown(() => gw.close());
+  const { key } = await gw.key();
+  const before = await storedTasks(gw);
+  const cases = [
+    { method: 'message/send', params: messageB('"parts":[{"kind":"data","data":{"n":1e400}}]'), path: 'params.message.parts.0.data.n' },
+    { method: 'message/send', params: messageB('"parts":[{"kind":"data","data":{"m":[1,-1e999]}}]'), path: 'params.message.parts.0.data.m.1' },
+    { method: 'message/send', params: messageB('"parts":[{"kind":"text","text":"x"}],"metadata":{"x":1e400}'), path: 'params.message.metadata.x' },
+    { method: 'tasks/send', params: '{"message":{"role":"user","parts":[{"type":"text","text":"x"}]},"metadata":{"y":-1e400}}', path: 'params.metadata.y' },
+    {
+      method: 'SendMessage',
+      params: '{"message":{"role":"ROLE_USER","messageId":"m1","parts":[{"data":{"data":{"z":1e400}}}]}}',
+      path: 'params.message.parts.0.data.data.z',
+      headers: { 'A2A-Version': '1.0' },
+    },
+  ];
+  for (const c of cases) {
+    const r = await gw.rpc({ key, body: envelope(c.method, c.params), ...(c.headers && { headers: c.headers }) });
+    t.equal(r.json.error?.code, -32602, `${c.method} ${c.path}: -32602`);
+    const path = Array.isArray(r.json.error?.data) ? r.json.error.data[0].metadata.path : r.json.error?.data?.path;
+    t.equal(path, c.path, `${c.method}: names ${c.path}`);
+    t.match(r.json.error?.message, /past the range of a double/, 'and says why');
+  }
+  t.same(await storedTasks(gw), before, 'nothing stored');
+
+  const big = await gw.rpc({ key, body: envelope('message/send', messageB('"parts":[{"kind":"data","data":{"n":1e308,"m":-1.5e300}}]')) });
+  t.same(big.json.result?.artifacts?.[0]?.parts?.[0]?.data, { n: 1e308, m: -1.5e300 }, 'large finite numbers are taken and echoed as sent');
+});
