@@ -3,9 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { AgentSpec } from './protocol/agent-events.js';
+import { MAX_RESULT_RETENTION_HOURS, MAX_RETENTION_MS } from './protocol/connections.js';
 import { DEFAULT_ADMIN_AUTH_FAILURES, DEFAULT_ADMIN_LIMITS, DEFAULT_AUTH_FAILURES, DEFAULT_RATE_LIMITS, RateLimits } from './protocol/records.js';
 import { DEMO_AGENTS } from './demo-agents.js';
 import { PLAIN_DECIMAL_RULE, plainDecimal } from './protocol/decimal.js';
+import { MAX_TIMEOUT_MS } from './protocol/long-timeout.js';
 import { IpOrCidr, TrustedProxyList } from './runtime/net/ip-lists.js';
 
 /** Agent ids name URLs and tasks, so a repeated id would run another agent than the one chosen; a module agent needs its file. */
@@ -106,7 +108,13 @@ export const Config = z
     redis: z
       .object({
         /** a Redis command unanswered this long fails: calls during an outage get a 503 instead of hanging */
-        commandTimeoutMs: z.number().int().positive().default(2_000),
+        commandTimeoutMs: z
+          .number()
+          .int()
+          .positive()
+          // the deadline is one timer: past this Node fires it after 1 ms, and every command would time out at once
+          .max(MAX_TIMEOUT_MS, `at most ${MAX_TIMEOUT_MS} ms (about 24 days)`)
+          .default(2_000),
         /**
          * how often one instance adds to the workspace task index the tasks an instance of an older version wrote
          * without it (a rolling upgrade; tasks/list misses them until then); 0 never does
@@ -185,6 +193,8 @@ export const Config = z
           .number()
           .int()
           .positive()
+          // as the other retention settings: a longer one is a slip, and past a Date's range no sign-in could answer
+          .max(MAX_RETENTION_MS, `at most ${MAX_RETENTION_MS} ms (${MAX_RESULT_RETENTION_HOURS} hours, 10 years)`)
           .default(8 * 3_600_000),
         /** each admin key's budget of admin API calls (Bearer or its session), apart from its A2A budget */
         limits: RateLimits.default(DEFAULT_ADMIN_LIMITS),
@@ -203,11 +213,12 @@ export const Config = z
     /** terminal tasks (with their events, push configs and jobs) are deleted once they have been terminal for taskTtlMs */
     retention: z
       .object({
-        /** 7 days by default; 0 keeps tasks forever */
+        /** 7 days by default; 0 keeps tasks forever; at most 10 years, as a connection's results (a longer one is a slip) */
         taskTtlMs: z
           .number()
           .int()
           .nonnegative()
+          .max(MAX_RETENTION_MS, `at most ${MAX_RETENTION_MS} ms (${MAX_RESULT_RETENTION_HOURS} hours, 10 years); 0 keeps tasks forever`)
           .default(7 * 86_400_000),
         sweepIntervalMs: z
           .number()

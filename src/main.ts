@@ -25,6 +25,7 @@ import { createRedisLimiter } from './runtime/limiter/redis.js';
 import { limiterPrefix } from './runtime/redis/keys.js';
 import type { Limiter } from './runtime/limiter/types.js';
 import { errorText, silentLog, type Log } from './runtime/log.js';
+import { SaidOnce } from './runtime/said-once.js';
 import { createAgentPool } from './runtime/pool/index.js';
 import { createPushRuntime, type PushRuntime } from './runtime/push/push.js';
 import type { Resolve } from './runtime/net/guard.js';
@@ -105,11 +106,9 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   };
   // a damaged record (another version's, or a damaged file) is left out of listings, so the rest still start and
   // serve; said once per record, not on every rescan
-  const reportedCorrupt = new Set<string>();
+  const reportedCorrupt = new SaidOnce();
   const onCorrupt = (e: StoreCorruptError) => {
-    const id = `${e.record} ${e.id}`;
-    if (reportedCorrupt.has(id)) return;
-    reportedCorrupt.add(id);
+    if (!reportedCorrupt.first(`${e.record} ${e.id}`)) return;
     log('damaged stored record left out; repair or remove it', { record: e.record, id: e.id, error: e.message });
   };
   const store = await openStore(config, { onError: onRedisError, onCorrupt });

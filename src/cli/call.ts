@@ -5,7 +5,6 @@ import { openSecret } from '../open-store.js';
 import { openCliStore } from './store.js';
 import { createOutbound } from '../outbound.js';
 import type { RemoteTask } from '../protocol/connections.js';
-import { forTerminal } from '../protocol/one-line.js';
 import { summarize } from '../protocol/summary.js';
 import type { RemoteEvent } from '../runtime/a2a-client/types.js';
 import { OutboundError } from '../runtime/a2a-client/types.js';
@@ -14,10 +13,7 @@ import { setLongTimeout } from '../protocol/long-timeout.js';
 import { silentLog } from '../runtime/log.js';
 import { ConnectionAdminError } from '../runtime/connection-admin.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
-
-const out = (s: string) => process.stdout.write(`${s}\n`);
-/** A line of text output: it quotes the remote (its ids, texts, error messages), which must not drive the terminal. */
-const show = (s: string) => out(forTerminal(s));
+import { err, out, outJson, outText } from './output.js';
 
 /** The server's timers do not hold the process open; here a poll's wait is all that runs, and must. */
 const heldTimers: Timers = { after: (ms, fn) => setLongTimeout(fn, ms) };
@@ -72,20 +68,21 @@ export async function callCommand(args: string[]): Promise<number> {
         message: { role: 'user', parts: [{ kind: 'text', text }], messageId: randomUUID() },
         stream: values.stream,
         signal: abort.signal,
-        onEvent: (ev) => (values.json ? out(JSON.stringify({ event: ev })) : show(describe(ev))),
+        onEvent: (ev) => (values.json ? outJson({ event: ev }) : outText(describe(ev))),
       });
     } catch (e) {
       if (e instanceof OutboundError) {
-        if (values.json) out(JSON.stringify({ error: { code: e.code, message: e.message } }));
-        process.stderr.write(`a2a-gateway: call failed (${e.code}): ${forTerminal(e.message)}\n`);
+        if (values.json) outJson({ error: { code: e.code, message: e.message } });
+        err(`a2a-gateway: call failed (${e.code}): ${e.message}`);
         return 1;
       }
       throw e;
     }
-    if (values.json) out(JSON.stringify({ task }));
+    if (values.json) outJson({ task });
     else {
-      show(`task ${task.id}: ${task.status.state}`);
-      show(summarize(task));
+      out(`task ${task.id}: ${task.status.state}`);
+      // the remote's own text: its lines kept, anything that would drive the terminal replaced
+      outText(summarize(task));
     }
     return task.status.state === 'failed' ? 1 : 0;
   } finally {

@@ -21,6 +21,7 @@ import {
 } from '../runtime/connection-admin.js';
 import { parseAllowlist } from '../runtime/net/guard.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
+import { out, outJson } from './output.js';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -248,7 +249,6 @@ export async function connectionsCommand(args: string[]): Promise<number> {
     const extra = setting ? `--${setting}` : credentialFlags[0];
     if (extra) throw inputError(`connections ${sub}: ${extra} is a flag of add and update only`);
   }
-  const out = (s: string) => process.stdout.write(`${s}\n`);
 
   // everything the flags say is read and checked before the store is opened: a refused command changes nothing
   let run: (deps: ConnectionAdminDeps) => Promise<void>;
@@ -263,7 +263,8 @@ export async function connectionsCommand(args: string[]): Promise<number> {
       }
       run = async (deps) => {
         const c = await addConnection(deps, input);
-        out(v.json ? JSON.stringify(c) : `connection ${c.name} added to workspace ${c.workspace}: ${c.url} (auth ${c.auth}, trust ${c.trust})`);
+        if (v.json) outJson(c);
+        else out(`connection ${c.name} added to workspace ${c.workspace}: ${c.url} (auth ${c.auth}, trust ${c.trust})`);
       };
       break;
     }
@@ -271,7 +272,7 @@ export async function connectionsCommand(args: string[]): Promise<number> {
       if (positionals.length > 0) throw inputError(`connections list: unexpected '${positionals[0]}' (list takes --workspace W)`);
       run = async (deps) => {
         const all = await listConnections(deps, { workspace: v.workspace });
-        if (v.json) out(JSON.stringify(all));
+        if (v.json) outJson(all);
         else if (all.length === 0) out(v.workspace ? `no connections in workspace ${v.workspace}` : 'no connections');
         else for (const c of all) out(`${c.workspace}  ${c.name}  ${c.url}  auth ${c.auth}  trust ${c.trust}  dialect ${c.dialect}`);
       };
@@ -280,7 +281,8 @@ export async function connectionsCommand(args: string[]): Promise<number> {
       const ref = refFrom(v, positionals, sub);
       run = async (deps) => {
         const c = await showConnection(deps, ref);
-        out(v.json ? JSON.stringify(c) : describe(c).join('\n'));
+        if (v.json) outJson(c);
+        else out(...describe(c));
       };
       break;
     }
@@ -288,7 +290,8 @@ export async function connectionsCommand(args: string[]): Promise<number> {
       const ref = refFrom(v, positionals, sub);
       run = async (deps) => {
         const c = await connectionStatus(deps, ref);
-        out(v.json ? JSON.stringify(c) : [...describe(c), ...describeStatus(c.status)].join('\n'));
+        if (v.json) outJson(c);
+        else out(...[...describe(c), ...describeStatus(c.status)]);
       };
       break;
     }
@@ -302,7 +305,8 @@ export async function connectionsCommand(args: string[]): Promise<number> {
       }
       run = async (deps) => {
         const c = await updateConnection(deps, input);
-        out(v.json ? JSON.stringify(c) : [`connection ${c.name} of workspace ${c.workspace} updated`, ...describe(c).slice(1)].join('\n'));
+        if (v.json) outJson(c);
+        else out(...[`connection ${c.name} of workspace ${c.workspace} updated`, ...describe(c).slice(1)]);
       };
       break;
     }
@@ -310,7 +314,8 @@ export async function connectionsCommand(args: string[]): Promise<number> {
       const ref = refFrom(v, positionals, sub);
       run = async (deps) => {
         const c = await removeConnection(deps, ref);
-        out(v.json ? JSON.stringify(c) : `connection ${c.name} removed from workspace ${c.workspace}${'damaged' in c ? ' (its record was damaged)' : ''}`);
+        if (v.json) outJson(c);
+        else out(`connection ${c.name} removed from workspace ${c.workspace}${'damaged' in c ? ' (its record was damaged)' : ''}`);
       };
     }
   }

@@ -7,6 +7,7 @@ import { systemClock } from '../runtime/clock.js';
 import { tellInstances } from './tell-instances.js';
 import { KeyAdminError, createKey, listKeys, parseDuration, revokeKey, rotateKey } from '../runtime/key-admin.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
+import { out, outJson } from './output.js';
 
 const list = (s: string | undefined) =>
   s
@@ -57,7 +58,6 @@ export async function keysCommand(args: string[]): Promise<number> {
   const config = await configFrom(values);
   const store = await openCliStore(config);
   const deps = { keys: store.keys, relays: store.relays, secret: await openSecret(config), clock: systemClock };
-  const out = (s: string) => process.stdout.write(`${s}\n`);
   try {
     switch (sub) {
       case 'create': {
@@ -84,7 +84,7 @@ export async function keysCommand(args: string[]): Promise<number> {
         });
         if (values.json) {
           const v = made.view;
-          out(JSON.stringify({ id: v.id, key: made.key, workspace: v.workspace, trust: v.trust, scopes: v.scopes, expires_at: v.expires_at }));
+          outJson({ id: v.id, key: made.key, workspace: v.workspace, trust: v.trust, scopes: v.scopes, expires_at: v.expires_at });
         } else {
           out(`key ${made.record.id} created for workspace ${made.record.workspaceId} (${made.record.trust})`);
           out(`  ${made.key}`);
@@ -94,7 +94,7 @@ export async function keysCommand(args: string[]): Promise<number> {
       }
       case 'list': {
         const keys = await listKeys(deps, values.workspace);
-        if (values.json) out(JSON.stringify(keys));
+        if (values.json) outJson(keys);
         else if (keys.length === 0) out(values.workspace ? `no keys in workspace ${values.workspace}` : 'no keys');
         else
           for (const k of keys)
@@ -106,7 +106,8 @@ export async function keysCommand(args: string[]): Promise<number> {
         if (!id) throw new KeyAdminError('revoke: give the key id');
         const v = await revokeKey(deps, id, { workspace: values.workspace });
         await tellInstances(config, { t: 'lapsed', keyId: v.id });
-        out(values.json ? JSON.stringify(v) : `key ${v.id} revoked`);
+        if (values.json) outJson(v);
+        else out(`key ${v.id} revoked`);
         return 0;
       }
       case 'rotate': {
@@ -115,9 +116,7 @@ export async function keysCommand(args: string[]): Promise<number> {
         const made = await rotateKey(deps, id, { workspace: values.workspace });
         if (values.json) {
           const v = made.view;
-          out(
-            JSON.stringify({ id: v.id, key: made.key, workspace: v.workspace, trust: v.trust, scopes: v.scopes, expires_at: v.expires_at, rotated_from: id }),
-          );
+          outJson({ id: v.id, key: made.key, workspace: v.workspace, trust: v.trust, scopes: v.scopes, expires_at: v.expires_at, rotated_from: id });
         } else {
           out(`key ${made.record.id} replaces ${id}; the old key stays valid until you revoke it: a2a-gateway keys revoke ${id}`);
           out(`  ${made.key}`);

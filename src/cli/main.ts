@@ -6,6 +6,7 @@ import { KeyAdminError } from '../runtime/key-admin.js';
 import { RelayAdminError } from '../runtime/relay-admin.js';
 import { FlagError } from './common-flags.js';
 import { TOP_USAGE, usageOf, version } from './help.js';
+import { err } from './output.js';
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -30,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${TOP_USAGE}\n`);
       return 2;
     }
-    process.stderr.write(`a2a-gateway: unknown command '${command}'\n${TOP_USAGE}\n`);
+    err(`a2a-gateway: unknown command '${command}'\n${TOP_USAGE}`);
     return 2;
   } catch (e) {
     if (
@@ -40,14 +41,14 @@ export async function main(argv: string[]): Promise<number> {
       e instanceof RelayAdminError ||
       e instanceof WebhookSecretError
     ) {
-      process.stderr.write(`a2a-gateway: ${e.message}\n`);
+      err(`a2a-gateway: ${e.message}`);
       return 2;
     }
     if (e instanceof FlagError || (e instanceof TypeError && (e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))) {
-      process.stderr.write(`a2a-gateway: ${e.message}\n${usageOf(words)}\n`);
+      err(`a2a-gateway: ${e.message}\n${usageOf(words)}`);
       return 2;
     }
-    process.stderr.write(`a2a-gateway: ${e instanceof Error ? e.message : String(e)}\n`);
+    err(`a2a-gateway: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
 }

@@ -16,6 +16,7 @@ import {
   showRelay,
 } from '../runtime/relay-admin.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
+import { out, outJson } from './output.js';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -56,7 +57,6 @@ export async function relaysCommand(args: string[]): Promise<number> {
   if (!SUBS.includes(sub)) throw inputError(`relays: unknown subcommand '${sub}' (${SUBS.join(', ')})`);
   const { values: v, positionals } = parseFlags({ args: rest, allowPositionals: true, strict: true, options: OPTIONS });
   if (sub !== 'add' && v.key !== undefined) throw inputError(`relays ${sub}: --key is a flag of add only`);
-  const out = (s: string) => process.stdout.write(`${s}\n`);
   const refOf = (n: number) => {
     const name = v.name ?? positionals[0];
     if (positionals.length > n) throw inputError(`relays ${sub}: unexpected '${positionals[n]}'`);
@@ -79,7 +79,8 @@ export async function relaysCommand(args: string[]): Promise<number> {
       }
       run = async (deps) => {
         const r = await addRelay(deps, input);
-        out(v.json ? JSON.stringify(r) : `relay ${r.name} added to workspace ${r.workspace}: opened by key ${r.key_id}`);
+        if (v.json) outJson(r);
+        else out(`relay ${r.name} added to workspace ${r.workspace}: opened by key ${r.key_id}`);
       };
       break;
     }
@@ -87,7 +88,7 @@ export async function relaysCommand(args: string[]): Promise<number> {
       if (positionals.length > 0) throw inputError(`relays list: unexpected '${positionals[0]}' (list takes --workspace W)`);
       run = async (deps) => {
         const all = await listRelays(deps, { workspace: v.workspace });
-        if (v.json) out(JSON.stringify(all));
+        if (v.json) outJson(all);
         else if (all.length === 0) out(v.workspace ? `no relays in workspace ${v.workspace}` : 'no relays');
         else for (const r of all) out(`${r.workspace}  ${r.name}  key ${r.key_id}  agents ${r.agents.length}`);
       };
@@ -96,7 +97,8 @@ export async function relaysCommand(args: string[]): Promise<number> {
       const ref = refOf(1);
       run = async (deps) => {
         const r = await showRelay(deps, ref);
-        out(v.json ? JSON.stringify(r) : describe(r).join('\n'));
+        if (v.json) outJson(r);
+        else out(...describe(r));
       };
       break;
     }
@@ -104,7 +106,7 @@ export async function relaysCommand(args: string[]): Promise<number> {
       const ref = refOf(1);
       run = async (deps) => {
         const r = await showRelay(deps, ref);
-        if (v.json) out(JSON.stringify(r.agents));
+        if (v.json) outJson(r.agents);
         else if (r.agents.length === 0) out(`relay ${r.name} has announced no agents yet`);
         else for (const a of r.agents) out(agentLine(a).trimStart());
       };
@@ -130,7 +132,8 @@ export async function relaysCommand(args: string[]): Promise<number> {
       }
       run = async (deps) => {
         const a = await setRelayAgent(deps, input);
-        out(v.json ? JSON.stringify(a) : `relay ${name}: ${agentLine(a).trimStart()}`);
+        if (v.json) outJson(a);
+        else out(`relay ${name}: ${agentLine(a).trimStart()}`);
       };
       break;
     }
@@ -138,7 +141,8 @@ export async function relaysCommand(args: string[]): Promise<number> {
       const ref = refOf(1);
       run = async (deps) => {
         const r = await removeRelay(deps, ref);
-        out(v.json ? JSON.stringify(r) : `relay ${r.name} removed from workspace ${r.workspace}${'damaged' in r ? ' (its record was damaged)' : ''}`);
+        if (v.json) outJson(r);
+        else out(`relay ${r.name} removed from workspace ${r.workspace}${'damaged' in r ? ' (its record was damaged)' : ''}`);
       };
     }
   }

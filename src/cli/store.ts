@@ -3,7 +3,8 @@
 import type { Config } from '../config.js';
 import { openStore } from '../open-store.js';
 import type { Store } from '../runtime/store/types.js';
+import { err } from './output.js';
 
 export function openCliStore(config: Config): Promise<Store> {
-  return openStore(config, { onCorrupt: (e) => process.stderr.write(`a2a-gateway: warning: ${e.message}; it is left out\n`) });
+  return openStore(config, { onCorrupt: (e) => err(`a2a-gateway: warning: ${e.message}; it is left out`) });
 }

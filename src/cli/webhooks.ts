@@ -3,6 +3,7 @@ import { openSecret } from '../open-store.js';
 import { openCliStore } from './store.js';
 import { WebhookSecretError, WebhookSecrets } from '../runtime/push/secrets.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
+import { out, outJson } from './output.js';
 
 export async function webhooksCommand(args: string[]): Promise<number> {
   const [noun, verb, ...rest] = args;
@@ -22,9 +23,8 @@ export async function webhooksCommand(args: string[]): Promise<number> {
   const store = await openCliStore(config);
   try {
     const secret = await new WebhookSecrets({ meta: store.meta, secret: serverSecret }).rotate(values.workspace);
-    const out = (s: string) => process.stdout.write(`${s}\n`);
     if (values.json) {
-      out(JSON.stringify({ workspace: values.workspace, secret }));
+      outJson({ workspace: values.workspace, secret });
     } else {
       out(`webhook signing secret of workspace ${values.workspace} (replaces the previous one from the next delivery on):`);
       out(`  ${secret}`);

@@ -63,6 +63,9 @@ export const trustAllows = (trust: TrustLevel, op: ConnectionOp): boolean => TRU
 /** The longest a stored result may be kept: 10 years (a longer one is a slip, and past a safe expiry time at 10^12). */
 export const MAX_RESULT_RETENTION_HOURS = 87_600;
 
+/** The same bound in ms, for the gateway's own retention settings (retention.taskTtlMs): one bound for everything kept. */
+export const MAX_RETENTION_MS = MAX_RESULT_RETENTION_HOURS * 3_600_000;
+
 /** The retention a connection is given or changed to (the stored field stays unbounded: records kept before read). */
 export const ResultRetentionHoursInput = z.number().positive().max(MAX_RESULT_RETENTION_HOURS, `at most ${MAX_RESULT_RETENTION_HOURS} hours (10 years)`);
 

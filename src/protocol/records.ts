@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { CallerId } from './model.js';
 import { Scope, TrustLevel } from './scopes.js';
+import { hasControl, NO_CONTROL } from './control-chars.js';
 
 /** The most calls a limit may allow per window (the bench's keys use it): a typo such as 1e300 is refused, not stored. */
 export const MAX_RATE_LIMIT = 1_000_000_000;
@@ -31,10 +32,6 @@ export const DEFAULT_ADMIN_AUTH_FAILURES: RateLimits = { perMinute: 10, perHour:
  */
 const StoredRateLimits = z.object({ perMinute: z.number().int().min(1), perHour: z.number().int().min(1) });
 
-/** Control characters (newline, tab, escape, ...): in a name shown on a line of its own they would forge or hide lines. */
-const CONTROL = /\p{Cc}/u;
-const NO_CONTROL = 'no control characters (newlines, tabs, escapes)';
-
 /** The longest workspace id a key, connection or relay may name: with a task id (256) it stays a valid store key. */
 export const MAX_WORKSPACE_ID = 128;
 
@@ -50,14 +47,14 @@ export const WorkspaceId = z
   .max(MAX_WORKSPACE_ID, `at most ${MAX_WORKSPACE_ID} characters`)
   .refine((w) => !w.includes('/'), 'a workspace id has no "/"')
   .refine((w) => w !== '*', 'a workspace id is not "*" (it names the agents shared by every workspace)')
-  .refine((w) => !CONTROL.test(w), NO_CONTROL);
+  .refine((w) => !hasControl(w), NO_CONTROL);
 
 /** A key's label, shown by keys list and the dashboard: one printable line (a newline would forge a listing line). */
 export const KeyName = z
   .string()
   .min(1)
   .max(100, 'at most 100 characters')
-  .refine((n) => !CONTROL.test(n), NO_CONTROL);
+  .refine((n) => !hasControl(n), NO_CONTROL);
 
 /** An API key as stored: only the HMAC of the key, never the key. */
 export const KeyRecord = z.object({

@@ -2,6 +2,7 @@
 // and opening a connection's credentials for the runtime. Secrets go in sealed and never come out in a view or an error.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { AgentId } from '../protocol/agent-events.js';
 import {
   type ConnectionRecord,
   type ConnectionStatus,
@@ -59,7 +60,9 @@ const S = ConnectionSettings.shape;
 const Given = {
   resultRetentionHours: ResultRetentionHoursInput,
   allowedDataTypes: listedOnce(S.allowedDataTypes.removeDefault()),
-  agents: listedOnce(S.agents.removeDefault()),
+  // the ids of agents it serves, by the rule every agent id follows: any other name reaches no agent, and one with a
+  // control or bidi character would make `connections list` show another name than the one stored
+  agents: listedOnce(z.array(AgentId)),
 };
 
 /** No credentials means auth `none` (as the CLI's default --auth). */
@@ -187,13 +190,13 @@ export async function addConnection(deps: ConnectionAdminDeps, input: unknown): 
   const { credentials, ...settings } = parseAddInput(input);
   await guardUrl(deps, 'url', settings.url);
   await guardCredentialUrls(deps, credentials);
-  if (await deps.connections.get(settings.workspace, settings.name)) {
-    throw new ConnectionAdminError(
+  const exists = () =>
+    new ConnectionAdminError(
       'ERR_CONNECTION_EXISTS',
       `name: a connection named ${settings.name} already exists in workspace ${settings.workspace} (update or remove it)`,
       'name',
     );
-  }
+  if (await deps.connections.get(settings.workspace, settings.name)) throw exists();
   const now = deps.clock.now();
   const id = `conn_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
   const rec: ConnectionRecord = {
@@ -204,7 +207,8 @@ export async function addConnection(deps: ConnectionAdminDeps, input: unknown): 
     createdAt: now,
     updatedAt: now,
   };
-  await deps.connections.put(rec);
+  // the check above names the common case early; this one decides: of two adds at once, one stores, one is told
+  if (!(await deps.connections.insert(rec))) throw exists();
   return publicConnectionView(rec);
 }
 
@@ -241,7 +245,8 @@ export async function updateConnection(deps: ConnectionAdminDeps, input: unknown
     next = { credentialKind: credentials.kind, sealed: boxFor(deps.secret).seal(credentials, { context: rec.id }) };
   }
   const updated: ConnectionRecord = { ...rec, ...settings, ...next, updatedAt: deps.clock.now() };
-  await deps.connections.put(updated);
+  // only over the record read above: one removed meanwhile (or removed and added again) is not brought back
+  if (!(await deps.connections.replace(updated))) throw notFound({ workspace: rec.workspace, name: rec.name });
   return publicConnectionView(updated);
 }
 

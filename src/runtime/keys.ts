@@ -6,6 +6,7 @@ import type { KeyRecord } from '../protocol/records.js';
 import type { Clock } from './clock.js';
 import { randomBase62 } from './clock.js';
 import type { Log } from './log.js';
+import { SaidOnce } from './said-once.js';
 import { StoreCorruptError } from './store/errors.js';
 import type { KeyStore } from './store/types.js';
 
@@ -56,6 +57,17 @@ export function keyLapsed(rec: KeyRecord, now: number): 'revoked' | 'expired' | 
   return undefined;
 }
 
+/**
+ * The damaged key records already named, per log (one per gateway, shared by the A2A endpoint, the admin API and
+ * the relay tunnel, which all check keys here): the one place every key check passes, with nothing to hand along.
+ */
+const saidPerLog = new WeakMap<Log, SaidOnce>();
+function damagedSaid(log: Log): SaidOnce {
+  let said = saidPerLog.get(log);
+  if (!said) saidPerLog.set(log, (said = new SaidOnce()));
+  return said;
+}
+
 export async function verifyKey(opts: {
   hasher: KeyHasher;
   keys: KeyStore;
@@ -75,7 +87,9 @@ export async function verifyKey(opts: {
     // the key cannot be verified, which for its caller is a refusal (401), not the gateway's failure (-32603); the
     // operator is told which record to repair or revoke
     if (!(e instanceof StoreCorruptError)) throw e;
-    opts.log?.('API key refused: its stored record is damaged; repair or revoke it', { key: e.id, error: e.message });
+    // said once per key: a caller repeating the key would otherwise write a line per request
+    if (opts.log && damagedSaid(opts.log).first(e.id))
+      opts.log('API key refused: its stored record is damaged; repair or revoke it', { key: e.id, error: e.message });
     return { ok: false, why: 'damaged' };
   }
   // the store found the record by this very hash and returns it only when its hash is this one (KeyStore.getByHash):

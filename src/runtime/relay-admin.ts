@@ -3,7 +3,9 @@
 // an announcement). Keys never appear: a relay record names its key by id only.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { AgentId } from '../protocol/agent-events.js';
 import { ConnectionName } from '../protocol/connections.js';
+import { WorkspaceId } from '../protocol/records.js';
 import { DEFAULT_RELAY_AGENT_TRUST, type RelayAgentRecord, type RelayRecord } from '../protocol/relays.js';
 import { TrustLevel } from '../protocol/scopes.js';
 import type { RelayAgentCard } from '../protocol/tunnel.js';
@@ -38,21 +40,13 @@ export interface RelayAdminDeps {
   clock: Clock;
 }
 
-const Workspace = z
-  .string()
-  .min(1)
-  .refine((w) => !w.includes('/'), 'a workspace id has no "/"');
-const AgentName = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore');
-
-const AddRelayInput = z.object({ workspace: Workspace, name: ConnectionName, key: z.string().min(1) }).strict();
-const RelayRef = z.object({ workspace: Workspace, name: ConnectionName }).strict();
+// a relay's workspace and agents follow the rules every workspace id and agent id follows (no control or bidi
+// characters, no '/', at most 128 characters; an agent id as its URL names it)
+const AddRelayInput = z.object({ workspace: WorkspaceId, name: ConnectionName, key: z.string().min(1) }).strict();
+const RelayRef = z.object({ workspace: WorkspaceId, name: ConnectionName }).strict();
 export type RelayRef = z.input<typeof RelayRef>;
 const AgentSettingInput = RelayRef.extend({
-  agent: AgentName,
+  agent: AgentId,
   trust: TrustLevel.optional(),
   /** key ids that may reach the agent; empty: every key of the workspace */
   keys: z.array(z.string().min(1)).optional(),
@@ -131,8 +125,9 @@ export async function addRelay(deps: RelayAdminDeps, input: unknown): Promise<Re
     throw new RelayAdminError('ERR_RELAY_KEY', `key: ${a.key} is a key of another workspace (a relay's key must be of ${a.workspace})`, 'key');
   const lapsed = keyLapsed(key, deps.clock.now());
   if (lapsed) throw new RelayAdminError('ERR_RELAY_KEY', `key: ${a.key} is ${lapsed}`, 'key');
-  if (await deps.relays.get(a.workspace, a.name))
-    throw new RelayAdminError('ERR_RELAY_EXISTS', `name: a relay named ${a.name} already exists in workspace ${a.workspace} (remove it first)`, 'name');
+  const exists = () =>
+    new RelayAdminError('ERR_RELAY_EXISTS', `name: a relay named ${a.name} already exists in workspace ${a.workspace} (remove it first)`, 'name');
+  if (await deps.relays.get(a.workspace, a.name)) throw exists();
   const taken = (await deps.relays.list()).find((r) => r.keyId === a.key);
   if (taken) throw new RelayAdminError('ERR_RELAY_KEY', `key: ${a.key} already opens relay ${taken.name}; give each relay its own key`, 'key');
   const now = deps.clock.now();
@@ -145,7 +140,8 @@ export async function addRelay(deps: RelayAdminDeps, input: unknown): Promise<Re
     createdAt: now,
     updatedAt: now,
   };
-  await deps.relays.put(rec);
+  // the check above names the common case early; this one decides: of two adds at once, one stores, one is told
+  if (!(await deps.relays.insert(rec))) throw exists();
   return relayView(rec);
 }
 
@@ -185,7 +181,8 @@ export async function setRelayAgent(deps: RelayAdminDeps, input: unknown): Promi
   for (const id of s.keys ?? []) await checkPermittedKey(deps, id, s.workspace);
   const current = rec.agents[s.agent] ?? { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [] };
   const next: RelayAgentRecord = { ...current, ...(s.trust === undefined ? {} : { trust: s.trust }), ...(s.keys === undefined ? {} : { keys: s.keys }) };
-  await deps.relays.put({ ...rec, agents: { ...rec.agents, [s.agent]: next }, updatedAt: deps.clock.now() });
+  // only over the relay read above: one removed meanwhile is not brought back
+  if (!(await deps.relays.replace({ ...rec, agents: { ...rec.agents, [s.agent]: next }, updatedAt: deps.clock.now() }))) throw notFound(rec);
   return agentView(s.agent, next);
 }
 
@@ -219,8 +216,8 @@ export async function recordAnnouncement(
   }
   for (const card of cards) agents[card.name] = { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [], ...fresh.agents[card.name], card };
   const next = { ...fresh, agents, updatedAt: deps.clock.now() };
-  await deps.relays.put(next);
-  return next;
+  // a relay removed since it was read is not brought back by its own tunnel's announcement
+  return (await deps.relays.replace(next)) ? next : undefined;
 }
 
 /**
@@ -236,7 +233,8 @@ async function editAgentKeys(deps: { relays: RelayStore; clock: Clock }, workspa
       changed ||= keys.length !== a.keys.length || keys.some((k, i) => k !== a.keys[i]);
       agents[name] = { ...a, keys };
     }
-    if (changed) await deps.relays.put({ ...rec, agents, updatedAt: deps.clock.now() });
+    // a relay removed since the listing stays removed
+    if (changed) await deps.relays.replace({ ...rec, agents, updatedAt: deps.clock.now() });
   }
 }
 

@@ -182,6 +182,13 @@ export interface MetaStore {
 export interface ConnectionStore {
   /** inserts or replaces the record under (workspace, name) */
   put(rec: ConnectionRecord): Promise<void>;
+  /** stores the record unless one is stored under (workspace, name) already, in one step; true when it stored it */
+  insert(rec: ConnectionRecord): Promise<boolean>;
+  /**
+   * stores the record only while the one under (workspace, name) is the same record (same id), in one step: an update
+   * racing a remove (or a remove and an add again) brings nothing back; true when it stored it
+   */
+  replace(rec: ConnectionRecord): Promise<boolean>;
   get(workspace: string, name: string): Promise<ConnectionRecord | undefined>;
   /** every connection, or one workspace's, ordered by workspace then name */
   list(filter?: { workspace?: string }): Promise<ConnectionRecord[]>;
@@ -196,6 +203,13 @@ export interface ConnectionStore {
 export interface RelayStore {
   /** inserts or replaces the record under (workspace, name) */
   put(rec: RelayRecord): Promise<void>;
+  /** stores the record unless one is stored under (workspace, name) already, in one step; true when it stored it */
+  insert(rec: RelayRecord): Promise<boolean>;
+  /**
+   * stores the record only while the one under (workspace, name) is the same record (same id), in one step: an update
+   * racing a remove (or a remove and an add again) brings nothing back; true when it stored it
+   */
+  replace(rec: RelayRecord): Promise<boolean>;
   get(workspace: string, name: string): Promise<RelayRecord | undefined>;
   /** every relay, or one workspace's, ordered by workspace then name */
   list(filter?: { workspace?: string }): Promise<RelayRecord[]>;

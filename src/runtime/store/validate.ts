@@ -31,3 +31,17 @@ export function listed<T>(onCorrupt: OnCorrupt | undefined, read: () => T): T | 
     return undefined;
   }
 }
+
+/**
+ * The read a write makes of the value it is about to replace: a damaged one is reported (when someone listens) and
+ * read as absent, since the write replaces it all the same; failing the write instead would keep the damage for good.
+ */
+export function replacing<T>(onCorrupt: OnCorrupt | undefined, read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (e) {
+    if (!(e instanceof StoreCorruptError)) throw e;
+    onCorrupt?.(e);
+    return undefined;
+  }
+}

@@ -3,6 +3,7 @@ import type { Database, Key, RootDatabase } from 'lmdb';
 import { ConnectionRecord, ConnectionStatus } from '../../../protocol/connections.js';
 import type { ConnectionStore } from '../types.js';
 import { checked, type OnCorrupt } from '../validate.js';
+import { getDecoded } from './decoded.js';
 import { idOf, lmdbNamedRecords } from './named-records.js';
 
 export interface LmdbConnectionStoreOptions {
@@ -29,7 +30,8 @@ export function lmdbConnectionStore(o: LmdbConnectionStoreOptions): ConnectionSt
     async getStatus(workspace, name) {
       fresh();
       const key = [workspace, name];
-      const v = status.get(key);
+      // bytes that do not decode fail as the damaged record they are, named, not as lmdb-js's bare decoder error
+      const v = getDecoded({ db: status, key, record: 'connection-status', id: idOf(key) });
       return v === undefined ? undefined : checked({ schema: ConnectionStatus, value: v, record: 'connection-status', id: idOf(key) });
     },
   };

@@ -7,8 +7,7 @@ import type { Database, Key, RootDatabase } from 'lmdb';
 import { z } from 'zod';
 import { DashboardSession, DeliveryRecord, KeyLastUsed } from '../../../protocol/dashboard.js';
 import type { DashboardStore } from '../types.js';
-import { checked } from '../validate.js';
-import { StoreCorruptError } from '../errors.js';
+import { checked, listed, replacing, type OnCorrupt } from '../validate.js';
 import { getDecoded, rangeDecoded } from './decoded.js';
 import { AFTER_ANY_STRING } from './ranges.js';
 
@@ -24,6 +23,8 @@ export interface LmdbDashboardStoreOptions {
   deliveryLog: Database<unknown, Key>;
   /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits */
   fresh: () => void;
+  /** told of a damaged record a write replaces or a read of several leaves out (none: such a read fails) */
+  onCorrupt?: OnCorrupt;
 }
 
 /** Expired sessions removed per new session: a sign-in never pays for a long backlog, and sign-ins outpace expiries. */
@@ -69,20 +70,19 @@ export async function upgradeDeliveryLists(o: { root: RootDatabase; lists: Datab
 }
 
 export function lmdbDashboardStore(o: LmdbDashboardStoreOptions): DashboardStore {
-  const { root, sessions, sessionExpiry, keyUsed, deliveryLog, fresh } = o;
+  const { root, sessions, sessionExpiry, keyUsed, deliveryLog, fresh, onCorrupt } = o;
   const readSession = (value: unknown, id: string) => checked({ schema: DashboardSession, value, record: 'session', id });
   /** the stored session's expiry, if a record (even a damaged one) is there: its index entry goes with it */
   const storedExpiry = (id: string): number | undefined => {
-    let prev: unknown;
-    try {
-      prev = getDecoded({ db: sessions, key: id, record: 'session', id });
-    } catch (e) {
-      // bytes that do not decode hold no expiry to find: the put or delete replaces them all the same
-      if (e instanceof StoreCorruptError) return undefined;
-      throw e;
-    }
+    // bytes that do not decode hold no expiry to find: the put or delete replaces them all the same
+    const prev = replacing(onCorrupt, () => getDecoded({ db: sessions, key: id, record: 'session', id }));
     const at = typeof prev === 'object' && prev !== null && 'expiresAt' in prev ? prev.expiresAt : undefined;
     return typeof at === 'number' ? at : undefined;
+  };
+  /** a key's stored last use; a value that does not decode or is not a time is a StoreCorruptError naming the key */
+  const readUsed = (id: string): number | undefined => {
+    const v = getDecoded({ db: keyUsed, key: id, record: 'key-usage', id });
+    return v === undefined ? undefined : checked({ schema: KeyLastUsed, value: v, record: 'key-usage', id });
   };
   return {
     async putSession(s, { now }) {
@@ -115,8 +115,9 @@ export function lmdbDashboardStore(o: LmdbDashboardStoreOptions): DashboardStore
       if (used.length === 0) return;
       await root.transaction(() => {
         for (const [id, at] of used) {
-          const old = keyUsed.get(id);
-          if (typeof old !== 'number' || old < at) keyUsed.put(id, at);
+          // a damaged time is replaced, not kept: failing here failed every key's flush, again at every flush
+          const old = replacing(onCorrupt, () => readUsed(id));
+          if (old === undefined || old < at) keyUsed.put(id, at);
         }
       });
     },
@@ -124,8 +125,9 @@ export function lmdbDashboardStore(o: LmdbDashboardStoreOptions): DashboardStore
       fresh();
       const out = new Map<string, number>();
       for (const id of keyIds) {
-        const v = getDecoded({ db: keyUsed, key: id, record: 'key-usage', id });
-        if (v !== undefined) out.set(id, checked({ schema: KeyLastUsed, value: v, record: 'key-usage', id }));
+        // one damaged time (with onCorrupt) is left out: the keys page still lists every key
+        const at = listed(onCorrupt, () => readUsed(id));
+        if (at !== undefined) out.set(id, at);
       }
       return out;
     },

@@ -124,6 +124,7 @@ export async function openLmdbStore(opts: {
     keyUsed: db(LMDB_DBS.dashboardKeyUsed),
     deliveryLog,
     fresh,
+    onCorrupt,
   });
   let closing: Promise<void> | undefined;
 
@@ -140,6 +141,7 @@ export async function openLmdbStore(opts: {
       expires: db(LMDB_DBS.metaExpires),
       expiry: root.openDB<true, Key>({ name: LMDB_DBS.metaExpiry, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false }),
       fresh,
+      onCorrupt,
     }),
     connections: lmdbConnectionStore({ root, db: connections, status: connectionStatus, fresh, onCorrupt }),
     relays: lmdbRelayStore({ root, db: relays, fresh, onCorrupt }),

@@ -2,7 +2,8 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { KeyRecord } from '../../../protocol/records.js';
 import type { KeyStore } from '../types.js';
-import { checked, listed, type OnCorrupt } from '../validate.js';
+import { checked, listed, replacing, type OnCorrupt } from '../validate.js';
+import { getDecoded } from './decoded.js';
 import { memoizedReader } from './read-memo.js';
 
 export interface LmdbKeyStoreOptions {
@@ -33,7 +34,9 @@ export function lmdbKeyStore(o: LmdbKeyStoreOptions): KeyStore {
     async put(rec) {
       await root.transaction(() => {
         // A changed hash must stop resolving to this key, or a replaced secret would still authenticate.
-        const prev = hashOf(keys.get(rec.id));
+        // a damaged record holds no hash to find: it is replaced all the same (its old hash, if indexed, resolves to
+        // this id, whose record then has another hash, which getByHash refuses)
+        const prev = hashOf(replacing(onCorrupt, () => getDecoded({ db: keys, key: rec.id, record: 'key', id: rec.id })));
         if (prev !== undefined && prev !== rec.hash && keyHash.get(prev) === rec.id) keyHash.remove(prev);
         keys.put(rec.id, rec);
         keyHash.put(rec.hash, rec.id);

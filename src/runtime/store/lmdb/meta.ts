@@ -2,10 +2,12 @@
 // with an expiry also have `meta-expires` (key -> expiresAt) and `meta-expiry` ([expiresAt, key] -> true), the latter
 // swept a bounded batch at a time by each expiring put.
 import type { Database, Key, RootDatabase } from 'lmdb';
+import { StoreCorruptError } from '../errors.js';
 import type { MetaStore } from '../types.js';
 import { assertKeysFit } from './key-size.js';
 import { getDecoded } from './decoded.js';
 import { AFTER_ANY_STRING } from './ranges.js';
+import { replacing, type OnCorrupt } from '../validate.js';
 
 export interface LmdbMetaStoreOptions {
   root: RootDatabase;
@@ -17,13 +19,34 @@ export interface LmdbMetaStoreOptions {
   expiry: Database<true, Key>;
   /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits */
   fresh: () => void;
+  /** told of a damaged expiry a put replaces */
+  onCorrupt?: OnCorrupt;
 }
 
 /** Expired entries removed per expiring put: a put never pays for a long backlog, and the puts recur (beats). */
 const SWEEP_BATCH = 20;
 
 export function lmdbMetaStore(o: LmdbMetaStoreOptions): MetaStore {
-  const { root, db: meta, expires, expiry, fresh } = o;
+  const { root, db: meta, expires, expiry, fresh, onCorrupt } = o;
+  /** Inside a write transaction: the entry's stored expiry; 'damaged' when there is one that is not a time. */
+  const storedAt = (key: string): number | 'damaged' | undefined => {
+    if (expires.getBinary(key) === undefined) return undefined;
+    const at = replacing(onCorrupt, () => {
+      const v = getDecoded({ db: expires, key, record: 'meta', id: key });
+      if (typeof v !== 'number') throw new StoreCorruptError({ record: 'meta', id: key });
+      return v;
+    });
+    return at ?? 'damaged';
+  };
+  /** Inside a write transaction: drops the entry's index entries (a damaged expiry does not say which: all of them). */
+  const dropIndex = (key: string, at: number | 'damaged'): void => {
+    if (typeof at === 'number') {
+      expiry.remove([at, key]);
+      return;
+    }
+    // rare (a damaged file), and the index holds one entry per expiring key: one pass over it
+    for (const k of expiry.getKeys()) if (Array.isArray(k) && k[1] === key) expiry.remove(k);
+  };
   return {
     async get(key) {
       fresh();
@@ -43,8 +66,9 @@ export function lmdbMetaStore(o: LmdbMetaStoreOptions): MetaStore {
             expires.remove(gone);
           }
         }
-        const prevAt = expires.get(key);
-        if (typeof prevAt === 'number' && prevAt !== exp?.expiresAt) expiry.remove([prevAt, key]);
+        // a damaged expiry is replaced, not kept: failing here failed every later put of the key (each instance beat)
+        const prevAt = storedAt(key);
+        if (prevAt !== undefined && prevAt !== exp?.expiresAt) dropIndex(key, prevAt);
         meta.put(key, value);
         if (exp) {
           expires.put(key, exp.expiresAt);

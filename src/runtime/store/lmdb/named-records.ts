@@ -2,7 +2,8 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import type { z } from 'zod';
 import type { RecordKind } from '../errors.js';
-import { checked, listed, type OnCorrupt } from '../validate.js';
+import { checked, listed, replacing, type OnCorrupt } from '../validate.js';
+import { getDecoded } from './decoded.js';
 import { AFTER_ANY_STRING } from './ranges.js';
 import { memoizedReader } from './read-memo.js';
 
@@ -10,6 +11,10 @@ export const idOf = (key: Key): string => (Array.isArray(key) ? key.join('/') : 
 
 export interface NamedRecords<T> {
   put(rec: T & { workspace: string; name: string }): Promise<void>;
+  /** puts the record unless its key is taken (checked inside the write: two adds at once store one); true when put */
+  insert(rec: T & { workspace: string; name: string }): Promise<boolean>;
+  /** puts the record only while the stored one has its id (checked inside the write); true when put */
+  replace(rec: T & { workspace: string; name: string; id: string }): Promise<boolean>;
   get(workspace: string, name: string): Promise<T | undefined>;
   /** every record, or one workspace's, ordered by workspace then name (the key order) */
   list(filter?: { workspace?: string }): Promise<T[]>;
@@ -38,6 +43,25 @@ export function lmdbNamedRecords<T>(o: {
   return {
     async put(rec) {
       await db.put([rec.workspace, rec.name], rec);
+    },
+    insert(rec) {
+      return root.transaction(() => {
+        const key = [rec.workspace, rec.name];
+        if (db.doesExist(key)) return false;
+        db.put(key, rec);
+        return true;
+      });
+    },
+    replace(rec) {
+      return root.transaction(() => {
+        const key = [rec.workspace, rec.name];
+        // a stored value that does not decode is not this record: nothing is written over it
+        const stored = replacing(undefined, () => getDecoded({ db, key, record: o.record, id: idOf(key) }));
+        const id = typeof stored === 'object' && stored !== null && 'id' in stored ? stored.id : undefined;
+        if (id !== rec.id) return false;
+        db.put(key, rec);
+        return true;
+      });
     },
     async get(workspace, name) {
       fresh();

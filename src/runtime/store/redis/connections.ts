@@ -3,7 +3,7 @@ import { ConnectionRecord, ConnectionStatus } from '../../../protocol/connection
 import { connectionField } from '../../redis/keys.js';
 import type { ConnectionStore } from '../types.js';
 import { entries, type RedisParts } from './client.js';
-import { script } from './scripts.js';
+import { replaceSameId1, script } from './scripts.js';
 import { decode, packr } from './values.js';
 import { listed } from '../validate.js';
 
@@ -23,6 +23,14 @@ export function redisConnectionStore(o: Pick<RedisParts, 'client' | 'bin' | 'key
   return {
     async put(rec) {
       await client.hSet(k.connections, connectionField(rec.workspace, rec.name), packr.pack(rec));
+    },
+    async insert(rec) {
+      // HSETNX: two adds at once store one
+      return (await client.hSetNX(k.connections, connectionField(rec.workspace, rec.name), packr.pack(rec))) === 1;
+    },
+    async replace(rec) {
+      const field = connectionField(rec.workspace, rec.name);
+      return (await run({ script: replaceSameId1, keys: [k.connections], args: [field, rec.id, packr.pack(rec)] })) === 1;
     },
     async get(workspace, name) {
       const field = connectionField(workspace, name);

@@ -5,7 +5,7 @@ import type { DashboardStore } from '../types.js';
 import type { RedisParts } from './client.js';
 import { script } from './scripts.js';
 import { decode, packr } from './values.js';
-import { checked } from '../validate.js';
+import { checked, listed } from '../validate.js';
 
 /** KEYS: keyLastUsed. ARGV: key id, time, key id, time, ... Each field becomes the larger of its stored and given time. */
 const markUsed1 = script({
@@ -21,8 +21,8 @@ return 1
 `,
 });
 
-export function redisDashboardStore(o: Pick<RedisParts, 'client' | 'bin' | 'keys' | 'run'>): DashboardStore {
-  const { client, bin, keys: k, run } = o;
+export function redisDashboardStore(o: Pick<RedisParts, 'client' | 'bin' | 'keys' | 'run' | 'onCorrupt'>): DashboardStore {
+  const { client, bin, keys: k, run, onCorrupt } = o;
   return {
     async putSession(s, { now }) {
       // the TTL only collects abandoned sessions; validity is judged on the gateway's clock
@@ -45,7 +45,10 @@ export function redisDashboardStore(o: Pick<RedisParts, 'client' | 'bin' | 'keys
       const values = await client.hmGet(k.keyLastUsed, [...keyIds]);
       keyIds.forEach((id, i) => {
         const v = values[i];
-        if (v !== null && v !== undefined) out.set(id, checked({ schema: KeyLastUsed, value: Number(v), record: 'key-usage', id }));
+        if (v === null || v === undefined) return;
+        // one damaged time (with onCorrupt) is left out: the keys page still lists every key (markUsed1 replaces it)
+        const at = listed(onCorrupt, () => checked({ schema: KeyLastUsed, value: Number(v), record: 'key-usage', id }));
+        if (at !== undefined) out.set(id, at);
       });
       return out;
     },

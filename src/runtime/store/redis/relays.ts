@@ -3,15 +3,24 @@ import { RelayRecord } from '../../../protocol/relays.js';
 import { connectionField } from '../../redis/keys.js';
 import type { RelayStore } from '../types.js';
 import { entries, type RedisParts } from './client.js';
+import { replaceSameId1 } from './scripts.js';
 import { decode, packr } from './values.js';
 import { listed } from '../validate.js';
 
-export function redisRelayStore(o: Pick<RedisParts, 'client' | 'bin' | 'keys' | 'onCorrupt'>): RelayStore {
-  const { client, bin, onCorrupt, keys: k } = o;
+export function redisRelayStore(o: Pick<RedisParts, 'client' | 'bin' | 'keys' | 'run' | 'onCorrupt'>): RelayStore {
+  const { client, bin, onCorrupt, keys: k, run } = o;
   const read = (bytes: Buffer, id: string) => decode({ schema: RelayRecord, bytes, record: 'relay', id });
   return {
     async put(rec) {
       await client.hSet(k.relays, connectionField(rec.workspace, rec.name), packr.pack(rec));
+    },
+    async insert(rec) {
+      // HSETNX: two adds at once store one
+      return (await client.hSetNX(k.relays, connectionField(rec.workspace, rec.name), packr.pack(rec))) === 1;
+    },
+    async replace(rec) {
+      const field = connectionField(rec.workspace, rec.name);
+      return (await run({ script: replaceSameId1, keys: [k.relays], args: [field, rec.id, packr.pack(rec)] })) === 1;
     },
     async get(workspace, name) {
       const field = connectionField(workspace, name);
