@@ -6,6 +6,7 @@ import { serveAdmin } from './admin-routes.js';
 import { errorResponse } from '../protocol/envelope.js';
 import { ERRORS, RpcError } from '../protocol/errors.js';
 import { versionAnswersV1 } from '../protocol/codec.js';
+import { echoed } from '../protocol/one-line.js';
 import { readBody, type BodyDeadline, type BodyTimers } from './body.js';
 import { send, sendJson, trackAbort, type ResponseState } from './http-response.js';
 import { startSse, type SseLimits } from './sse.js';
@@ -150,7 +151,7 @@ function cardRoute(o: HttpServerOptions, fromParam: boolean) {
     const baseUrl = baseUrlOf(req, res, scheme);
     if (baseUrl === undefined) return badHost(res, state, { rpc: false });
     const card = gateway.card({ agentId, baseUrl });
-    if (!card) return sendJson(res, state, 404, { error: 'not_found', message: `No listed agent '${agentId}'` });
+    if (!card) return sendJson(res, state, 404, { error: 'not_found', message: `No listed agent '${echoed(agentId ?? '')}'` });
     sendJson(res, state, 200, card, { 'Cache-Control': 'public, max-age=60' });
   };
 }
@@ -183,7 +184,7 @@ function buildApp(o: HttpServerOptions): TemplatedApp {
   }
   app.any('/api/a2a', (res) => sendJson(res, trackAbort(res), 405, { error: 'method_not_allowed', message: 'Use POST for JSON-RPC' }));
   app.any('/*', (res, req) =>
-    sendJson(res, trackAbort(res), 404, { error: 'not_found', message: `No route for ${req.getMethod().toUpperCase()} ${req.getUrl()}` }),
+    sendJson(res, trackAbort(res), 404, { error: 'not_found', message: `No route for ${echoed(req.getMethod().toUpperCase())} ${echoed(req.getUrl())}` }),
   );
   return app;
 }

@@ -1,5 +1,5 @@
 // A refusal repeats the caller's own value (its A2A-Version header or ?A2A-Version=, its Last-Event-ID, its method
-// name) cut to MAX_ECHOED code points with `…`, never at its full length: a long header cannot make the answer (and a
+// name, the agent or skill it names, the path it asked for) cut to MAX_ECHOED code points with `…`, never at its full length: a long header cannot make the answer (and a
 // log line quoting it) that long.
 import t from 'tap';
 import { startTestGateway, msgB } from '../support/gateway.js';
@@ -41,4 +41,22 @@ t.test('echoed caller values are cut to 100 characters', async (t) => {
   t.equal(err?.code, -32602);
   t.equal(err?.message, `Invalid Last-Event-ID header: '${CUT}' is not an event id of this stream`);
   t.equal(err?.data?.path, 'Last-Event-ID');
+
+  const byAgent = await gw.rpc({ method: 'message/send', params: msgB('x', { metadata: { agentId: LONG } }), key });
+  t.equal(byAgent.json.error?.code, -32005);
+  t.match(byAgent.json.error?.message, `agent '${CUT}'`, 'metadata.agentId');
+  t.equal(byAgent.json.error?.data?.agentId, CUT);
+  const bySkill = await gw.rpc({ method: 'message/send', params: msgB('x', { metadata: { skillId: LONG } }), key });
+  t.match(bySkill.json.error?.message, `skill '${CUT}'`, 'metadata.skillId');
+  t.equal(bySkill.json.error?.data?.skillId, CUT);
+  const byUrl = await gw.rpc({ method: 'message/send', params: msgB('x'), key, path: `/api/a2a/agents/${LONG}` });
+  t.match(byUrl.json.error?.message, `agent '${CUT}'`, "the URL's agent");
+  t.ok(JSON.stringify(byUrl.json).length < 1000, 'the answer is short');
+
+  const card = await fetch(`${gw.url}/api/a2a/agents/${LONG}/.well-known/agent-card.json`);
+  t.equal(card.status, 404);
+  t.equal((await card.json()).message, `No listed agent '${CUT}'`, 'a card of no listed agent');
+  const route = await fetch(`${gw.url}/${LONG}`);
+  t.equal(route.status, 404);
+  t.equal((await route.json()).message, `No route for GET /${'v'.repeat(98)}…`, 'no route');
 });
