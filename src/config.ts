@@ -78,16 +78,6 @@ export const Config = z
       .object({
         name: z.string().min(1).default('a2a-gateway'),
         description: z.string().default('An A2A gateway: runs tasks on its agents for external agents over JSON-RPC.'),
-        /**
-         * the cards' `version`: A2A's "version of the agent" (clients refresh a cached card when it changes), not the
-         * protocol's (that is `protocolVersion`); absent: the gateway's own release version
-         */
-        version: z
-          .string()
-          .min(1)
-          .max(64)
-          .regex(/^[^\p{Cc}]*$/u, 'must be one line of printable characters')
-          .optional(),
       })
       .strict()
       .default({ name: 'a2a-gateway', description: 'An A2A gateway: runs tasks on its agents for external agents over JSON-RPC.' }),

@@ -42,7 +42,6 @@ import { KeyUsage } from './gateway/key-usage.js';
 import { RecentDeliveries } from './runtime/push/recent.js';
 import { parseAllowlist } from './runtime/net/guard.js';
 import { trustedProxies } from './runtime/net/client-address.js';
-import { version as releaseVersion } from './cli/help.js';
 
 export interface GatewayInstance {
   readonly url: string;
@@ -263,14 +262,6 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     flushMs: KEY_USAGE_FLUSH_MS,
     onError: (e) => log('key last-used times not stored', { error: errorText(e) }),
   });
-  // the cards' version is the agent's (A2A's AgentCard.version), the gateway's own release unless the operator names one
-  const cardSettings = {
-    name: config.card.name,
-    description: config.card.description,
-    version: config.card.version ?? releaseVersion(),
-    streaming: true,
-    pushNotifications: true,
-  };
   const admin = config.dashboard.enabled
     ? createAdmin({
         store,
@@ -289,7 +280,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
         relays,
         allowlist: parseAllowlist(config.push.allowlist, 'push.allowlist'),
         ...(o.lookup && { resolve: o.lookup }),
-        card: cardSettings,
+        card: { name: config.card.name, description: config.card.description, streaming: true, pushNotifications: true },
         ...(config.publicUrl && { publicUrl: config.publicUrl }),
         sessionTtlMs: config.dashboard.sessionTtlMs,
         sessionCheckMs: config.streaming.keyCheckMs,
@@ -316,7 +307,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
       streaming: { pingIntervalMs: config.streaming.pingIntervalMs },
       keyWatch,
       pushQuota: new PushQuota({ maxPerTask: config.push.maxConfigsPerTask, configs: store.pushConfigs }),
-      card: cardSettings,
+      card: { name: config.card.name, description: config.card.description, streaming: true, pushNotifications: true },
     },
     limiter,
     hasher,

@@ -4,14 +4,11 @@ import type { AgentSpec } from '../protocol/agent-events.js';
 export interface CardSettings {
   name: string;
   description: string;
-  /** A2A's AgentCard.version: the agent's own version (setting card.version, else the gateway's release) */
-  version: string;
   /** what the card advertises; flipped on by the issues that bring streaming and push */
   streaming: boolean;
   pushNotifications: boolean;
 }
 
-/** The protocol version the card's top-level fields speak (`protocolVersion`, 0.3's); 1.0 reads supportedInterfaces. */
 export const PROTOCOL_VERSION = '0.3.0';
 
 /**
@@ -41,8 +38,7 @@ export function buildCard(o: { settings: CardSettings; agents: readonly AgentSpe
     description: o.description ?? o.settings.description,
     supportedInterfaces: supportedInterfaces(o.url),
     url: o.url,
-    // the agent's version, not the protocol's: a client refreshes its cached card when this changes
-    version: o.settings.version,
+    version: PROTOCOL_VERSION,
     protocolVersion: PROTOCOL_VERSION,
     preferredTransport: 'JSONRPC',
     capabilities: {
