@@ -4,6 +4,7 @@ import type { RpcCall } from '../protocol/envelope.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../protocol/records.js';
 import { dialectOfVersionHeader, errorsInV1, isSupportedVersion, SUPPORTED_VERSIONS } from '../protocol/codec.js';
 import { effectiveScopes } from '../protocol/scopes.js';
+import { echoed } from '../protocol/one-line.js';
 import { type KeyHasher, presentedKey, verifyKey } from '../runtime/keys.js';
 import { rateLimitHeaders } from '../runtime/limiter/headers.js';
 import type { LimitDecision, Limiter } from '../runtime/limiter/types.js';
@@ -76,16 +77,19 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
     if (!check.ok) throw new RpcError('UNAUTHORIZED', { message: WHY_TEXT[check.why], headers: { 'WWW-Authenticate': 'Bearer' } });
     const key = check.key;
     if (!isSupportedVersion(input.a2aVersion)) {
+      // the header (or ?A2A-Version=) is the caller's own text: repeated cut to a bound, never at its full length
+      const requested = echoed(input.a2aVersion ?? '');
       throw new RpcError('VERSION_NOT_SUPPORTED', {
-        message: `Version not supported: A2A-Version '${input.a2aVersion}'; this gateway speaks ${SUPPORTED_VERSIONS.join(', ')}`,
-        data: { requested: input.a2aVersion, supported: SUPPORTED_VERSIONS.join(', ') },
+        message: `Version not supported: A2A-Version '${requested}'; this gateway speaks ${SUPPORTED_VERSIONS.join(', ')}`,
+        data: { requested, supported: SUPPORTED_VERSIONS.join(', ') },
       });
     }
     deps.usage?.seen(key.id, parts.clock.now());
     const method = input.call.method;
     const row = methodRow(method);
     if (!row) {
-      throw new RpcError('METHOD_NOT_FOUND', { message: `Method not found: ${method}`, data: { method } });
+      const named = echoed(method);
+      throw new RpcError('METHOD_NOT_FOUND', { message: `Method not found: ${named}`, data: { method: named } });
     }
     const scopes = new Set(effectiveScopes(key.trust, key.scopes));
     const required = row.scope;

@@ -26,19 +26,14 @@ import {
 import { IsoTime, listQuery, PageSize, PageToken, parseParams, type SendParams } from './params.js';
 import { HeaderValue, PushScheme, PushUrl, type PushConfig, type StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
+import { STATE_V1 } from './states-v1.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Enums
 // ---------------------------------------------------------------------------------------------------------------
 
-export const STATE_V1 = {
-  submitted: 'TASK_STATE_SUBMITTED',
-  working: 'TASK_STATE_WORKING',
-  'input-required': 'TASK_STATE_INPUT_REQUIRED',
-  completed: 'TASK_STATE_COMPLETED',
-  canceled: 'TASK_STATE_CANCELED',
-  failed: 'TASK_STATE_FAILED',
-} as const satisfies Record<TaskState, string>;
+// the table lives in a leaf module: the error catalogue reads it too (a 1.0 ErrorInfo names a task's state)
+export { STATE_V1 };
 
 /** Every 1.0 state a caller may name (a filter); the gateway's tasks are never rejected or auth-required. */
 export const StateV1 = z.enum([

@@ -1,4 +1,5 @@
 // The one error catalogue: every JSON-RPC error the gateway answers, with its spec name and HTTP status.
+import { stateNameV1 } from './states-v1.js';
 
 export const ERRORS = {
   PARSE_ERROR: { code: -32700, http: 200, message: 'Parse error: request body is not valid JSON' },
@@ -142,6 +143,8 @@ export class RpcError extends Error {
   toErrorObjectV1(): JsonRpcErrorObjectV1 {
     const metadata: Record<string, string> = {};
     for (const [k, v] of Object.entries(this.data ?? {})) metadata[k] = typeof v === 'string' ? v : JSON.stringify(v);
+    // a task's state (a refused cancel, a message to a terminal task) in 1.0's enum names, as 1.0's Task carries it
+    if (metadata.state !== undefined) metadata.state = stateNameV1(metadata.state);
     const info: ErrorInfoV1 = {
       '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
       reason: this.reason,

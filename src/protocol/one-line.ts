@@ -13,3 +13,12 @@ export const oneLine = (s: string, limit: number): string => cutCodePoints(asLin
 
 /** `s` for a terminal: its lines and tabs kept, every other control or bidi character (escape, carriage return, ...) as U+FFFD. */
 export const forTerminal = (s: string): string => s.replace(SHOWN_NEVER_BUT_LINES, '\uFFFD');
+
+/**
+ * The most of a caller's own value an error repeats back (an A2A-Version, a Last-Event-ID, a method name): enough to
+ * recognise it, while a long header or name cannot make every refusal (and every log line quoting it) that long.
+ */
+export const MAX_ECHOED = 100;
+
+/** A caller's value as an error message or its data repeats it: one line, at most MAX_ECHOED code points, `…` when cut. */
+export const echoed = (s: string): string => oneLine(s, MAX_ECHOED);

@@ -5,6 +5,8 @@ import { serveTunnel } from './tunnel.js';
 import { serveAdmin } from './admin-routes.js';
 import { errorResponse } from '../protocol/envelope.js';
 import { ERRORS, RpcError } from '../protocol/errors.js';
+import { versionAnswersV1 } from '../protocol/codec.js';
+import { echoed } from '../protocol/one-line.js';
 import { readBody, type BodyDeadline, type BodyTimers } from './body.js';
 import { send, sendJson, trackAbort, type ResponseState } from './http-response.js';
 import { startSse, type SseLimits } from './sse.js';
@@ -54,10 +56,13 @@ function baseUrlOf(req: HttpRequest, res: HttpResponse, o: { tls: boolean; proxi
   return `${httpsOf(req, res, o) ? 'https' : 'http'}://${host.host}`;
 }
 
-/** 400 naming the Host header (after the body is read, so a client that uploads before it reads still gets it). */
-function badHost(res: HttpResponse, state: ResponseState, o: { rpc: boolean; message?: string }): void {
+/**
+ * 400 naming the Host header (after the body is read, so a client that uploads before it reads still gets it). On the
+ * JSON-RPC endpoint it is a JSON-RPC error, in 1.0's shape when the request named 1.0 (`v1`), as the gateway's are.
+ */
+function badHost(res: HttpResponse, state: ResponseState, o: { rpc: boolean; v1?: boolean; message?: string }): void {
   const err = new RpcError('BAD_HOST', { data: { header: 'Host' }, ...(o.message !== undefined && { message: o.message }) });
-  sendJson(res, state, ERRORS.BAD_HOST.http, o.rpc ? errorResponse(null, err) : { error: 'bad_request', message: err.message, header: 'Host' });
+  sendJson(res, state, ERRORS.BAD_HOST.http, o.rpc ? errorResponse(null, err, { v1: o.v1 }) : { error: 'bad_request', message: err.message, header: 'Host' });
 }
 
 function writeReply(res: HttpResponse, state: ResponseState, reply: HttpReply, sse: SseLimits): void {
@@ -68,19 +73,21 @@ function writeReply(res: HttpResponse, state: ResponseState, reply: HttpReply, s
   startSse(res, state, reply, sse);
 }
 
-function tooLarge(res: HttpResponse, state: ResponseState, o: { limit: number; drained: boolean }): void {
+/** 413; `v1`: the request named A2A 1.0, and reads the error in 1.0's shape. */
+function tooLarge(res: HttpResponse, state: ResponseState, o: { limit: number; drained: boolean; v1: boolean }): void {
   const err = new RpcError('PAYLOAD_TOO_LARGE', { message: `Request body too large: the limit is ${o.limit} bytes`, data: { limit: o.limit } });
   // a body read to its end leaves the connection usable; one past the discard bound is cut off after the answer
   send(res, state, {
     status: ERRORS.PAYLOAD_TOO_LARGE.http,
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(errorResponse(null, err)),
+    body: JSON.stringify(errorResponse(null, err, { v1: o.v1 })),
     close: !o.drained,
   });
 }
 
 /** The body did not arrive whole in time: 408, and the connection is closed (the rest of the body may still come). */
-function timedOut(res: HttpResponse, state: ResponseState, ms: number): void {
+function timedOut(res: HttpResponse, state: ResponseState, o: { ms: number; v1: boolean }): void {
+  const { ms } = o;
   const err = new RpcError('REQUEST_TIMEOUT', {
     message: `Request timeout: the request body did not arrive within ${ms} ms (bodyTimeoutMs)`,
     data: { limitMs: ms },
@@ -88,7 +95,7 @@ function timedOut(res: HttpResponse, state: ResponseState, ms: number): void {
   send(res, state, {
     status: ERRORS.REQUEST_TIMEOUT.http,
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(errorResponse(null, err)),
+    body: JSON.stringify(errorResponse(null, err, { v1: o.v1 })),
     close: true,
   });
 }
@@ -105,6 +112,9 @@ function rpcRoute(o: HttpServerOptions) {
     const authorization = req.getHeader('authorization') || undefined;
     // 1.0 (3.6.1): a client may name its version as a request parameter instead of the header; the header wins
     const a2aVersion = req.getHeader('a2a-version') || req.getQuery('A2A-Version') || undefined;
+    // errors answered here (before the gateway reads the body) take the shape the request's version names, as the
+    // gateway's parse errors do: there is no method yet to tell it otherwise
+    const v1 = versionAnswersV1(a2aVersion);
     const lastEventId = req.getHeader('last-event-id') || undefined;
     const lengthHeader = req.getHeader('content-length');
     const requestId = req.getHeader('x-request-id') || undefined;
@@ -117,15 +127,15 @@ function rpcRoute(o: HttpServerOptions) {
     const declaredLength = lengthHeader ? Number(lengthHeader) : undefined;
     void readBody(res, { limit: gateway.maxBodyBytes, declaredLength, deadline, state })
       .then(async (b) => {
-        if (!b.ok && b.why === 'timeout') return timedOut(res, state, deadline.ms);
-        if (!b.ok) return tooLarge(res, state, { limit: gateway.maxBodyBytes, drained: b.drained });
-        if (baseUrl === undefined) return badHost(res, state, { rpc: true });
+        if (!b.ok && b.why === 'timeout') return timedOut(res, state, { ms: deadline.ms, v1 });
+        if (!b.ok) return tooLarge(res, state, { limit: gateway.maxBodyBytes, drained: b.drained, v1 });
+        if (baseUrl === undefined) return badHost(res, state, { rpc: true, v1 });
         const reply = await gateway.rpc({ body: b.body, authorization, a2aVersion, lastEventId, agentId, baseUrl, requestId, address });
         writeReply(res, state, reply, sse);
       })
       .catch((e: unknown) => {
         log?.('transport error', { error: e instanceof Error ? e.message : String(e) });
-        sendJson(res, state, 500, errorResponse(null, new RpcError('INTERNAL_ERROR')));
+        sendJson(res, state, 500, errorResponse(null, new RpcError('INTERNAL_ERROR'), { v1 }));
       });
   };
 }
@@ -141,7 +151,7 @@ function cardRoute(o: HttpServerOptions, fromParam: boolean) {
     const baseUrl = baseUrlOf(req, res, scheme);
     if (baseUrl === undefined) return badHost(res, state, { rpc: false });
     const card = gateway.card({ agentId, baseUrl });
-    if (!card) return sendJson(res, state, 404, { error: 'not_found', message: `No listed agent '${agentId}'` });
+    if (!card) return sendJson(res, state, 404, { error: 'not_found', message: `No listed agent '${echoed(agentId ?? '')}'` });
     sendJson(res, state, 200, card, { 'Cache-Control': 'public, max-age=60' });
   };
 }
@@ -174,7 +184,7 @@ function buildApp(o: HttpServerOptions): TemplatedApp {
   }
   app.any('/api/a2a', (res) => sendJson(res, trackAbort(res), 405, { error: 'method_not_allowed', message: 'Use POST for JSON-RPC' }));
   app.any('/*', (res, req) =>
-    sendJson(res, trackAbort(res), 404, { error: 'not_found', message: `No route for ${req.getMethod().toUpperCase()} ${req.getUrl()}` }),
+    sendJson(res, trackAbort(res), 404, { error: 'not_found', message: `No route for ${echoed(req.getMethod().toUpperCase())} ${echoed(req.getUrl())}` }),
   );
   return app;
 }

@@ -3,6 +3,7 @@
 import { codecs } from '../../protocol/codec.js';
 import { RpcError } from '../../protocol/errors.js';
 import { TERMINAL_STATES } from '../../protocol/model.js';
+import { echoed } from '../../protocol/one-line.js';
 import { StreamResult, answerDialect, readsOf, viewOptions, visibleTask, type CallContext, type GatewayParts } from '../context.js';
 import { runStream } from '../stream.js';
 import { prepareSend, sendDialect } from './send.js';
@@ -41,7 +42,7 @@ function parseLastEventId(v: string | undefined): number | undefined {
   const digits = v.trim();
   if (!/^\d{1,15}$/.test(digits)) {
     throw new RpcError('INVALID_PARAMS', {
-      message: `Invalid Last-Event-ID header: '${v}' is not an event id of this stream`,
+      message: `Invalid Last-Event-ID header: '${echoed(v)}' is not an event id of this stream`,
       data: { path: 'Last-Event-ID' },
     });
   }

@@ -1,6 +1,7 @@
 // The agent registry: every agent the gateway can run, per workspace, each with the runner of its kind; changes at runtime.
 import type { AgentEvent, AgentRunResult, AgentSpec } from '../../protocol/agent-events.js';
 import { RpcError } from '../../protocol/errors.js';
+import { echoed } from '../../protocol/one-line.js';
 import type { Message, Task } from '../../protocol/model.js';
 import type { KeyRecord } from '../../protocol/records.js';
 import type { Scope } from '../../protocol/scopes.js';
@@ -162,7 +163,9 @@ export class AgentRegistry {
       new RpcError('AGENT_NOT_FOUND', { message: `No agent matches the request: ${what}`, ...(data && { data }) });
     const pick = (id: string, path?: string) => {
       const e = this.find(key.workspaceId, id);
-      if (!e || !this.allows(key, e)) throw notFound(`agent '${id}'${path ? ` (${path})` : ''}`, { ...(path && { path }), agentId: id });
+      // the id is the caller's (the URL, metadata.agentId): repeated cut to a bound
+      const named = echoed(id);
+      if (!e || !this.allows(key, e)) throw notFound(`agent '${named}'${path ? ` (${path})` : ''}`, { ...(path && { path }), agentId: named });
       return e.spec;
     };
     if (c.urlAgentId !== undefined) return pick(c.urlAgentId);
@@ -173,7 +176,8 @@ export class AgentRegistry {
     if (typeof skillId === 'string') {
       const bySkill = reachable.find((s) => s.skills.some((k) => k.id === skillId));
       const path = c.paths?.skillId;
-      if (!bySkill) throw notFound(`skill '${skillId}'${path ? ` (${path})` : ''}`, { ...(path && { path }), skillId });
+      const named = echoed(skillId);
+      if (!bySkill) throw notFound(`skill '${named}'${path ? ` (${path})` : ''}`, { ...(path && { path }), skillId: named });
       return bySkill;
     }
     if (reachable.length === 1) return reachable[0]!;
