@@ -3,7 +3,8 @@
 // Every instance runs one; the store's leases keep two instances off the same job (at-least-once:
 // a receiver dedupes on webhook-id, which is the same on every attempt of a job). A crashed instance's
 // leases lapse, or are freed when it starts again under the same instance id. Time comes from
-// the injected clock and timers: backoff, the per-request timeout and the wake-ups.
+// the injected clock and timers: backoff, the per-request timeout and the wake-ups. Fair claiming: one workspace
+// has at most `perWorkspace` of the attempts in flight, so its hanging receivers cannot hold back the others'.
 import type { PushJob, StoredPushConfig } from '../../protocol/records.js';
 import type { Clock, Timers } from '../clock.js';
 import type { Log } from '../log.js';
