@@ -104,7 +104,7 @@ export const Config = z
          * delivery attempts one workspace may have in flight at once, of the worker's 16 (hence the bound): a workspace
          * whose receivers hang holds at most this many while the others' webhooks go out
          */
-        maxInFlightPerWorkspace: z.number().int().min(1).max(16).default(4),
+        maxInFlightPerWorkspace: z.number().int().min(1).max(16).default(8),
       })
       .strict()
       .default({
@@ -114,7 +114,7 @@ export const Config = z
         backoffBaseMs: 2_000,
         backoffMaxMs: 15 * 60_000,
         maxConfigsPerTask: 10,
-        maxInFlightPerWorkspace: 4,
+        maxInFlightPerWorkspace: 8,
       }),
     redis: z
       .object({

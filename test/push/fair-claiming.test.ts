@@ -68,22 +68,22 @@ async function scenario(t: Test, o: { config: ConfigInput; share: number }): Pro
   t.ok(await until(() => rxA.deliveries.length >= 2 * o.share), "A's next heads are attempted once its first attempts end");
 }
 
-t.test('LMDB: one workspace with hanging receivers does not hold back another workspace’s webhook (default share 4)', async (t) => {
-  await scenario(t, { config: {}, share: 4 });
+t.test('LMDB: one workspace with hanging receivers does not hold back another workspace’s webhook (default share 8)', async (t) => {
+  await scenario(t, { config: {}, share: 8 });
 });
 
 t.test('Redis: the same, on the shared store', async (t) => {
   const prefix = testPrefix('push-fair');
   t.teardown(() => cleanupPrefix(REDIS_URL, prefix));
-  await scenario(t, { config: { store: 'redis', redisUrl: REDIS_URL, redisPrefix: prefix }, share: 4 });
+  await scenario(t, { config: { store: 'redis', redisUrl: REDIS_URL, redisPrefix: prefix }, share: 8 });
 });
 
 t.test('LMDB: push.maxInFlightPerWorkspace sets the share (2)', async (t) => {
   await scenario(t, { config: { push: { maxInFlightPerWorkspace: 2 } }, share: 2 });
 });
 
-t.test('push.maxInFlightPerWorkspace: an integer from 1 to 16, default 4; anything else names the field', async (t) => {
-  t.equal(parseConfig({}).push.maxInFlightPerWorkspace, 4);
+t.test('push.maxInFlightPerWorkspace: an integer from 1 to 16, default 8; anything else names the field', async (t) => {
+  t.equal(parseConfig({}).push.maxInFlightPerWorkspace, 8);
   t.equal(parseConfig({ push: { maxInFlightPerWorkspace: 16 } }).push.maxInFlightPerWorkspace, 16);
   for (const bad of [0, 17, 2.5, '4']) {
     t.throws(() => parseConfig({ push: { maxInFlightPerWorkspace: bad as number } }), /push\.maxInFlightPerWorkspace/, `refused: ${JSON.stringify(bad)}`);

@@ -54,9 +54,9 @@ export interface PushWorkerOptions {
   /** attempts in flight at once (each on a different queue); default 16 */
   concurrency?: number;
   /**
-   * attempts in flight at once for one workspace (config `push.maxInFlightPerWorkspace`); default 4, a quarter of
-   * the default concurrency: a workspace whose receivers hang holds at most this many slots while others' webhooks
-   * go out through the rest
+   * attempts in flight at once for one workspace (config `push.maxInFlightPerWorkspace`); default 8, half of the
+   * default concurrency: a workspace whose receivers hang holds at most this many slots while others' webhooks go out
+   * through the rest, and a gateway serving one workspace keeps half its delivery rate
    */
   perWorkspace?: number;
   random?: () => number;
@@ -72,7 +72,7 @@ export interface AttemptReport {
 }
 
 /** attempts in flight at once for one workspace unless configured: a quarter of the default 16 */
-export const DEFAULT_PER_WORKSPACE = 4;
+export const DEFAULT_PER_WORKSPACE = 8;
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
