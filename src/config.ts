@@ -102,9 +102,22 @@ export const Config = z
           .default(15 * 60_000),
         /** push configs one task may hold (each is one webhook per change); another is refused until one is deleted */
         maxConfigsPerTask: z.number().int().positive().default(10),
+        /**
+         * delivery attempts one workspace may have in flight at once, of the worker's 16 (hence the bound): a workspace
+         * whose receivers hang holds at most this many while the others' webhooks go out
+         */
+        maxInFlightPerWorkspace: z.number().int().min(1).max(16).default(8),
       })
       .strict()
-      .default({ allowlist: [], timeoutMs: 10_000, maxAttempts: 12, backoffBaseMs: 2_000, backoffMaxMs: 15 * 60_000, maxConfigsPerTask: 10 }),
+      .default({
+        allowlist: [],
+        timeoutMs: 10_000,
+        maxAttempts: 12,
+        backoffBaseMs: 2_000,
+        backoffMaxMs: 15 * 60_000,
+        maxConfigsPerTask: 10,
+        maxInFlightPerWorkspace: 8,
+      }),
     redis: z
       .object({
         /** a Redis command unanswered this long fails: calls during an outage get a 503 instead of hanging */

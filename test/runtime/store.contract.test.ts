@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { open } from 'lmdb';
 import { pack } from 'msgpackr';
 import { createClient, RESP_TYPES } from 'redis';
-import { taskKey, type Store } from '../../src/runtime/store/types.js';
+import { taskKey, type ClaimedPushJob, type Store } from '../../src/runtime/store/types.js';
 import { dueBefore, queueOf } from '../../src/runtime/store/push-queues.js';
 import type { PushJob } from '../../src/protocol/records.js';
 import type { TaskState } from '../../src/protocol/model.js';
@@ -845,6 +845,40 @@ function storeContract(engine: Engine) {
       t.equal(await s.results.sweep({ now: T + 50, limit: 100 }), 2, 'later, the next ones');
       t.strictSame(ids(await s.results.list({ workspace: 'ws-a' })), []);
       t.strictSame(ids(await s.results.list({ workspace: 'ws-b' })), ['kept2']);
+    });
+
+    t.test('push jobs: a claim with a per-workspace cap passes over a full workspace, in order, and takes it later', async (t) => {
+      const s = await (await fresh('push-fair')).open();
+      const T = Date.UTC(2026, 0, 1);
+      const job = (ws: string, task: string, seq: number, dueAt: number): PushJob => {
+        const key = taskKey(ws, task);
+        return { ...samplePushJob({ queue: queueOf(key, 'cfg'), seq, dueAt }), id: `msg_${ws}_${task}_${seq}`, taskKey: key, workspaceId: ws };
+      };
+      // workspace A (with a quote in its id) has 30 queues due before B's one: more than a first page of `limit`
+      const a = Array.from({ length: 30 }, (_, q) => [job('A"1', `t${q}`, 1, T + q), job('A"1', `t${q}`, 2, T + q)]).flat();
+      await s.pushJobs.enqueue([...a, job('B', 'b', 1, T + 100)]);
+      const lease = { leaseMs: 60_000 };
+      const names = (cs: ClaimedPushJob[]) => cs.map((c) => c.job.id).sort();
+      const first = await s.pushJobs.claim({ now: T + 200, ...lease, limit: 5, perWorkspace: { max: 3, held: new Map([['A"1', 1]]) } });
+      t.strictSame(names(first), ['msg_A"1_t0_1', 'msg_A"1_t1_1', 'msg_B_b_1'], 'A up to its share (1 held + 2), then B: past the rest of A');
+      const second = await s.pushJobs.claim({ now: T + 200, ...lease, limit: 5, perWorkspace: { max: 3, held: new Map([['A"1', 3]]) } });
+      t.strictSame(second, [], 'A full and nothing else due: nothing');
+      const full = { max: 3, held: new Map([['A"1', 3]]) };
+      t.equal(await s.pushJobs.nextDueAt(), T + 2, "without passOver: A's next head, due already");
+      t.equal(await s.pushJobs.nextDueAt({ passOver: full }), T + 200 + 60_000, "A's heads left out: when B's lease lapses");
+      const third = await s.pushJobs.claim({ now: T + 200, ...lease, limit: 2, perWorkspace: { max: 3, held: new Map([['A"1', 1]]) } });
+      // which of A's waiting heads comes first is the engine's order (LMDB: by key; Redis: by due time)
+      t.equal(third.length, 2, 'A up to its share again');
+      t.ok(
+        third.every((c) => c.job.workspaceId === 'A"1' && c.job.seq === 1 && !names(first).includes(c.job.id)),
+        "A's other queues' heads, never a follower (seq 2) of a leased head",
+      );
+      const rest = await s.pushJobs.claim({ now: T + 200, ...lease, limit: 100 });
+      t.equal(rest.length, 26, 'without a cap every other due head');
+      t.ok(
+        rest.every((c) => c.job.seq === 1),
+        'heads only',
+      );
     });
 
     t.test("push jobs: listWorkspace gives one workspace's soonest due jobs, bounded, with its count", async (t) => {

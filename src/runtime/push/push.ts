@@ -14,6 +14,8 @@ import { PushWorker, type AttemptReport, type DeliveryPolicy } from './worker.js
 export interface PushSettings extends DeliveryPolicy {
   /** CIDRs or exact addresses admitted although internal (config `push.allowlist`) */
   allowlist: readonly string[];
+  /** attempts in flight at once for one workspace (config `push.maxInFlightPerWorkspace`; absent: the worker's default) */
+  maxInFlightPerWorkspace?: number;
 }
 
 export interface PushRuntime {
@@ -63,6 +65,7 @@ export function createPushRuntime(o: {
     allowlist,
     resolve,
     policy: o.settings,
+    ...(o.settings.maxInFlightPerWorkspace !== undefined && { perWorkspace: o.settings.maxInFlightPerWorkspace }),
     ...(o.holder && { holder: o.holder }),
     onAttempt: o.onAttempt,
   });

@@ -3,7 +3,8 @@
 // Every instance runs one; the store's leases keep two instances off the same job (at-least-once:
 // a receiver dedupes on webhook-id, which is the same on every attempt of a job). A crashed instance's
 // leases lapse, or are freed when it starts again under the same instance id. Time comes from
-// the injected clock and timers: backoff, the per-request timeout and the wake-ups.
+// the injected clock and timers: backoff, the per-request timeout and the wake-ups. Fair claiming: one workspace
+// has at most `perWorkspace` of the attempts in flight, so its hanging receivers cannot hold back the others'.
 import type { PushJob, StoredPushConfig } from '../../protocol/records.js';
 import type { Clock, Timers } from '../clock.js';
 import type { Log } from '../log.js';
@@ -52,6 +53,12 @@ export interface PushWorkerOptions {
   pollMs?: number;
   /** attempts in flight at once (each on a different queue); default 16 */
   concurrency?: number;
+  /**
+   * attempts in flight at once for one workspace (config `push.maxInFlightPerWorkspace`); default 8, half of the
+   * default concurrency: a workspace whose receivers hang holds at most this many slots while others' webhooks go out
+   * through the rest, and a gateway serving one workspace keeps half its delivery rate
+   */
+  perWorkspace?: number;
   random?: () => number;
   /** told about every attempt (tests, metrics); never given the secret */
   onAttempt?: (a: AttemptReport) => void;
@@ -64,6 +71,9 @@ export interface AttemptReport {
   result: 'delivered' | 'retry' | 'gave-up' | 'disabled' | 'released';
 }
 
+/** attempts in flight at once for one workspace unless configured: a quarter of the default 16 */
+export const DEFAULT_PER_WORKSPACE = 8;
+
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export class PushWorker {
@@ -75,6 +85,9 @@ export class PushWorker {
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly concurrency: number;
+  private readonly perWorkspace: number;
+  /** attempts in flight per workspace (what the claim's fairness bound counts) */
+  private readonly heldBy = new Map<string, number>();
   /** set until the earlier run's leases were freed (retried on each look while the store fails) */
   private releaseFirst: LeaseHolder | undefined;
 
@@ -83,6 +96,7 @@ export class PushWorker {
     this.leaseMs = o.leaseMs ?? o.policy.timeoutMs + 30_000;
     this.pollMs = o.pollMs ?? 5_000;
     this.concurrency = o.concurrency ?? 16;
+    this.perWorkspace = o.perWorkspace ?? DEFAULT_PER_WORKSPACE;
   }
 
   start(): void {
@@ -143,22 +157,45 @@ export class PushWorker {
     const room = this.concurrency - this.inflight.size;
     if (room <= 0) return; // an attempt that ends kicks again
     const now = this.o.clock.now();
-    const claimed = await this.o.jobs.claim({ now, leaseMs: this.leaseMs, limit: room, ...(this.o.holder && { holder: this.o.holder }) });
+    const claimed = await this.o.jobs.claim({
+      now,
+      leaseMs: this.leaseMs,
+      limit: room,
+      perWorkspace: { max: this.perWorkspace, held: this.heldBy },
+      ...(this.o.holder && { holder: this.o.holder }),
+    });
     for (const c of claimed) this.launch(c);
     if (this.stopped) return;
-    const next = await this.o.jobs.nextDueAt();
-    const wait = next === undefined ? this.pollMs : Math.min(this.pollMs, Math.max(next - this.o.clock.now(), 10));
+    // heads of a workspace at its share are left out: the attempt of it that ends kicks, not a timer
+    const next = await this.o.jobs.nextDueAt({ passOver: { max: this.perWorkspace, held: this.heldBy } });
+    const later = this.o.clock.now();
+    // a head still due that no slot was left for (or past the Redis scan's bound): the attempt that frees a slot
+    // kicks, so wait as for nothing due rather than look again every 10 ms while attempts hang
+    const waiting = next !== undefined && next <= later && this.saturated();
+    const wait = next === undefined || waiting ? this.pollMs : Math.min(this.pollMs, Math.max(next - later, 10));
     this.arm(wait);
+  }
+
+  /** true when no slot is free, or some workspace holds its whole share */
+  private saturated(): boolean {
+    if (this.inflight.size >= this.concurrency) return true;
+    for (const n of this.heldBy.values()) if (n >= this.perWorkspace) return true;
+    return false;
   }
 
   private launch(c: ClaimedPushJob): void {
     const abort = new AbortController();
+    const ws = c.job.workspaceId;
+    this.heldBy.set(ws, (this.heldBy.get(ws) ?? 0) + 1);
     // claimed while stopping: the attempt ends at once and releases the job
     if (this.stopped) abort.abort();
     const done = this.attempt(c, abort.signal)
       .catch((err: unknown) => this.o.log('push attempt could not be recorded', { job: c.job.id, error: message(err) }))
       .finally(() => {
         this.inflight.delete(c.job.id);
+        const left = (this.heldBy.get(ws) ?? 1) - 1;
+        if (left > 0) this.heldBy.set(ws, left);
+        else this.heldBy.delete(ws);
         this.kick();
       });
     this.inflight.set(c.job.id, { abort, done });

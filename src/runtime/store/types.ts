@@ -125,11 +125,21 @@ export interface ClaimedPushJob {
  * claimer at a time (a lease that lapses after `leaseMs`, so a crashed instance's job is taken up
  * again): job n+1 of a queue goes out only after job n was completed (delivered, given up, dropped).
  */
+/** A claim's fairness bound: at most `max` attempts in flight per workspace (`held`: those already under way, by id). */
+export interface WorkspaceCap {
+  max: number;
+  held: ReadonlyMap<string, number>;
+}
+
 export interface PushJobStore {
   /** adds jobs to their queues (a job with a queue and seq already stored replaces it) */
   enqueue(jobs: readonly PushJob[]): Promise<void>;
-  /** leases up to `limit` queue heads that are due at `now` and not leased by anyone else (to `holder`, when given) */
-  claim(o: { now: number; leaseMs: number; limit: number; holder?: LeaseHolder }): Promise<ClaimedPushJob[]>;
+  /**
+   * leases up to `limit` queue heads that are due at `now` and not leased by anyone else (to `holder`, when given);
+   * with `perWorkspace`, a head is passed over (its queue keeps waiting, in order) while its workspace already holds
+   * `max` attempts: those in `held` plus those this claim takes
+   */
+  claim(o: { now: number; leaseMs: number; limit: number; holder?: LeaseHolder; perWorkspace?: WorkspaceCap }): Promise<ClaimedPushJob[]>;
   /**
    * Frees every lease taken by another run of `holder.instance` (its heads are claimable again at their due time);
    * returns how many. Called once at start-up: that earlier run is dead, its attempts with it.
@@ -139,8 +149,12 @@ export interface PushJobStore {
   complete(c: ClaimedPushJob): Promise<boolean>;
   /** keeps the job at the head of its queue with the update, due again at `dueAt`, and frees the lease; false as for complete */
   retry(c: ClaimedPushJob, update: { attempts: number; dueAt: number; lastError?: string }): Promise<boolean>;
-  /** the earliest time a queue head becomes claimable (due, or its lease lapses); undefined when no job waits */
-  nextDueAt(): Promise<number | undefined>;
+  /**
+   * the earliest time a queue head becomes claimable (due, or its lease lapses); undefined when no job waits. With
+   * `passOver`, heads of a workspace holding `max` attempts are left out (a claim would pass over them until one of
+   * those attempts ends); on Redis a scan past its bound answers with the earliest it has not read.
+   */
+  nextDueAt(o?: { passOver?: WorkspaceCap }): Promise<number | undefined>;
   /** every waiting job, each queue in seq order (operators and tests) */
   list(): Promise<PushJob[]>;
   /**

@@ -12,6 +12,7 @@ import { dueBefore, taskQueuePrefix, workspaceQueuePrefix } from '../push-queues
 import type { ClaimedPushJob, PushJobStore } from '../types.js';
 import { checked, listed, type OnCorrupt } from '../validate.js';
 import { heldByEarlierRun, leaseToken } from '../lease-holder.js';
+import { capGate, isFull } from '../workspace-cap.js';
 import { assertKeysFit } from './key-size.js';
 import { getDecoded, rangeDecoded } from './decoded.js';
 
@@ -80,17 +81,21 @@ export function lmdbPushJobStore(o: {
       if (jobs.length === 0) return;
       await root.transaction(() => putPushJobs(db, jobs));
     },
-    async claim({ now, leaseMs, limit, holder }) {
+    async claim({ now, leaseMs, limit, holder, perWorkspace }) {
       if (limit <= 0) return [];
       // most looks find nothing due: answer those from a read, without a write transaction
       o.fresh();
-      if (!heads().some(({ stored }) => eligibleAt(stored) <= now)) return [];
+      const look = capGate(perWorkspace);
+      if (!heads().some(({ stored }) => eligibleAt(stored) <= now && look.admit(stored.job.workspaceId))) return [];
       return root.transaction(() => {
         const token = leaseToken(holder);
+        const gate = capGate(perWorkspace);
         const out: ClaimedPushJob[] = [];
         for (const { key, stored } of heads()) {
           if (out.length >= limit) break;
           if (eligibleAt(stored) > now) continue;
+          // its workspace holds its share: the queue waits (in order) and the next workspace's head is looked at
+          if (!gate.admit(stored.job.workspaceId)) continue;
           db.put(key, { job: stored.job, lease: { token, until: now + leaseMs } } satisfies StoredJob);
           out.push({ job: stored.job, lease: token });
         }
@@ -125,10 +130,11 @@ export function lmdbPushJobStore(o: {
         return freed.length;
       });
     },
-    async nextDueAt() {
+    async nextDueAt({ passOver } = {}) {
       o.fresh();
       let min: number | undefined;
       for (const { stored } of heads()) {
+        if (isFull(passOver, stored.job.workspaceId)) continue;
         const at = eligibleAt(stored);
         if (min === undefined || at < min) min = at;
       }

@@ -15,6 +15,7 @@ import { StoreCorruptError } from '../errors.js';
 import type { ClaimedPushJob, PushJobStore } from '../types.js';
 import { checked, listed } from '../validate.js';
 import { instanceStart, leaseToken, runStart } from '../lease-holder.js';
+import { capArgs } from '../workspace-cap.js';
 import type { RedisParts } from './client.js';
 import { script } from './scripts.js';
 import { packr } from './values.js';
@@ -57,29 +58,61 @@ return 1
 });
 
 /**
- * KEYS: pushDue, pushLeases. ARGV: now, lease end, token, limit, queue prefix, job prefix.
+ * The most due queues one claim reads (paged, CLAIM_PAGE at a time after a first page of `limit`): past them a queue
+ * waits for the next look, so a workspace with more due queues than this, all held back by its cap, ahead of every
+ * other workspace's can still delay them (until its own queues are leased, retried later or delivered).
+ */
+const CLAIM_SCAN = 10_000;
+const CLAIM_PAGE = 500;
+
+/**
+ * KEYS: pushDue, pushLeases. ARGV: now, lease end, token, limit, queue prefix, job prefix, then the workspace cap
+ * (capArgs: max, 0 for none, then workspace queue prefix and attempts held, per workspace holding some).
  * Returns the packed heads it leased. A queue left empty, or a head whose record is gone, is tidied up.
+ *
+ * Due queues are read a page at a time: a queue passed over for its workspace's cap keeps its place (and its score),
+ * so the next page starts after the ones that stayed in the due range; one claim reads at most CLAIM_SCAN of them.
  */
 const claimPush2 = script({
   numberOfKeys: 2,
   lua: `
 local out = {}
-for _, q in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[4]))) do
-  local qkey = ARGV[5] .. q
-  local head = redis.call('ZRANGE', qkey, 0, 0)[1]
-  if not head then
-    redis.call('ZREM', KEYS[1], q)
-    redis.call('HDEL', KEYS[2], q)
-  else
-    local data = redis.call('HGET', ARGV[6] .. head, 'data')
-    if data then
-      redis.call('ZADD', KEYS[1], ARGV[2], q)
-      redis.call('HSET', KEYS[2], q, ARGV[3])
-      out[#out + 1] = data
+local limit = tonumber(ARGV[4])
+local max = tonumber(ARGV[7])
+local held = {}
+for i = 8, #ARGV, 2 do held[ARGV[i]] = tonumber(ARGV[i + 1]) end
+local stayed, scanned, page = 0, 0, limit
+while #out < limit and scanned < ${CLAIM_SCAN} do
+  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', stayed, page)
+  for _, q in ipairs(due) do
+    if #out >= limit then break end
+    local ws = string.match(q, '^%[".-/')
+    if max > 0 and ws and (held[ws] or 0) >= max then
+      -- its workspace holds its share: the queue waits, in order, for a later claim
+      stayed = stayed + 1
     else
-      redis.call('ZREM', qkey, head)
+      local qkey = ARGV[5] .. q
+      local head = redis.call('ZRANGE', qkey, 0, 0)[1]
+      if not head then
+        redis.call('ZREM', KEYS[1], q)
+        redis.call('HDEL', KEYS[2], q)
+      else
+        local data = redis.call('HGET', ARGV[6] .. head, 'data')
+        if data then
+          redis.call('ZADD', KEYS[1], ARGV[2], q)
+          redis.call('HSET', KEYS[2], q, ARGV[3])
+          out[#out + 1] = data
+          if ws then held[ws] = (held[ws] or 0) + 1 end
+        else
+          redis.call('ZREM', qkey, head)
+          stayed = stayed + 1
+        end
+      end
     end
   end
+  scanned = scanned + #due
+  if #due < page then break end
+  page = ${CLAIM_PAGE}
 end
 return out
 `,
@@ -210,8 +243,30 @@ const PEEK_JOBS = 500;
 /** A glob (ZSCAN MATCH) matching exactly the names that begin with `prefix`. */
 const startsWithGlob = (prefix: string): string => `${prefix.replace(/[\\*?[\]]/g, '\\$&')}*`;
 
-/** KEYS: pushDue. The first queue and its score, or an empty list. */
-const firstDue1 = script({ numberOfKeys: 1, lua: `return redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')` });
+/**
+ * KEYS: pushDue. ARGV: the workspace cap (capArgs). The first queue whose workspace is below its share, and its score,
+ * or an empty list. Past CLAIM_SCAN queues read, the first one not read (the earliest any unread queue can be).
+ */
+const firstDue1 = script({
+  numberOfKeys: 1,
+  lua: `
+local max = tonumber(ARGV[1])
+if max == 0 then return redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES') end
+local held = {}
+for i = 2, #ARGV, 2 do held[ARGV[i]] = tonumber(ARGV[i + 1]) end
+local start = 0
+while start < ${CLAIM_SCAN} do
+  local page = redis.call('ZRANGE', KEYS[1], start, start + ${CLAIM_PAGE} - 1, 'WITHSCORES')
+  for i = 1, #page, 2 do
+    local ws = string.match(page[i], '^%[".-/')
+    if not (ws and (held[ws] or 0) >= max) then return { page[i], page[i + 1] } end
+  end
+  if #page < 2 * ${CLAIM_PAGE} then return {} end
+  start = start + ${CLAIM_PAGE}
+end
+return redis.call('ZRANGE', KEYS[1], start, start, 'WITHSCORES')
+`,
+});
 
 export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys' | 'client' | 'onCorrupt'>): PushJobStore {
   const { run, keys: k, client, onCorrupt } = o;
@@ -236,13 +291,13 @@ export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys' | 'client' 
       if (jobs.length === 0) return;
       await run({ script: enqueuePush1, keys: [k.pushDue], args: [queuePrefix, jobPrefix, ...pushJobArgs(jobs)] });
     },
-    async claim({ now, leaseMs, limit, holder }) {
+    async claim({ now, leaseMs, limit, holder, perWorkspace }) {
       if (limit <= 0) return [];
       const lease = leaseToken(holder);
       const reply = await run({
         script: claimPush2,
         keys: [k.pushDue, k.pushLeases],
-        args: [String(now), String(now + leaseMs), lease, String(limit), queuePrefix, jobPrefix],
+        args: [String(now), String(now + leaseMs), lease, String(limit), queuePrefix, jobPrefix, ...capArgs(perWorkspace)],
       });
       // a damaged job (with onCorrupt) is reported and left out, so the good ones claimed with it are still delivered
       const out: ClaimedPushJob[] = [];
@@ -278,8 +333,8 @@ export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys' | 'client' 
       });
       return Number(reply);
     },
-    async nextDueAt() {
-      const reply = list(await run({ script: firstDue1, keys: [k.pushDue], args: [] }));
+    async nextDueAt({ passOver } = {}) {
+      const reply = list(await run({ script: firstDue1, keys: [k.pushDue], args: capArgs(passOver) }));
       if (reply.length < 2) return undefined;
       const score = Number(String(reply[1]));
       return Number.isFinite(score) ? score : undefined;
