@@ -5,6 +5,7 @@ import type { AgentContext } from './agent-contract.js';
 import { callFor } from './call.js';
 import { EventOutbox } from './event-outbox.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
+import { describeThrown } from './thrown.js';
 import type { FailureReason, RunReply, RunRequest } from './wire.js';
 
 interface Iter {
@@ -12,8 +13,6 @@ interface Iter {
   return(): unknown;
 }
 type Failure = { reason: FailureReason; message: string };
-
-const errorText = (err: unknown): string => (err instanceof Error ? err.message || err.name : String(err));
 
 const issuesText = (issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string =>
   issues.map((i) => `${i.path.map(String).join('.') || '(event)'}: ${i.message}`).join('; ');
@@ -94,7 +93,7 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Pro
   try {
     it = iteratorOf(fn(ctx));
   } catch (err) {
-    return { reason: 'agent_error', message: errorText(err) };
+    return { reason: 'agent_error', message: describeThrown(err) };
   }
   if (!it) return { reason: 'agent_protocol', message: 'agent did not return an async iterable of events' };
   for (;;) {
@@ -102,7 +101,7 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Pro
     try {
       step = await it.next();
     } catch (err) {
-      return { reason: 'agent_error', message: errorText(err) };
+      return { reason: 'agent_error', message: describeThrown(err) };
     }
     if (typeof step !== 'object' || step === null) {
       abandon(it, lazy);
@@ -126,7 +125,7 @@ export default async function runAgent(req: RunRequest): Promise<RunReply> {
     const loaded = await loadAgent(req.input.agent);
     failure = loaded.ok ? await drive(loaded.fn, req, outbox) : { reason: 'agent_not_found', message: loaded.message };
   } catch (err) {
-    failure = { reason: 'agent_error', message: `worker failed to run the agent: ${errorText(err)}` };
+    failure = { reason: 'agent_error', message: `worker failed to run the agent: ${describeThrown(err)}` };
   }
   const { problem, ...tally } = outbox.finish();
   if (!failure && problem) failure = { reason: 'agent_protocol', message: problem };

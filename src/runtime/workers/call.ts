@@ -4,6 +4,7 @@ import { MAX_CALL_MESSAGE_DEPTH } from '../../protocol/agent-events.js';
 import type { RemoteEvent, RemoteTask } from '../../protocol/connections.js';
 import type { Metadata, Part } from '../../protocol/model.js';
 import { tooDeepAt } from '../../protocol/json-depth.js';
+import { describeThrown } from './thrown.js';
 import type { CallCancel, CallOpen, CallReply } from './wire.js';
 
 /** What `ctx.call` rejects (or its stream throws) with: `code` is stable, `message` says what went wrong. */
@@ -43,8 +44,6 @@ interface Sink {
   fail(err: CallError): void;
 }
 
-const errorText = (err: unknown): string => (err instanceof Error ? err.message || err.name : String(err));
-
 /** One call in flight: owns the worker's end of the channel until a result, an error or the agent's cancel. */
 class OpenCall {
   readonly #connection: string;
@@ -65,7 +64,7 @@ class OpenCall {
       refused = this.#open(run, call, signal);
     } catch (err) {
       // a getter or proxy of the agent's that throws while the message is read
-      refused = new CallError('invalid_request', `message: cannot be read: ${errorText(err)}`);
+      refused = new CallError('invalid_request', `message: cannot be read: ${describeThrown(err)}`);
     }
     if (refused) this.#end(refused);
   }
@@ -87,7 +86,7 @@ class OpenCall {
     } catch (err) {
       port1.close();
       port2.close();
-      return new CallError('invalid_request', `message: cannot cross threads: ${errorText(err)}`);
+      return new CallError('invalid_request', `message: cannot cross threads: ${describeThrown(err)}`);
     }
     port1.on('message', this.#onReply);
     // the call must never be what keeps the worker alive

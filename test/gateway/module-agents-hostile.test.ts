@@ -1,0 +1,152 @@
+// Hostile module agents (written into the test's temp dir) against the real gateway on port 0: a misbehaving agent
+// fails its own task with a clear reason; the gateway, other agents' turns and other callers are unharmed.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
+
+t.setTimeout(120_000);
+
+const AGENTS: Record<string, string> = {
+  'throws-odd.js': `
+export default async function* (ctx) {
+  yield { type: 'status', state: 'working' };
+  const how = ctx.message.parts[0].text;
+  if (how === 'undefined') throw undefined;
+  if (how === 'null-proto') throw Object.create(null);
+  if (how === 'proxy') throw new Proxy({}, { getPrototypeOf() { throw new Proxy({}, { getPrototypeOf() { throw 1; } }); }, get() { throw 2; } });
+  if (how === 'getter') throw { get message() { throw new Error('getter'); }, toString() { throw new Error('toString'); } };
+  if (how === 'circular') { const o = { a: 1 }; o.self = o; return Promise.reject(o); }
+  throw 'a plain string';
+}`,
+  'hog.js': `
+export default async function* () {
+  yield { type: 'status', state: 'working' };
+  const hoard = [];
+  for (;;) hoard.push(new Array(1_000_000).fill(hoard.length + 0.5));
+}`,
+  'heap.js': `
+import { getHeapStatistics } from 'node:v8';
+export default async function* () {
+  const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 1024 / 1024);
+  yield { type: 'artifact', artifact: { parts: [{ kind: 'data', data: { heapLimitMb } }] } };
+  yield { type: 'status', state: 'completed' };
+}`,
+  'leaves-timer.js': `
+export default async function* (ctx) {
+  const how = ctx.message.parts[0].text;
+  if (how === 'exit') setTimeout(() => process.exit(3), 100);
+  if (how === 'spin') setTimeout(() => { for (;;); }, 100);
+  if (how === 'emit') setTimeout(() => { for (let i = 0; i < 5; i++) require('node:worker_threads'); }, 100);
+  if (how === 'wait') await new Promise((r) => setTimeout(r, 400));
+  yield { type: 'status', state: 'completed', message: { parts: [{ kind: 'text', text: 'done, timer left' }] } };
+}`,
+  'no-export.js': `export const notAnAgent = 1;`,
+  'throws-at-import.js': `throw new Error('boom at import');`,
+  'syntax.js': `export default async function* ( {`,
+  'big-call.js': `
+export default async function* (ctx) {
+  const how = ctx.message.parts[0].text;
+  try {
+    const text = how === 'huge' ? 'x'.repeat(64 * 1024 * 1024) : 'hi';
+    await ctx.call(how === 'unknown' ? 'no-such-connection' : 'peer', text);
+    yield { type: 'status', state: 'completed' };
+  } catch (err) {
+    yield { type: 'status', state: 'completed', message: { parts: [{ kind: 'data', data: { code: err.code, message: err.message } }] } };
+  }
+}`,
+  'huge-artifact.js': `
+export default async function* () {
+  yield { type: 'artifact', artifact: { parts: [{ kind: 'text', text: 'x'.repeat(32 * 1024 * 1024) }] } };
+  yield { type: 'status', state: 'completed' };
+}`,
+};
+
+async function world(t: Test, extra: Record<string, unknown> = {}): Promise<{ gw: TestGateway; key: string; dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'a2a-hostile-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  for (const [name, src] of Object.entries(AGENTS)) await writeFile(join(dir, name), src);
+  const mod = (id: string, file: string, more: Record<string, unknown> = {}) => ({ id, name: id, kind: 'module', entry: join(dir, file), ...more });
+  const gw = await startTestGateway({
+    config: {
+      agents: [
+        { id: 'echo', name: 'Echo', entry: 'echo', default: true, timeoutMs: 5000 },
+        mod('odd', 'throws-odd.js'),
+        mod('hog', 'hog.js', { timeoutMs: 20_000 }),
+        mod('heap', 'heap.js'),
+        mod('timer', 'leaves-timer.js', { timeoutMs: 2000 }),
+        mod('noexport', 'no-export.js'),
+        mod('importthrows', 'throws-at-import.js'),
+        mod('syntax', 'syntax.js'),
+        mod('bigcall', 'big-call.js'),
+        mod('bigart', 'huge-artifact.js'),
+      ],
+      ...extra,
+    } as never,
+  });
+  t.teardown(() => gw.close());
+  const { key } = await gw.key();
+  return { gw, key, dir };
+}
+
+const send = (gw: TestGateway, key: string, agentId: string, text: string) =>
+  gw.rpc({ key, method: 'message/send', params: msgB(text, { metadata: { agentId } }) });
+
+const reasonOf = (r: { json: any }) => r.json.result?.status?.message?.metadata?.reason;
+const textOf = (r: { json: any }): string => r.json.result?.status?.message?.parts?.[0]?.text ?? '';
+
+t.test('with the default pool settings', async (t) => {
+  const { gw, key } = await world(t);
+  const echoWorks = async (t: Test, why: string) => {
+    const r = await gw.rpc({ key, method: 'message/send', params: msgB(`echo ${why}`) });
+    t.equal(r.json.result?.status?.state, 'completed', `echo still works ${why}`);
+  };
+
+  t.test("a worker's heap is capped by default (512 MB), far below the process's own multi-GB default", async (t) => {
+    const r = await send(gw, key, 'heap', 'go');
+    const limitMb: number = r.json.result?.artifacts?.[0]?.parts?.[0]?.data?.heapLimitMb;
+    t.ok(limitMb > 400 && limitMb < 700, `the agent's heap limit is about 512 MB (${limitMb})`);
+  });
+
+  t.test('whatever an agent throws, its task fails as agent_error with words', async (t) => {
+    const cases: Array<[string, RegExp]> = [
+      ['string', /^a plain string$/],
+      ['undefined', /^the agent threw undefined$/],
+      ['null-proto', /^the agent threw an object that is not an Error$/],
+      ['proxy', /^the agent threw a value that cannot be read$/],
+      ['getter', /^the agent threw a value that cannot be read$/],
+      ['circular', /^the agent threw an object that is not an Error$/],
+    ];
+    for (const [how, text] of cases) {
+      const r = await send(gw, key, 'odd', how);
+      t.equal(r.json.result?.status?.state, 'failed', `${how}: failed`);
+      t.equal(reasonOf(r), 'agent_error', `${how}: agent_error, not a dead worker`);
+      t.match(textOf(r), text, `${how}: said plainly`);
+    }
+    await echoWorks(t, 'after odd throws');
+  });
+
+  t.test('a module that fails to load fails its task naming the agent (its path redacted for callers)', async (t) => {
+    const cases: Array<[string, RegExp]> = [
+      ['noexport', /^agent noexport: its module <path> exports no default function and no run\(\)$/],
+      ['importthrows', /^agent importthrows: its module <path> failed to load: boom at import$/],
+      ['syntax', /^agent syntax: its module <path> failed to load: /],
+    ];
+    for (const [id, text] of cases) {
+      const r = await send(gw, key, id, 'go');
+      t.equal(reasonOf(r), 'agent_not_found', `${id}: agent_not_found`);
+      t.match(textOf(r), text, `${id}: names the agent and its file`);
+    }
+  });
+});
+
+t.test('an agent that allocates without end ends its own worker at the cap (pool.maxHeapMb), not the gateway', async (t) => {
+  const { gw, key } = await world(t, { pool: { maxHeapMb: 128 } });
+  const r = await send(gw, key, 'hog', 'go');
+  t.equal(r.json.result?.status?.state, 'failed');
+  t.equal(reasonOf(r), 'worker_crash', 'its worker hit the cap and died');
+  t.match(textOf(r), /memory/i, 'the reason says memory');
+  const e = await gw.rpc({ key, method: 'message/send', params: msgB('still here') });
+  t.equal(e.json.result?.status?.state, 'completed');
+});
