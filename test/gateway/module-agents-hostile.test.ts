@@ -75,7 +75,7 @@ async function world(t: Test, extra: Record<string, unknown> = {}): Promise<{ gw
         mod('odd', 'throws-odd.js'),
         mod('hog', 'hog.js', { timeoutMs: 20_000 }),
         mod('heap', 'heap.js'),
-        mod('timer', 'leaves-timer.js', { timeoutMs: 2000 }),
+        mod('timer', 'leaves-timer.js', { timeoutMs: 15_000 }),
         mod('noexport', 'no-export.js'),
         mod('importthrows', 'throws-at-import.js'),
         mod('syntax', 'syntax.js'),
@@ -149,4 +149,21 @@ t.test('an agent that allocates without end ends its own worker at the cap (pool
   t.match(textOf(r), /memory/i, 'the reason says memory');
   const e = await gw.rpc({ key, method: 'message/send', params: msgB('still here') });
   t.equal(e.json.result?.status?.state, 'completed');
+});
+
+t.test('what an agent leaves running after its turn never runs in another turn: its worker is replaced', async (t) => {
+  // one thread, so the next turn would be served by the same worker
+  const { gw, key } = await world(t, { pool: { minThreads: 1, maxThreads: 1 } });
+  for (const [how, what] of [
+    ['spin', 'a busy loop'],
+    ['exit', 'process.exit()'],
+  ] as const) {
+    const r = await send(gw, key, 'timer', how);
+    t.equal(r.json.result?.status?.state, 'completed', `the turn that left ${what} behind completed`);
+    // the next turn takes longer than the leftover's 100 ms delay: on the same worker, the leftover would fire in it
+    const next = await send(gw, key, 'timer', 'wait');
+    t.equal(next.json.result?.status?.state, 'completed', `the next turn is not hit by ${what}`);
+    t.equal(reasonOf(next), undefined);
+    t.equal((await gw.rpc({ key, method: 'message/send', params: msgB(`after ${how}`) })).json.result?.status?.state, 'completed');
+  }
 });

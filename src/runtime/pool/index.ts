@@ -9,7 +9,7 @@ import { failure, PoolRun, type RunFailureReason } from './run.js';
 import type { AgentPool, AgentPoolOptions, AgentRunOptions } from './types.js';
 import { agentWorkerEntry } from './worker-file.js';
 import { COOPERATIVE_BUILTINS } from '../workers/agents/cooperative.js';
-import { isCallOpen, isEventBatch, type RunReply, type RunRequest } from '../workers/wire.js';
+import { isCallOpen, isEventBatch, isRecycleReply, type RunReply, type RunRequest } from '../workers/wire.js';
 import { refuseCall } from './calls.js';
 
 export type { AgentPool, AgentPoolOptions, AgentPoolStats, AgentRunOptions } from './types.js';
@@ -66,6 +66,7 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
 
   piscina.on('message', (m: unknown) => {
     if (isEventBatch(m)) runs.get(m.a2aRun)?.deliver(m.events, m.key);
+    else if (isRecycleReply(m)) runs.get(m.a2aRecycle)?.repliedRecycling(m.reply, m.key);
     else if (isCallOpen(m)) {
       const pending = runs.get(m.a2aCall);
       // a call an agent left behind after its run settled (its reply overtook the call on another port)
@@ -73,7 +74,7 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
       else refuseCall(m.port, 'run_ended', 'the run that made this call has ended');
     }
   });
-  const workers = { created: 0, destroyed: 0 };
+  const workers = { created: 0, destroyed: 0, recycled: 0 };
   piscina.on('workerCreate', () => {
     workers.created++;
   });
@@ -166,6 +167,11 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
           clearTimer();
           userSignal?.removeEventListener('abort', onUserAbort);
           runs.delete(runId);
+          // the worker's Piscina task is still open: aborting it ends the worker, and Piscina starts another
+          if (pending.recycling) {
+            abort?.fire('recycle');
+            workers.recycled++;
+          }
           if (reason) failed[reason]++;
           else succeeded++;
         },

@@ -51,6 +51,7 @@ export class PoolRun {
   #received = 0;
   #reply: RunReply | null = null;
   #settled = false;
+  #recycling = false;
   #calls: RunCalls | null = null;
   /** live batches not handed on yet (the first may wait for a later event-loop turn) */
   #queued: Array<readonly unknown[]> = [];
@@ -112,6 +113,24 @@ export class PoolRun {
     if (this.#settled) return;
     this.#reply = reply;
     this.#tryComplete(reply);
+  }
+
+  /**
+   * The worker's reply on parentPort: its agent left something running there, so the worker must not serve another
+   * run. The pool ends it once this run has settled (`recycling`).
+   */
+  repliedRecycling(reply: RunReply, key: string): void {
+    if (key !== this.#hooks.key) {
+      this.#hooks.onForged();
+      return;
+    }
+    this.#recycling = true;
+    this.replied(reply);
+  }
+
+  /** the run's worker asked to be ended after the run (see repliedRecycling) */
+  get recycling(): boolean {
+    return this.#recycling;
   }
 
   /** A `ctx.call` from this run's agent, with the port to answer on. */

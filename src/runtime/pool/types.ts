@@ -43,8 +43,11 @@ export interface AgentPoolStats {
   forged: number;
   /** `ctx.call`s opened by agents, and those still open */
   calls: { opened: number; open: number };
-  /** threads started and ended over the pool's life: a cancel, timeout or crash ends one, and a new one replaces it */
-  workers: { created: number; destroyed: number };
+  /**
+   * threads started and ended over the pool's life: a cancel, timeout or crash ends one, and a new one replaces it;
+   * `recycled`: ended after a module run whose agent left a timer, socket or the like running in it
+   */
+  workers: { created: number; destroyed: number; recycled: number };
 }
 
 export interface AgentPool {

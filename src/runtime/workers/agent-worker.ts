@@ -1,12 +1,14 @@
 // The Piscina worker: runs one agent turn, checks every event it yields, and answers with plain data.
+import { parentPort } from 'node:worker_threads';
 import { AgentEvent } from '../../protocol/agent-events.js';
 import { MAX_JSON_DEPTH, notJsonAt, tooDeepAt } from '../../protocol/json-depth.js';
 import type { AgentContext } from './agent-contract.js';
 import { callFor } from './call.js';
 import { EventOutbox } from './event-outbox.js';
+import { activeResources, leftSince, nextTurn } from './leftovers.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
 import { describeThrown } from './thrown.js';
-import type { FailureReason, RunReply, RunRequest } from './wire.js';
+import type { FailureReason, RecycleReply, RunReply, RunRequest } from './wire.js';
 
 interface Iter {
   next(): unknown;
@@ -119,7 +121,10 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Pro
 }
 
 export default async function runAgent(req: RunRequest): Promise<RunReply> {
-  const outbox = new EventOutbox({ runId: req.runId, key: req.key, live: req.live, trusted: req.input.agent.kind === 'builtin' });
+  const trusted = req.input.agent.kind === 'builtin';
+  const outbox = new EventOutbox({ runId: req.runId, key: req.key, live: req.live, trusted });
+  // a module run has its worker alone (the pool never co-schedules one): what is new at its end is the agent's
+  const before = trusted ? null : activeResources();
   let failure: Failure | null;
   try {
     const loaded = await loadAgent(req.input.agent);
@@ -129,7 +134,22 @@ export default async function runAgent(req: RunRequest): Promise<RunReply> {
   }
   const { problem, ...tally } = outbox.finish();
   if (!failure && problem) failure = { reason: 'agent_protocol', message: problem };
-  return failure ? { ok: false, ...failure, ...tally } : { ok: true, ...tally };
+  const reply: RunReply = failure ? { ok: false, ...failure, ...tally } : { ok: true, ...tally };
+  if (!before) return reply;
+  await nextTurn();
+  if (leftSince(before).length === 0) return reply;
+  return recycle(req, reply);
+}
+
+/** Answers on parentPort and never on Piscina's port: the pool ends this worker once the run has settled. */
+function recycle(req: RunRequest, reply: RunReply): Promise<RunReply> {
+  const message: RecycleReply = { a2aRecycle: req.runId, key: req.key, reply };
+  try {
+    parentPort?.postMessage(message);
+  } catch {
+    return Promise.resolve(reply);
+  }
+  return new Promise<RunReply>(() => {});
 }
 
 /** Several cooperative runs in one task, all started at once: one message each way instead of one per run. */

@@ -77,3 +77,26 @@ export interface CallCancel {
 /** Anything on parentPort may come from an agent's own code: a call without a real port is dropped. */
 export const isCallOpen = (m: unknown): m is CallOpen =>
   typeof m === 'object' && m !== null && 'a2aCall' in m && typeof m.a2aCall === 'number' && 'port' in m && m.port instanceof MessagePort;
+
+/**
+ * A module run's reply when its agent left something running in the worker (a timer, a socket...): sent on parentPort,
+ * behind the run's event batches, instead of as Piscina's reply. The worker's Piscina task never ends, so the pool
+ * settles the run from this and then aborts the task, which ends the worker: no later run is served beside the leftover.
+ */
+export interface RecycleReply {
+  a2aRecycle: number;
+  /** the run's key (RunRequest.key) */
+  key: string;
+  reply: RunReply;
+}
+
+export const isRecycleReply = (m: unknown): m is RecycleReply =>
+  typeof m === 'object' &&
+  m !== null &&
+  'a2aRecycle' in m &&
+  typeof m.a2aRecycle === 'number' &&
+  'key' in m &&
+  typeof m.key === 'string' &&
+  'reply' in m &&
+  typeof m.reply === 'object' &&
+  m.reply !== null;
