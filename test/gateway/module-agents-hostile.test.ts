@@ -33,6 +33,12 @@ export default async function* () {
   yield { type: 'artifact', artifact: { parts: [{ kind: 'data', data: { heapLimitMb } }] } };
   yield { type: 'status', state: 'completed' };
 }`,
+  'huge-working.js': `
+export default async function* () {
+  const text = 'x'.repeat(2 * 1024 * 1024);
+  for (let i = 0; i < 3; i++) yield { type: 'status', state: 'working', message: { parts: [{ kind: 'text', text }] } };
+  yield { type: 'status', state: 'completed' };
+}`,
   'leaves-timer.js': `
 export default async function* (ctx) {
   const how = ctx.message.parts[0].text;
@@ -75,6 +81,7 @@ async function world(t: Test, extra: Record<string, unknown> = {}): Promise<{ gw
         mod('odd', 'throws-odd.js'),
         mod('hog', 'hog.js', { timeoutMs: 20_000 }),
         mod('heap', 'heap.js'),
+        mod('hugeworking', 'huge-working.js'),
         mod('timer', 'leaves-timer.js', { timeoutMs: 15_000 }),
         mod('noexport', 'no-export.js'),
         mod('importthrows', 'throws-at-import.js'),
@@ -166,4 +173,14 @@ t.test('what an agent leaves running after its turn never runs in another turn: 
     t.equal(reasonOf(next), undefined);
     t.equal((await gw.rpc({ key, method: 'message/send', params: msgB(`after ${how}`) })).json.result?.status?.state, 'completed');
   }
+});
+
+t.test('a progress status bigger than the whole task may hold stops the turn (output_too_large)', async (t) => {
+  const { gw, key } = await world(t, { tasks: { maxTaskBytes: 1024 * 1024 } });
+  const r = await send(gw, key, 'hugeworking', 'go');
+  t.equal(r.json.result?.status?.state, 'failed', 'a 2 MB working message in a task of at most 1 MB');
+  t.equal(reasonOf(r), 'output_too_large');
+  t.match(textOf(r), /tasks\.maxTaskBytes/);
+  const got = await gw.rpc({ key, method: 'tasks/get', params: { id: r.json.result.id } });
+  t.ok(JSON.stringify(got.json).length < 64 * 1024, 'none of it was kept');
 });

@@ -113,3 +113,16 @@ t.test('a worker is replaced after a module run that left a timer in it, and onl
   const slow = runInput({ agent: { id: 'slow' }, message: userMessage('go', { parts: [{ kind: 'data', data: { ms: 300, steps: 1 } }] }) });
   t.match(await own.run(slow, { timeoutMs: 10_000 }), { ok: true });
 });
+
+t.test("a module agent's output past maxOutputBytes fails its run in the worker, before it crosses threads", async (t) => {
+  const own = createAgentPool({ minThreads: 1, maxThreads: 1, maxOutputBytes: 1024 * 1024 });
+  t.teardown(() => own.destroy());
+  const rec = recorder();
+  const huge = runInput({ agent: { id: 'huge', kind: 'module', entry: fixture('huge-artifact.js') } });
+  const result = await own.run(huge, { onEvent: rec.onEvent });
+  t.match(result, { ok: false, error: { reason: 'output_too_large', message: /limit of 1048576 bytes \(tasks\.maxTaskBytes\)/ } });
+  t.same(rec.events, [{ type: 'status', state: 'working' }], 'the artifact never reached the main thread');
+  const small = runInput({ agent: { id: 'small', kind: 'module', entry: fixture('huge-artifact.js'), options: { mb: 0 } } });
+  t.match(await own.run(small), { ok: true, events: 3 }, 'output within the bound passes');
+  t.match(await own.run(runInput({ agent: { id: 'echo' } })), { ok: true }, 'builtins are not measured');
+});

@@ -49,6 +49,7 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
     agent_error: 0,
     agent_protocol: 0,
     agent_not_found: 0,
+    output_too_large: 0,
     pool_closed: 0,
   };
   let succeeded = 0;
@@ -179,6 +180,8 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
       runs.set(runId, pending);
       userSignal?.addEventListener('abort', onUserAbort, { once: true });
       const req: RunRequest = { runId, live: o.onEvent !== undefined, input, key };
+      // builtins are bounded by their input; a module agent's output is bounded before it leaves its worker
+      if (opts.maxOutputBytes !== undefined && input.agent.kind === 'module') req.maxOutputBytes = opts.maxOutputBytes;
       if (abort) runExclusive(req, pending, abort);
       else batcher.add({ req, run: pending, agentId });
     });

@@ -5,7 +5,15 @@ import type { MessagePort } from 'node:worker_threads';
 import type { RunReply } from '../workers/wire.js';
 import { type CallHandler, RunCalls, refuseCall } from './calls.js';
 
-export type RunFailureReason = 'canceled' | 'timeout' | 'worker_crash' | 'agent_error' | 'agent_protocol' | 'agent_not_found' | 'pool_closed';
+export type RunFailureReason =
+  | 'canceled'
+  | 'timeout'
+  | 'worker_crash'
+  | 'agent_error'
+  | 'agent_protocol'
+  | 'agent_not_found'
+  | 'output_too_large'
+  | 'pool_closed';
 
 export const failure = (reason: RunFailureReason, message: string): AgentRunResult => ({ ok: false, error: { reason, message } });
 

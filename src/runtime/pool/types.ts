@@ -11,6 +11,11 @@ export interface AgentPoolOptions {
   idleTimeoutMs?: number;
   /** old-generation heap cap per worker: an agent past it ends its worker (worker_crash), not the process */
   maxHeapMb?: number;
+  /**
+   * a module agent's output per turn (`tasks.maxTaskBytes`): past it the worker fails the run with output_too_large
+   * before the event crosses to the main thread; none when absent
+   */
+  maxOutputBytes?: number;
   /** most cooperative runs sent to a worker in one message (default 16) */
   maxBatch?: number;
 }

@@ -2,6 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import { AgentEvent } from '../../protocol/agent-events.js';
 import { MAX_JSON_DEPTH, notJsonAt, tooDeepAt } from '../../protocol/json-depth.js';
+import { jsonBytesAtLeast } from '../../protocol/json-size.js';
 import type { AgentContext } from './agent-contract.js';
 import { callFor } from './call.js';
 import { EventOutbox } from './event-outbox.js';
@@ -66,20 +67,49 @@ function abandon(it: Iter, lazy: LazySignal): void {
  */
 const MAX_EVENT_DEPTH = MAX_JSON_DEPTH + 5;
 
-function checkedPush(outbox: EventOutbox, value: unknown): string | null {
+/**
+ * A module agent's output per turn, counted in the worker before it crosses threads: the run driver bounds a task's
+ * content (`tasks.maxTaskBytes`) on the main thread, but only after a 300 MB artifact was copied there. A lower bound
+ * on the JSON bytes, counted as the driver counts (what lasts: artifacts, messages, a closing status's message; and
+ * any one event whole), so nothing the driver would accept is refused here.
+ */
+class OutputBudget {
+  #lasting = 0;
+  constructor(readonly max: number) {}
+
+  /** false once this event takes the turn past the budget */
+  admit(ev: AgentEvent): boolean {
+    if (jsonBytesAtLeast(ev, this.max) > this.max) return false;
+    const lasting = ev.type === 'artifact' ? ev.artifact : ev.type === 'message' ? ev.message : ev.state === 'working' ? undefined : ev.message;
+    if (lasting !== undefined) this.#lasting += jsonBytesAtLeast(lasting, this.max);
+    return this.#lasting <= this.max;
+  }
+
+  get failure(): Failure {
+    const message = `The agent's output took this task past its limit of ${this.max} bytes (tasks.maxTaskBytes), counted over its messages and artifacts; the turn was stopped and its output up to the limit kept`;
+    return { reason: 'output_too_large', message };
+  }
+}
+
+function checkedPush(outbox: EventOutbox, value: unknown, budget: OutputBudget | null): Failure | null {
+  const refuse = (message: string): Failure => ({ reason: 'agent_protocol', message });
   if (tooDeepAt(value, { limit: MAX_EVENT_DEPTH, root: 'event' }) !== undefined) {
-    return `agent yielded an event nested deeper than ${MAX_EVENT_DEPTH} levels (data may nest ${MAX_JSON_DEPTH})`;
+    return refuse(`agent yielded an event nested deeper than ${MAX_EVENT_DEPTH} levels (data may nest ${MAX_JSON_DEPTH})`);
   }
   // data values are `unknown` to the schema, and structured clone carries a BigInt, a Date or a Set to the main
   // thread: stored, a BigInt made every later read of the task (and its workspace's listings) fail
   const odd = notJsonAt(value, 'event');
-  if (odd) return `agent yielded an event with a ${odd.what} at ${odd.path}, which is not JSON data`;
+  if (odd) return refuse(`agent yielded an event with a ${odd.what} at ${odd.path}, which is not JSON data`);
   const parsed = AgentEvent.safeParse(value);
-  return parsed.success ? outbox.push(parsed.data) : `agent yielded an invalid event: ${issuesText(parsed.error.issues)}`;
+  if (!parsed.success) return refuse(`agent yielded an invalid event: ${issuesText(parsed.error.issues)}`);
+  if (budget && !budget.admit(parsed.data)) return budget.failure;
+  const problem = outbox.push(parsed.data);
+  return problem ? refuse(problem) : null;
 }
 
 async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Promise<Failure | null> {
   const trusted = req.input.agent.kind === 'builtin';
+  const budget = !trusted && req.maxOutputBytes !== undefined ? new OutputBudget(req.maxOutputBytes) : null;
   const lazy = new LazySignal();
   const { task, message, agent } = req.input;
   const ctx: AgentContext = {
@@ -112,10 +142,14 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Pro
     if ('done' in step && step.done) return null;
     const value = 'value' in step ? step.value : undefined;
     // the builtins are our own code, typed at compile time; a module agent's events are checked one by one
-    const problem = trusted ? outbox.push(value as AgentEvent) : checkedPush(outbox, value);
+    let problem: Failure | null = null;
+    if (trusted) {
+      const pushed = outbox.push(value as AgentEvent);
+      if (pushed) problem = { reason: 'agent_protocol', message: pushed };
+    } else problem = checkedPush(outbox, value, budget);
     if (problem) {
       abandon(it, lazy);
-      return { reason: 'agent_protocol', message: problem };
+      return problem;
     }
   }
 }

@@ -13,6 +13,8 @@ export interface RunRequest {
    * ids are a counter, easy to guess) and not from another agent posting on its own parentPort.
    */
   key: string;
+  /** a module agent's output per turn is refused in its worker past this many bytes (output_too_large) */
+  maxOutputBytes?: number;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface EventBatch {
   events: AgentEvent[];
 }
 
-export type FailureReason = 'agent_error' | 'agent_protocol' | 'agent_not_found';
+export type FailureReason = 'agent_error' | 'agent_protocol' | 'agent_not_found' | 'output_too_large';
 
 /**
  * How a run's events ended up: `events` yielded in all, `posted` of them sent as EventBatches and
