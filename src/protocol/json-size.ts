@@ -29,3 +29,6 @@ export function jsonBytesAtLeast(value: unknown, stopAbove: number): number {
   }
   return bytes;
 }
+
+/** How a value past a byte bound is refused, the same words in a worker and on the main thread. */
+export const tooLargeText = (path: string, max: number): string => `${path}: larger than its limit of ${max} bytes (tasks.maxTaskBytes)`;

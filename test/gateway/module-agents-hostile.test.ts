@@ -55,17 +55,12 @@ export default async function* (ctx) {
 export default async function* (ctx) {
   const how = ctx.message.parts[0].text;
   try {
-    const text = how === 'huge' ? 'x'.repeat(64 * 1024 * 1024) : 'hi';
+    const text = how === 'huge' ? 'x'.repeat(9 * 1024 * 1024) : 'hi';
     await ctx.call(how === 'unknown' ? 'no-such-connection' : 'peer', text);
     yield { type: 'status', state: 'completed' };
   } catch (err) {
     yield { type: 'status', state: 'completed', message: { parts: [{ kind: 'data', data: { code: err.code, message: err.message } }] } };
   }
-}`,
-  'huge-artifact.js': `
-export default async function* () {
-  yield { type: 'artifact', artifact: { parts: [{ kind: 'text', text: 'x'.repeat(32 * 1024 * 1024) }] } };
-  yield { type: 'status', state: 'completed' };
 }`,
 };
 
@@ -87,7 +82,6 @@ async function world(t: Test, extra: Record<string, unknown> = {}): Promise<{ gw
         mod('importthrows', 'throws-at-import.js'),
         mod('syntax', 'syntax.js'),
         mod('bigcall', 'big-call.js'),
-        mod('bigart', 'huge-artifact.js'),
       ],
       ...extra,
     } as never,
@@ -132,6 +126,21 @@ t.test('with the default pool settings', async (t) => {
       t.match(textOf(r), text, `${how}: said plainly`);
     }
     await echoWorks(t, 'after odd throws');
+  });
+
+  t.test('ctx.call misuse: an unknown connection, a message bigger than a whole task', async (t) => {
+    const unknown = await send(gw, key, 'bigcall', 'unknown');
+    t.same(unknown.json.result?.status?.message?.parts?.[0]?.data, {
+      code: 'no_connection',
+      message: "no connection 'no-such-connection' in workspace 'ws1'",
+    });
+    const huge = await send(gw, key, 'bigcall', 'huge');
+    t.same(
+      huge.json.result?.status?.message?.parts?.[0]?.data,
+      { code: 'invalid_request', message: 'message: larger than its limit of 8388608 bytes (tasks.maxTaskBytes)' },
+      'a 9 MB call is refused in the worker, before it is copied out or sent',
+    );
+    await echoWorks(t, 'after ctx.call misuse');
   });
 
   t.test('a module that fails to load fails its task naming the agent (its path redacted for callers)', async (t) => {

@@ -146,6 +146,8 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
     const abort = cooperative ? null : new RunAbort();
     // what a worker posts for this run must carry this: another agent's worker cannot post into it
     const key = randomUUID();
+    // builtins are bounded by their input; a module agent's output and calls are bounded before they leave its worker
+    const maxOutputBytes = input.agent.kind === 'module' ? opts.maxOutputBytes : undefined;
     return new Promise<AgentRunResult>((resolve) => {
       const onUserAbort = (): void => {
         abort?.fire('canceled');
@@ -164,6 +166,7 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
         key,
         trusted: input.agent.kind === 'builtin',
         onForged: countForged,
+        ...(maxOutputBytes === undefined ? {} : { maxCallBytes: maxOutputBytes }),
         onSettle: (reason) => {
           clearTimer();
           userSignal?.removeEventListener('abort', onUserAbort);
@@ -180,8 +183,7 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
       runs.set(runId, pending);
       userSignal?.addEventListener('abort', onUserAbort, { once: true });
       const req: RunRequest = { runId, live: o.onEvent !== undefined, input, key };
-      // builtins are bounded by their input; a module agent's output is bounded before it leaves its worker
-      if (opts.maxOutputBytes !== undefined && input.agent.kind === 'module') req.maxOutputBytes = opts.maxOutputBytes;
+      if (maxOutputBytes !== undefined) req.maxOutputBytes = maxOutputBytes;
       if (abort) runExclusive(req, pending, abort);
       else batcher.add({ req, run: pending, agentId });
     });

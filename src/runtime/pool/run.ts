@@ -34,6 +34,8 @@ export interface RunHooks {
   trusted: boolean;
   /** a batch or call that names this run without its key (another worker's forgery) was dropped */
   onForged: () => void;
+  /** the most bytes a ctx.call's message may take (module agents: the pool's maxOutputBytes) */
+  maxCallBytes?: number;
 }
 
 /** live events handed on per event-loop turn, all runs together (about 10 ms of main-thread work for tiny chunks) */
@@ -148,7 +150,7 @@ export class PoolRun {
       refuseCall(port, 'invalid_request', 'ctx.call refused: the call does not come from its run');
       return;
     }
-    this.#calls ??= new RunCalls(this.#hooks.onCall, this.#hooks.callCounts);
+    this.#calls ??= new RunCalls(this.#hooks.onCall, this.#hooks.callCounts, this.#hooks.maxCallBytes);
     this.#calls.serve(port, raw);
   }
 

@@ -119,7 +119,7 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Pro
       return lazy.signal;
     },
     options: agent.options,
-    call: callFor({ id: req.runId, key: req.key }),
+    call: callFor({ id: req.runId, key: req.key, ...(req.maxOutputBytes === undefined ? {} : { maxBytes: req.maxOutputBytes }) }),
   };
   let it: Iter | null;
   try {
