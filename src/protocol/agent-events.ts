@@ -2,14 +2,38 @@
 import { z } from 'zod';
 import { ConnectionName } from './connections.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
-import { Artifact, CallerId, DataPart, Extensions, FileContentBounded, FilePart, MAX_ID_LENGTH, Message, Metadata, Part, TextPart } from './model.js';
+import {
+  Artifact,
+  CallerId,
+  DataPart,
+  Extensions,
+  FileBytesIn,
+  FileContentBounded,
+  FilePart,
+  FileUriIn,
+  MAX_ID_LENGTH,
+  Message,
+  Metadata,
+  Part,
+  TextPart,
+} from './model.js';
+
+/**
+ * A file as an agent emits it is a file, as a caller's must be: one of base64 `bytes` or an absolute `uri`. What is
+ * stored is served to every caller as a FileWithBytes or FileWithUri; a file with neither read back as a part with no
+ * content, and bytes that are not base64 broke the caller's decoding, not the agent's turn.
+ */
+const AgentFile = FileContentBounded.extend({ bytes: FileBytesIn.optional(), uri: FileUriIn.optional() }).refine(
+  (f) => (f.bytes === undefined) !== (f.uri === undefined),
+  'a file has one of bytes or uri',
+);
 
 /**
  * A part as an agent emits it (module and builtin agents on the pool, a relay's local agent over its tunnel): what it
  * says is stored and served, so a file's name and type are bounded as a caller's and a remote's are (a text or data
  * part's 1.0 `filename` and `mediaType` are bounded in the model itself).
  */
-const AgentPart = z.discriminatedUnion('kind', [TextPart, FilePart.extend({ file: FileContentBounded }), DataPart]);
+const AgentPart = z.discriminatedUnion('kind', [TextPart, FilePart.extend({ file: AgentFile }), DataPart]);
 
 /** An agent's message: the task's ids and the role are the gateway's to set; the extensions it used are the agent's to say. */
 const AgentMessage = z.object({ parts: z.array(AgentPart).min(1), metadata: Metadata.optional(), extensions: Extensions.optional() });

@@ -39,6 +39,18 @@ export default async function* () {
   for (let i = 0; i < 3; i++) yield { type: 'status', state: 'working', message: { parts: [{ kind: 'text', text }] } };
   yield { type: 'status', state: 'completed' };
 }`,
+  'bad-file.js': `
+const FILES = {
+  neither: { name: 'a.txt' },
+  both: { bytes: 'aGk=', uri: 'https://example.com/a.txt' },
+  'not-base64': { bytes: 'not base64!' },
+  'not-a-uri': { uri: 'just words' },
+};
+export default async function* (ctx) {
+  const how = ctx.message.parts[0].text;
+  yield { type: 'artifact', artifact: { name: 'file', parts: [{ kind: 'file', file: FILES[how] }] } };
+  yield { type: 'status', state: 'completed' };
+}`,
   'leaves-timer.js': `
 export default async function* (ctx) {
   const how = ctx.message.parts[0].text;
@@ -76,6 +88,7 @@ async function world(t: Test, extra: Record<string, unknown> = {}): Promise<{ gw
         mod('odd', 'throws-odd.js'),
         mod('hog', 'hog.js', { timeoutMs: 20_000 }),
         mod('heap', 'heap.js'),
+        mod('badfile', 'bad-file.js'),
         mod('hugeworking', 'huge-working.js'),
         mod('timer', 'leaves-timer.js', { timeoutMs: 15_000 }),
         mod('noexport', 'no-export.js'),
@@ -141,6 +154,23 @@ t.test('with the default pool settings', async (t) => {
       'a 9 MB call is refused in the worker, before it is copied out or sent',
     );
     await echoWorks(t, 'after ctx.call misuse');
+  });
+
+  t.test('a file part that is not a file fails the turn (agent_protocol) naming the field; nothing of it is stored', async (t) => {
+    const cases: Array<[string, RegExp]> = [
+      ['neither', /artifact\.parts\.0\.file: a file has one of bytes or uri/],
+      ['both', /artifact\.parts\.0\.file: a file has one of bytes or uri/],
+      ['not-base64', /artifact\.parts\.0\.file\.bytes: must be base64/],
+      ['not-a-uri', /artifact\.parts\.0\.file\.uri: must be an absolute URI/],
+    ];
+    for (const [how, text] of cases) {
+      const r = await send(gw, key, 'badfile', how);
+      t.equal(r.json.result?.status?.state, 'failed', `${how}: failed`);
+      t.equal(reasonOf(r), 'agent_protocol', `${how}: agent_protocol`);
+      t.match(textOf(r), text, `${how}: names the field`);
+      const got = await gw.rpc({ key, method: 'tasks/get', params: { id: r.json.result?.id } });
+      t.same(got.json.result?.artifacts, [], `${how}: no artifact stored`);
+    }
   });
 
   t.test('a module that fails to load fails its task naming the agent (its path redacted for callers)', async (t) => {
