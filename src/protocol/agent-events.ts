@@ -19,21 +19,11 @@ import {
 } from './model.js';
 
 /**
- * A file as an agent emits it is a file, as a caller's must be: one of base64 `bytes` or an absolute `uri`. What is
- * stored is served to every caller as a FileWithBytes or FileWithUri; a file with neither read back as a part with no
- * content, and bytes that are not base64 broke the caller's decoding, not the agent's turn.
- */
-const AgentFile = FileContentBounded.extend({ bytes: FileBytesIn.optional(), uri: FileUriIn.optional() }).refine(
-  (f) => (f.bytes === undefined) !== (f.uri === undefined),
-  'a file has one of bytes or uri',
-);
-
-/**
  * A part as an agent emits it (module and builtin agents on the pool, a relay's local agent over its tunnel): what it
  * says is stored and served, so a file's name and type are bounded as a caller's and a remote's are (a text or data
  * part's 1.0 `filename` and `mediaType` are bounded in the model itself).
  */
-const AgentPart = z.discriminatedUnion('kind', [TextPart, FilePart.extend({ file: AgentFile }), DataPart]);
+const AgentPart = z.discriminatedUnion('kind', [TextPart, FilePart.extend({ file: FileContentBounded }), DataPart]);
 
 /** An agent's message: the task's ids and the role are the gateway's to set; the extensions it used are the agent's to say. */
 const AgentMessage = z.object({ parts: z.array(AgentPart).min(1), metadata: Metadata.optional(), extensions: Extensions.optional() });
@@ -143,3 +133,29 @@ export type AgentCall = z.infer<typeof AgentCall>;
 
 /** How deep a call's message may nest: a data part's data as deep as accepted params, inside message, parts, part. */
 export const MAX_CALL_MESSAGE_DEPTH = MAX_JSON_DEPTH + 3;
+
+/**
+ * A module agent's file is a file, as a caller's must be: one of base64 `bytes` or an absolute `uri`. What is stored
+ * is served to every caller as a FileWithBytes or FileWithUri; a file with neither read back as a part with no
+ * content, and bytes that are not base64 broke the caller's decoding, not the agent's turn. Not part of AgentEvent:
+ * a relay's frames are read with that schema, and one bad part there would close the whole tunnel.
+ */
+const AgentFile = FileContentBounded.extend({ bytes: FileBytesIn.optional(), uri: FileUriIn.optional() }).refine(
+  (f) => (f.bytes === undefined) !== (f.uri === undefined),
+  'a file has one of bytes or uri',
+);
+
+/** The first file part of a (parsed) event that is not a file: its path and why; undefined when there is none. */
+export function badFileAt(ev: AgentEvent): string | undefined {
+  const [where, parts] = ev.type === 'artifact' ? ['artifact', ev.artifact.parts] : ['message', ev.message?.parts ?? []];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (part.kind !== 'file') continue;
+    const r = AgentFile.safeParse(part.file);
+    if (!r.success) {
+      const issue = r.error.issues[0]!;
+      return `${[where, 'parts', i, 'file', ...issue.path].map(String).join('.')}: ${issue.message}`;
+    }
+  }
+  return undefined;
+}

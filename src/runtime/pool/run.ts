@@ -1,5 +1,5 @@
 // One run as the pool tracks it: delivers its events in order and settles it exactly once.
-import { AgentEvent, type AgentRunResult } from '../../protocol/agent-events.js';
+import { AgentEvent, badFileAt, type AgentRunResult } from '../../protocol/agent-events.js';
 import { MAX_JSON_DEPTH, notJsonAt, tooDeepAt } from '../../protocol/json-depth.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { RunReply } from '../workers/wire.js';
@@ -173,7 +173,8 @@ export class PoolRun {
   #checked(events: readonly unknown[]): events is readonly AgentEvent[] {
     if (this.#hooks.trusted) return true;
     for (const ev of events) {
-      if (tooDeepAt(ev, { limit: MAX_JSON_DEPTH + 5, root: 'event' }) !== undefined || notJsonAt(ev, 'event') || !AgentEvent.safeParse(ev).success) {
+      const parsed = tooDeepAt(ev, { limit: MAX_JSON_DEPTH + 5, root: 'event' }) === undefined && !notJsonAt(ev, 'event') ? AgentEvent.safeParse(ev) : null;
+      if (!parsed?.success || badFileAt(parsed.data)) {
         this.fail('agent_protocol', 'the agent posted an event that is not a valid agent event');
         return false;
       }

@@ -1,6 +1,6 @@
 // The Piscina worker: runs one agent turn, checks every event it yields, and answers with plain data.
 import { parentPort } from 'node:worker_threads';
-import { AgentEvent } from '../../protocol/agent-events.js';
+import { AgentEvent, badFileAt } from '../../protocol/agent-events.js';
 import { MAX_JSON_DEPTH, notJsonAt, tooDeepAt } from '../../protocol/json-depth.js';
 import { jsonBytesAtLeast } from '../../protocol/json-size.js';
 import type { AgentContext } from './agent-contract.js';
@@ -102,6 +102,8 @@ function checkedPush(outbox: EventOutbox, value: unknown, budget: OutputBudget |
   if (odd) return refuse(`agent yielded an event with a ${odd.what} at ${odd.path}, which is not JSON data`);
   const parsed = AgentEvent.safeParse(value);
   if (!parsed.success) return refuse(`agent yielded an invalid event: ${issuesText(parsed.error.issues)}`);
+  const badFile = badFileAt(parsed.data);
+  if (badFile) return refuse(`agent yielded an invalid event: ${badFile}`);
   if (budget && !budget.admit(parsed.data)) return budget.failure;
   const problem = outbox.push(parsed.data);
   return problem ? refuse(problem) : null;
