@@ -105,7 +105,10 @@ t.test('a worker is replaced after a module run that left a timer in it, and onl
   const clean = runInput({ agent: { id: 'shout', kind: 'module', entry: fixture('well-behaved.js') } });
   t.match(await own.run(clean), { ok: true });
   t.match(await own.run(clean), { ok: true });
-  t.equal(own.stats().workers.recycled, 0, 'a module run that leaves nothing behind keeps its worker');
+  const setup = runInput({ agent: { id: 'setup', kind: 'module', entry: fixture('timer-at-import.js') } });
+  t.match(await own.run(setup), { ok: true });
+  t.match(await own.run(setup), { ok: true });
+  t.equal(own.stats().workers.recycled, 0, 'a module run that leaves nothing behind keeps its worker, as does one whose module set up a timer when it loaded');
   const leaver = runInput({ agent: { id: 'leaver', kind: 'module', entry: fixture('leaves-timer.js') } });
   t.same(await own.run(leaver), { ok: true, events: 1 }, 'the run itself succeeds');
   t.equal(own.stats().workers.recycled, 1, 'its worker is ended');

@@ -159,11 +159,13 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Pro
 export default async function runAgent(req: RunRequest): Promise<RunReply> {
   const trusted = req.input.agent.kind === 'builtin';
   const outbox = new EventOutbox({ runId: req.runId, key: req.key, live: req.live, trusted });
-  // a module run has its worker alone (the pool never co-schedules one): what is new at its end is the agent's
-  const before = trusted ? null : activeResources();
+  let before: Map<string, number> | null = null;
   let failure: Failure | null;
   try {
     const loaded = await loadAgent(req.input.agent);
+    // A module run has its worker alone (the pool never co-schedules one): what is new at its end is the agent's.
+    // Counted after the import, so what a module sets up when it loads (a pool, a refresh timer) is kept across turns.
+    if (!trusted) before = activeResources();
     failure = loaded.ok ? await drive(loaded.fn, req, outbox) : { reason: 'agent_not_found', message: loaded.message };
   } catch (err) {
     failure = { reason: 'agent_error', message: `worker failed to run the agent: ${describeThrown(err)}` };
