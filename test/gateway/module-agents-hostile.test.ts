@@ -51,6 +51,10 @@ export default async function* (ctx) {
   yield { type: 'artifact', artifact: { name: 'file', parts: [{ kind: 'file', file: FILES[how] }] } };
   yield { type: 'status', state: 'completed' };
 }`,
+  'flood.js': `
+export default async function* () {
+  for (let i = 0; ; i++) yield { type: 'status', state: 'working', message: { parts: [{ kind: 'text', text: 'tick ' + i }] } };
+}`,
   'leaves-timer.js': `
 export default async function* (ctx) {
   const how = ctx.message.parts[0].text;
@@ -88,6 +92,7 @@ async function world(t: Test, extra: Record<string, unknown> = {}): Promise<{ gw
         mod('odd', 'throws-odd.js'),
         mod('hog', 'hog.js', { timeoutMs: 20_000 }),
         mod('heap', 'heap.js'),
+        mod('flood', 'flood.js', { timeoutMs: 60_000 }),
         mod('badfile', 'bad-file.js'),
         mod('hugeworking', 'huge-working.js'),
         mod('timer', 'leaves-timer.js', { timeoutMs: 15_000 }),
@@ -171,6 +176,16 @@ t.test('with the default pool settings', async (t) => {
       const got = await gw.rpc({ key, method: 'tasks/get', params: { id: r.json.result?.id } });
       t.same(got.json.result?.artifacts, [], `${how}: no artifact stored`);
     }
+  });
+
+  t.test('an agent that yields progress faster than the gateway takes it is stopped, long before its deadline', async (t) => {
+    const t0 = Date.now();
+    const r = await send(gw, key, 'flood', 'go');
+    t.equal(r.json.result?.status?.state, 'failed');
+    t.equal(reasonOf(r), 'agent_protocol');
+    t.match(textOf(r), /faster than the gateway could take them \(over 200000 waiting\)/);
+    t.ok(Date.now() - t0 < 40_000, `stopped after ${Date.now() - t0} ms, not at its 60 s deadline`);
+    await echoWorks(t, 'after a flood');
   });
 
   t.test('a module that fails to load fails its task naming the agent (its path redacted for callers)', async (t) => {

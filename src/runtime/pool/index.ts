@@ -124,10 +124,15 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
     },
   });
 
-  function runExclusive(req: RunRequest, run: PoolRun, abort: RunAbort): void {
+  function runExclusive(req: RunRequest, run: PoolRun, abort: RunAbort, onTaskEnd: () => void): void {
     piscina.run(req, { signal: abort }).then(
-      (reply) => (Array.isArray(reply) ? taskLost([{ run, agentId: req.input.agent.id }], new Error('unexpected batch reply')) : run.replied(reply)),
+      (reply) => {
+        onTaskEnd();
+        if (Array.isArray(reply)) taskLost([{ run, agentId: req.input.agent.id }], new Error('unexpected batch reply'));
+        else run.replied(reply);
+      },
       (err: unknown) => {
+        onTaskEnd();
         // after a cancel or timeout the run has already settled
         if (!run.settled) taskLost([{ run, agentId: req.input.agent.id }], err);
       },
@@ -146,6 +151,8 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
     const abort = cooperative ? null : new RunAbort();
     // what a worker posts for this run must carry this: another agent's worker cannot post into it
     const key = randomUUID();
+    // an exclusive run's Piscina task, until it resolves or rejects
+    let taskOpen = true;
     // builtins are bounded by their input; a module agent's output and calls are bounded before they leave its worker
     const maxOutputBytes = input.agent.kind === 'module' ? opts.maxOutputBytes : undefined;
     return new Promise<AgentRunResult>((resolve) => {
@@ -171,11 +178,11 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
           clearTimer();
           userSignal?.removeEventListener('abort', onUserAbort);
           runs.delete(runId);
-          // the worker's Piscina task is still open: aborting it ends the worker, and Piscina starts another
-          if (pending.recycling) {
-            abort?.fire('recycle');
-            workers.recycled++;
-          }
+          // Settled while its worker's task is still open (a reply on parentPort for a worker to replace, a flood, an
+          // event refused here): aborting the task ends the worker, so the agent stops, and Piscina starts another.
+          // Never once the task has ended: the worker may be serving another run by then.
+          if (abort && taskOpen) abort.fire(reason ?? 'recycle');
+          if (pending.recycling) workers.recycled++;
           if (reason) failed[reason]++;
           else succeeded++;
         },
@@ -184,7 +191,10 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
       userSignal?.addEventListener('abort', onUserAbort, { once: true });
       const req: RunRequest = { runId, live: o.onEvent !== undefined, input, key };
       if (maxOutputBytes !== undefined) req.maxOutputBytes = maxOutputBytes;
-      if (abort) runExclusive(req, pending, abort);
+      if (abort)
+        runExclusive(req, pending, abort, () => {
+          taskOpen = false;
+        });
       else batcher.add({ req, run: pending, agentId });
     });
   }
