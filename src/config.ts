@@ -37,6 +37,9 @@ const PublicUrl = z
 
 const fromDecimalText = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === 'string' ? (plainDecimal(v) ?? v) : v), schema);
 
+/** MB per agent worker: room for a module agent's real work, far below V8's default heap (GBs on a big machine) */
+const DEFAULT_WORKER_HEAP_MB = 512;
+
 export const Config = z
   .object({
     host: z.string().min(1).default('127.0.0.1'),
@@ -73,9 +76,14 @@ export const Config = z
       .object({
         minThreads: z.number().int().positive().optional(),
         maxThreads: z.number().int().positive().optional(),
+        /**
+         * old-generation heap cap of each agent worker thread, in MB: a module agent that allocates past it ends its
+         * own worker (its task fails, worker_crash) instead of growing to the process's own multi-GB default
+         */
+        maxHeapMb: z.number().int().min(32).default(DEFAULT_WORKER_HEAP_MB),
       })
       .strict()
-      .default({}),
+      .default({ maxHeapMb: DEFAULT_WORKER_HEAP_MB }),
     card: z
       .object({
         name: z.string().min(1).default('a2a-gateway'),

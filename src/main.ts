@@ -128,7 +128,12 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   // two warm threads at least: an agent that holds one (a long or busy run) never makes the next run wait for a
   // cold thread start (a second or more under load)
   const minThreads = config.pool.minThreads ?? 2;
-  const pool = createAgentPool({ minThreads, maxThreads: Math.max(minThreads, config.pool.maxThreads ?? 4) });
+  const pool = createAgentPool({
+    minThreads,
+    maxThreads: Math.max(minThreads, config.pool.maxThreads ?? 4),
+    maxHeapMb: config.pool.maxHeapMb,
+    maxOutputBytes: config.tasks.maxTaskBytes,
+  });
   const outbound = createOutbound({ config, store, secret, clock, timers, log, resolve: o.lookup });
   const metrics = config.metrics.enabled ? createMetrics() : noMetrics;
   const calls = meteredCalls(outbound.supervisor, metrics);

@@ -23,6 +23,14 @@ export function eventBytes(ev: AgentEvent): number {
 }
 
 /**
+ * What one event carries on its way, lasting or not: a `working` status's message adds nothing that lasts, but it is
+ * streamed, sent to webhooks and kept among the task's recent events, so one bigger than a whole task is refused too.
+ */
+export function passingBytes(ev: AgentEvent): number {
+  return ev.type === 'status' && ev.state === 'working' && ev.message !== undefined ? jsonBytes(ev.message) : 0;
+}
+
+/**
  * The content a task holds already: its artifacts and its whole history, the caller's messages as well as the
  * agent's (a record is rewritten whole on every write, whoever made it big). Read once when a turn starts.
  */

@@ -2,7 +2,7 @@
 import type { AgentEvent, AgentRunResult } from '../protocol/agent-events.js';
 import type { Message, Task } from '../protocol/model.js';
 import { TurnCancel, type TurnSignal } from '../runtime/agents/turn-signal.js';
-import { eventBytes, taskContentBytes } from './output-size.js';
+import { eventBytes, passingBytes, taskContentBytes } from './output-size.js';
 import type { TaskActorRef, TaskMachineEvent, TurnEffects, TurnEnd } from './task-machine.js';
 
 /** Runs one agent turn (the agent registry does): reports progress with `onEvent`, honours the signal, never rejects. */
@@ -86,7 +86,7 @@ export class RunDriver implements TurnEffects {
       if (overgrown || ended) return;
       if (maxBytes !== Infinity) {
         bytes += eventBytes(event);
-        if (bytes > maxBytes) {
+        if (bytes > maxBytes || passingBytes(event) > maxBytes) {
           // what came before this event is kept; the end leaves `working`, whose exit aborts the run as a cancel does
           overgrown = true;
           const message = `The agent's output took this task past its limit of ${maxBytes} bytes (tasks.maxTaskBytes), counted over its messages and artifacts; the turn was stopped and its output up to the limit kept`;

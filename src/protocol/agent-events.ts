@@ -2,7 +2,20 @@
 import { z } from 'zod';
 import { ConnectionName } from './connections.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
-import { Artifact, CallerId, DataPart, Extensions, FileContentBounded, FilePart, MAX_ID_LENGTH, Message, Metadata, TextPart } from './model.js';
+import {
+  Artifact,
+  CallerId,
+  DataPart,
+  Extensions,
+  FileBytesIn,
+  FileContentBounded,
+  FilePart,
+  FileUriIn,
+  MAX_ID_LENGTH,
+  Message,
+  Metadata,
+  TextPart,
+} from './model.js';
 
 /**
  * A part as an agent emits it (module and builtin agents on the pool, a relay's local agent over its tunnel) or sends
@@ -120,3 +133,29 @@ export type AgentCall = z.infer<typeof AgentCall>;
 
 /** How deep a call's message may nest: a data part's data as deep as accepted params, inside message, parts, part. */
 export const MAX_CALL_MESSAGE_DEPTH = MAX_JSON_DEPTH + 3;
+
+/**
+ * A module agent's file is a file, as a caller's must be: one of base64 `bytes` or an absolute `uri`. What is stored
+ * is served to every caller as a FileWithBytes or FileWithUri; a file with neither read back as a part with no
+ * content, and bytes that are not base64 broke the caller's decoding, not the agent's turn. Not part of AgentEvent:
+ * a relay's frames are read with that schema, and one bad part there would close the whole tunnel.
+ */
+const AgentFile = FileContentBounded.extend({ bytes: FileBytesIn.optional(), uri: FileUriIn.optional() }).refine(
+  (f) => (f.bytes === undefined) !== (f.uri === undefined),
+  'a file has one of bytes or uri',
+);
+
+/** The first file part of a (parsed) event that is not a file: its path and why; undefined when there is none. */
+export function badFileAt(ev: AgentEvent): string | undefined {
+  const [where, parts] = ev.type === 'artifact' ? ['artifact', ev.artifact.parts] : ['message', ev.message?.parts ?? []];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (part.kind !== 'file') continue;
+    const r = AgentFile.safeParse(part.file);
+    if (!r.success) {
+      const issue = r.error.issues[0]!;
+      return `${[where, 'parts', i, 'file', ...issue.path].map(String).join('.')}: ${issue.message}`;
+    }
+  }
+  return undefined;
+}

@@ -98,3 +98,34 @@ t.test('output nested past the JSON depth bound gives agent_protocol at once, no
   const fine = await pool.run(runInput({ agent: { id: 'deep', kind: 'module', entry, options: { levels: 40 } } }));
   t.same(fine, { ok: true, events: 1 }, 'output within the bound passes');
 });
+
+t.test('a worker is replaced after a module run that left a timer in it, and only then', async (t) => {
+  const own = createAgentPool({ minThreads: 1, maxThreads: 1 });
+  t.teardown(() => own.destroy());
+  const clean = runInput({ agent: { id: 'shout', kind: 'module', entry: fixture('well-behaved.js') } });
+  t.match(await own.run(clean), { ok: true });
+  t.match(await own.run(clean), { ok: true });
+  const setup = runInput({ agent: { id: 'setup', kind: 'module', entry: fixture('timer-at-import.js') } });
+  t.match(await own.run(setup), { ok: true });
+  t.match(await own.run(setup), { ok: true });
+  t.equal(own.stats().workers.recycled, 0, 'a module run that leaves nothing behind keeps its worker, as does one whose module set up a timer when it loaded');
+  const leaver = runInput({ agent: { id: 'leaver', kind: 'module', entry: fixture('leaves-timer.js') } });
+  t.same(await own.run(leaver), { ok: true, events: 1 }, 'the run itself succeeds');
+  t.equal(own.stats().workers.recycled, 1, 'its worker is ended');
+  // on the leaver's worker, its busy loop would have fired 100 ms into this run and held it past its deadline
+  const slow = runInput({ agent: { id: 'slow' }, message: userMessage('go', { parts: [{ kind: 'data', data: { ms: 300, steps: 1 } }] }) });
+  t.match(await own.run(slow, { timeoutMs: 10_000 }), { ok: true });
+});
+
+t.test("a module agent's output past maxOutputBytes fails its run in the worker, before it crosses threads", async (t) => {
+  const own = createAgentPool({ minThreads: 1, maxThreads: 1, maxOutputBytes: 1024 * 1024 });
+  t.teardown(() => own.destroy());
+  const rec = recorder();
+  const huge = runInput({ agent: { id: 'huge', kind: 'module', entry: fixture('huge-artifact.js') } });
+  const result = await own.run(huge, { onEvent: rec.onEvent });
+  t.match(result, { ok: false, error: { reason: 'output_too_large', message: /limit of 1048576 bytes \(tasks\.maxTaskBytes\)/ } });
+  t.same(rec.events, [{ type: 'status', state: 'working' }], 'the artifact never reached the main thread');
+  const small = runInput({ agent: { id: 'small', kind: 'module', entry: fixture('huge-artifact.js'), options: { mb: 0 } } });
+  t.match(await own.run(small), { ok: true, events: 3 }, 'output within the bound passes');
+  t.match(await own.run(runInput({ agent: { id: 'echo' } })), { ok: true }, 'builtins are not measured');
+});

@@ -10,7 +10,8 @@ type Listener = () => void;
  */
 export class RunAbort {
   aborted = false;
-  reason: RunFailureReason | null = null;
+  /** why the worker was stopped: the run's failure, or 'recycle' after a run whose agent left work running there */
+  reason: RunFailureReason | 'recycle' | null = null;
   #listener: Listener | null = null;
 
   once(_name: 'abort', listener: Listener): void {
@@ -25,7 +26,7 @@ export class RunAbort {
     this.off(name, listener);
   }
 
-  fire(reason: RunFailureReason): void {
+  fire(reason: RunFailureReason | 'recycle'): void {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;

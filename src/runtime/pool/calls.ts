@@ -5,6 +5,7 @@ import { AgentCall, MAX_CALL_MESSAGE_DEPTH } from '../../protocol/agent-events.j
 import type { RemoteEvent, RemoteTask } from '../../protocol/connections.js';
 import type { Message } from '../../protocol/model.js';
 import { tooDeepAt } from '../../protocol/json-depth.js';
+import { jsonBytesAtLeast, tooLargeText } from '../../protocol/json-size.js';
 import type { CallReply } from '../workers/wire.js';
 
 /** One `ctx.call` of a run's agent, as the pool hands it to `onCall`. */
@@ -24,11 +25,13 @@ export type CallHandler = (call: PoolCall) => Promise<RemoteTask>;
 const errorText = (err: unknown): string => (err instanceof Error ? err.message || err.name : String(err));
 
 /** The module agent is untrusted: a bad call is answered with the fields at fault, and the handler never sees it. */
-function check(raw: unknown): { ok: true; call: AgentCall } | { ok: false; message: string } {
+function check(raw: unknown, maxBytes: number | undefined): { ok: true; call: AgentCall } | { ok: false; message: string } {
   const msg = typeof raw === 'object' && raw !== null && 'message' in raw ? raw.message : undefined;
   // zod does not descend into a data part's values, but the handler's encoder will: refuse what could overflow it
   const deep = tooDeepAt(msg, { limit: MAX_CALL_MESSAGE_DEPTH, root: 'message' });
   if (deep !== undefined) return { ok: false, message: `${deep}: nested deeper than ${MAX_CALL_MESSAGE_DEPTH} levels` };
+  // the worker refused it already unless the agent's own code posted it: it must not go out either way
+  if (maxBytes !== undefined && jsonBytesAtLeast(msg, maxBytes) > maxBytes) return { ok: false, message: tooLargeText('message', maxBytes) };
   const parsed = AgentCall.safeParse(raw);
   if (parsed.success) return { ok: true, call: parsed.data };
   return { ok: false, message: parsed.error.issues.map((i) => `${i.path.map(String).join('.') || 'call'}: ${i.message}`).join('; ') };
@@ -71,8 +74,8 @@ class ServedCall {
     port.unref();
   }
 
-  serve(raw: unknown, handler: CallHandler | undefined): void {
-    const checked = check(raw);
+  serve(raw: unknown, handler: CallHandler | undefined, maxBytes: number | undefined): void {
+    const checked = check(raw, maxBytes);
     if (!checked.ok) this.#end({ kind: 'error', code: 'invalid_request', message: `ctx.call refused: ${checked.message}` });
     else if (!handler) {
       this.#end({
@@ -139,10 +142,13 @@ export class RunCalls {
   readonly #open = new Set<ServedCall>();
   readonly #handler: CallHandler | undefined;
   readonly #counts: { opened: number; open: number };
+  readonly #maxBytes: number | undefined;
 
-  constructor(handler: CallHandler | undefined, counts: { opened: number; open: number }) {
+  /** `maxBytes`: the most a call's message may take (a module agent's output bound); none when undefined */
+  constructor(handler: CallHandler | undefined, counts: { opened: number; open: number }, maxBytes?: number) {
     this.#handler = handler;
     this.#counts = counts;
+    this.#maxBytes = maxBytes;
   }
 
   serve(port: MessagePort, raw: unknown): void {
@@ -153,7 +159,7 @@ export class RunCalls {
       this.#open.delete(c);
     });
     this.#open.add(call);
-    call.serve(raw, this.#handler);
+    call.serve(raw, this.#handler, this.#maxBytes);
   }
 
   /** The run settled: every call still open is aborted and its port closed. */

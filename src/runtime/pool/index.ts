@@ -9,7 +9,7 @@ import { failure, PoolRun, type RunFailureReason } from './run.js';
 import type { AgentPool, AgentPoolOptions, AgentRunOptions } from './types.js';
 import { agentWorkerEntry } from './worker-file.js';
 import { COOPERATIVE_BUILTINS } from '../workers/agents/cooperative.js';
-import { isCallOpen, isEventBatch, type RunReply, type RunRequest } from '../workers/wire.js';
+import { isCallOpen, isEventBatch, isRecycleReply, type RunReply, type RunRequest } from '../workers/wire.js';
 import { refuseCall } from './calls.js';
 
 export type { AgentPool, AgentPoolOptions, AgentPoolStats, AgentRunOptions } from './types.js';
@@ -49,6 +49,7 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
     agent_error: 0,
     agent_protocol: 0,
     agent_not_found: 0,
+    output_too_large: 0,
     pool_closed: 0,
   };
   let succeeded = 0;
@@ -66,6 +67,7 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
 
   piscina.on('message', (m: unknown) => {
     if (isEventBatch(m)) runs.get(m.a2aRun)?.deliver(m.events, m.key);
+    else if (isRecycleReply(m)) runs.get(m.a2aRecycle)?.repliedRecycling(m.reply, m.key);
     else if (isCallOpen(m)) {
       const pending = runs.get(m.a2aCall);
       // a call an agent left behind after its run settled (its reply overtook the call on another port)
@@ -73,7 +75,7 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
       else refuseCall(m.port, 'run_ended', 'the run that made this call has ended');
     }
   });
-  const workers = { created: 0, destroyed: 0 };
+  const workers = { created: 0, destroyed: 0, recycled: 0 };
   piscina.on('workerCreate', () => {
     workers.created++;
   });
@@ -122,10 +124,15 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
     },
   });
 
-  function runExclusive(req: RunRequest, run: PoolRun, abort: RunAbort): void {
+  function runExclusive(req: RunRequest, run: PoolRun, abort: RunAbort, onTaskEnd: () => void): void {
     piscina.run(req, { signal: abort }).then(
-      (reply) => (Array.isArray(reply) ? taskLost([{ run, agentId: req.input.agent.id }], new Error('unexpected batch reply')) : run.replied(reply)),
+      (reply) => {
+        onTaskEnd();
+        if (Array.isArray(reply)) taskLost([{ run, agentId: req.input.agent.id }], new Error('unexpected batch reply'));
+        else run.replied(reply);
+      },
       (err: unknown) => {
+        onTaskEnd();
         // after a cancel or timeout the run has already settled
         if (!run.settled) taskLost([{ run, agentId: req.input.agent.id }], err);
       },
@@ -144,6 +151,10 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
     const abort = cooperative ? null : new RunAbort();
     // what a worker posts for this run must carry this: another agent's worker cannot post into it
     const key = randomUUID();
+    // an exclusive run's Piscina task, until it resolves or rejects
+    let taskOpen = true;
+    // builtins are bounded by their input; a module agent's output and calls are bounded before they leave its worker
+    const maxOutputBytes = input.agent.kind === 'module' ? opts.maxOutputBytes : undefined;
     return new Promise<AgentRunResult>((resolve) => {
       const onUserAbort = (): void => {
         abort?.fire('canceled');
@@ -162,10 +173,16 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
         key,
         trusted: input.agent.kind === 'builtin',
         onForged: countForged,
+        ...(maxOutputBytes === undefined ? {} : { maxCallBytes: maxOutputBytes }),
         onSettle: (reason) => {
           clearTimer();
           userSignal?.removeEventListener('abort', onUserAbort);
           runs.delete(runId);
+          // Settled while its worker's task is still open (a reply on parentPort for a worker to replace, a flood, an
+          // event refused here): aborting the task ends the worker, so the agent stops, and Piscina starts another.
+          // Never once the task has ended: the worker may be serving another run by then.
+          if (abort && taskOpen) abort.fire(reason ?? 'recycle');
+          if (pending.recycling) workers.recycled++;
           if (reason) failed[reason]++;
           else succeeded++;
         },
@@ -173,7 +190,11 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
       runs.set(runId, pending);
       userSignal?.addEventListener('abort', onUserAbort, { once: true });
       const req: RunRequest = { runId, live: o.onEvent !== undefined, input, key };
-      if (abort) runExclusive(req, pending, abort);
+      if (maxOutputBytes !== undefined) req.maxOutputBytes = maxOutputBytes;
+      if (abort)
+        runExclusive(req, pending, abort, () => {
+          taskOpen = false;
+        });
       else batcher.add({ req, run: pending, agentId });
     });
   }

@@ -1,11 +1,19 @@
 // One run as the pool tracks it: delivers its events in order and settles it exactly once.
-import { AgentEvent, type AgentRunResult } from '../../protocol/agent-events.js';
+import { AgentEvent, badFileAt, type AgentRunResult } from '../../protocol/agent-events.js';
 import { MAX_JSON_DEPTH, notJsonAt, tooDeepAt } from '../../protocol/json-depth.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { RunReply } from '../workers/wire.js';
 import { type CallHandler, RunCalls, refuseCall } from './calls.js';
 
-export type RunFailureReason = 'canceled' | 'timeout' | 'worker_crash' | 'agent_error' | 'agent_protocol' | 'agent_not_found' | 'pool_closed';
+export type RunFailureReason =
+  | 'canceled'
+  | 'timeout'
+  | 'worker_crash'
+  | 'agent_error'
+  | 'agent_protocol'
+  | 'agent_not_found'
+  | 'output_too_large'
+  | 'pool_closed';
 
 export const failure = (reason: RunFailureReason, message: string): AgentRunResult => ({ ok: false, error: { reason, message } });
 
@@ -26,10 +34,20 @@ export interface RunHooks {
   trusted: boolean;
   /** a batch or call that names this run without its key (another worker's forgery) was dropped */
   onForged: () => void;
+  /** the most bytes a ctx.call's message may take (module agents: the pool's maxOutputBytes) */
+  maxCallBytes?: number;
 }
 
 /** live events handed on per event-loop turn, all runs together (about 10 ms of main-thread work for tiny chunks) */
 const DELIVER_BUDGET = 512;
+
+/**
+ * Live events a run may have waiting to be handed on. An agent that yields faster than the main thread takes its
+ * events (a loop of progress statuses, each a task change) left them piling up here without end: 330,000 in 8 s, the
+ * heap growing about 12 MB/s toward the process's limit. Past this the run fails and its worker is ended; a burst of
+ * 100,000 chunks (the fair-delivery measurement) stays well within it.
+ */
+export const MAX_BACKLOG = 200_000;
 
 /** this turn's spending, and the runs whose batches wait for the next turn; one setImmediate per turn that spent */
 const turn = { spent: 0, resetQueued: false, waiting: new Set<PoolRun>() };
@@ -49,8 +67,11 @@ function spend(n: number): void {
 
 export class PoolRun {
   #received = 0;
+  /** events in #queued */
+  #backlog = 0;
   #reply: RunReply | null = null;
   #settled = false;
+  #recycling = false;
   #calls: RunCalls | null = null;
   /** live batches not handed on yet (the first may wait for a later event-loop turn) */
   #queued: Array<readonly unknown[]> = [];
@@ -76,6 +97,13 @@ export class PoolRun {
       return;
     }
     if (this.#settled) return;
+    this.#backlog += events.length;
+    if (this.#backlog > MAX_BACKLOG) {
+      this.#queued = [];
+      this.#backlog = 0;
+      this.fail('agent_protocol', `the agent yielded events faster than the gateway could take them (over ${MAX_BACKLOG} waiting); the turn was stopped`);
+      return;
+    }
     this.#queued.push(events);
     if (this.#queued.length === 1) this.#drain();
   }
@@ -99,11 +127,13 @@ export class PoolRun {
         events = events.slice(0, room);
       } else this.#queued.shift();
       spend(events.length);
+      this.#backlog -= events.length;
       if (!this.#checked(events)) break;
       this.#emit(events);
       this.#received += events.length;
     }
     this.#queued = [];
+    this.#backlog = 0;
     if (this.#reply) this.#tryComplete(this.#reply);
   }
 
@@ -114,6 +144,24 @@ export class PoolRun {
     this.#tryComplete(reply);
   }
 
+  /**
+   * The worker's reply on parentPort: its agent left something running there, so the worker must not serve another
+   * run. The pool ends it once this run has settled (`recycling`).
+   */
+  repliedRecycling(reply: RunReply, key: string): void {
+    if (key !== this.#hooks.key) {
+      this.#hooks.onForged();
+      return;
+    }
+    this.#recycling = true;
+    this.replied(reply);
+  }
+
+  /** the run's worker asked to be ended after the run (see repliedRecycling) */
+  get recycling(): boolean {
+    return this.#recycling;
+  }
+
   /** A `ctx.call` from this run's agent, with the port to answer on. */
   call(port: MessagePort, raw: unknown, key: string | undefined): void {
     if (key !== this.#hooks.key) {
@@ -121,7 +169,7 @@ export class PoolRun {
       refuseCall(port, 'invalid_request', 'ctx.call refused: the call does not come from its run');
       return;
     }
-    this.#calls ??= new RunCalls(this.#hooks.onCall, this.#hooks.callCounts);
+    this.#calls ??= new RunCalls(this.#hooks.onCall, this.#hooks.callCounts, this.#hooks.maxCallBytes);
     this.#calls.serve(port, raw);
   }
 
@@ -144,7 +192,8 @@ export class PoolRun {
   #checked(events: readonly unknown[]): events is readonly AgentEvent[] {
     if (this.#hooks.trusted) return true;
     for (const ev of events) {
-      if (tooDeepAt(ev, { limit: MAX_JSON_DEPTH + 5, root: 'event' }) !== undefined || notJsonAt(ev, 'event') || !AgentEvent.safeParse(ev).success) {
+      const parsed = tooDeepAt(ev, { limit: MAX_JSON_DEPTH + 5, root: 'event' }) === undefined && !notJsonAt(ev, 'event') ? AgentEvent.safeParse(ev) : null;
+      if (!parsed?.success || badFileAt(parsed.data)) {
         this.fail('agent_protocol', 'the agent posted an event that is not a valid agent event');
         return false;
       }

@@ -11,6 +11,11 @@ export interface AgentPoolOptions {
   idleTimeoutMs?: number;
   /** old-generation heap cap per worker: an agent past it ends its worker (worker_crash), not the process */
   maxHeapMb?: number;
+  /**
+   * a module agent's output per turn (`tasks.maxTaskBytes`): past it the worker fails the run with output_too_large
+   * before the event crosses to the main thread; none when absent
+   */
+  maxOutputBytes?: number;
   /** most cooperative runs sent to a worker in one message (default 16) */
   maxBatch?: number;
 }
@@ -43,8 +48,11 @@ export interface AgentPoolStats {
   forged: number;
   /** `ctx.call`s opened by agents, and those still open */
   calls: { opened: number; open: number };
-  /** threads started and ended over the pool's life: a cancel, timeout or crash ends one, and a new one replaces it */
-  workers: { created: number; destroyed: number };
+  /**
+   * threads started and ended over the pool's life: a cancel, timeout or crash ends one, and a new one replaces it;
+   * `recycled`: ended after a module run whose agent left a timer, socket or the like running in it
+   */
+  workers: { created: number; destroyed: number; recycled: number };
 }
 
 export interface AgentPool {

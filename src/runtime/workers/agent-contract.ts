@@ -29,7 +29,7 @@ export interface AgentContext {
    *
    * A failure rejects (or throws out of the loop) a CallError with a stable `code` ('no_connection', 'not_permitted',
    * 'trust_refused', 'data_type_refused', 'unreachable', 'timeout', 'remote_error' with `remoteCode`, 'canceled',
-   * 'invalid_request' for bad arguments, 'client_mode_off' when the gateway has no client mode...) and a message.
+   * 'invalid_request' for bad arguments or a message larger than `tasks.maxTaskBytes`, 'client_mode_off' when the gateway has no client mode...) and a message.
    * Aborting `signal` rejects at once with 'canceled' and the gateway stops the call.
    */
   call: CallFn;

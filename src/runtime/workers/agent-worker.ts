@@ -1,19 +1,21 @@
 // The Piscina worker: runs one agent turn, checks every event it yields, and answers with plain data.
-import { AgentEvent } from '../../protocol/agent-events.js';
+import { parentPort } from 'node:worker_threads';
+import { AgentEvent, badFileAt } from '../../protocol/agent-events.js';
 import { MAX_JSON_DEPTH, notJsonAt, tooDeepAt } from '../../protocol/json-depth.js';
+import { jsonBytesAtLeast } from '../../protocol/json-size.js';
 import type { AgentContext } from './agent-contract.js';
 import { callFor } from './call.js';
 import { EventOutbox } from './event-outbox.js';
+import { activeResources, leftSince, nextTurn } from './leftovers.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
-import type { FailureReason, RunReply, RunRequest } from './wire.js';
+import { describeThrown } from './thrown.js';
+import type { FailureReason, RecycleReply, RunReply, RunRequest } from './wire.js';
 
 interface Iter {
   next(): unknown;
   return(): unknown;
 }
 type Failure = { reason: FailureReason; message: string };
-
-const errorText = (err: unknown): string => (err instanceof Error ? err.message || err.name : String(err));
 
 const issuesText = (issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string =>
   issues.map((i) => `${i.path.map(String).join('.') || '(event)'}: ${i.message}`).join('; ');
@@ -65,20 +67,51 @@ function abandon(it: Iter, lazy: LazySignal): void {
  */
 const MAX_EVENT_DEPTH = MAX_JSON_DEPTH + 5;
 
-function checkedPush(outbox: EventOutbox, value: unknown): string | null {
+/**
+ * A module agent's output per turn, counted in the worker before it crosses threads: the run driver bounds a task's
+ * content (`tasks.maxTaskBytes`) on the main thread, but only after a 300 MB artifact was copied there. A lower bound
+ * on the JSON bytes, counted as the driver counts (what lasts: artifacts, messages, a closing status's message; and
+ * any one event whole), so nothing the driver would accept is refused here.
+ */
+class OutputBudget {
+  #lasting = 0;
+  constructor(readonly max: number) {}
+
+  /** false once this event takes the turn past the budget */
+  admit(ev: AgentEvent): boolean {
+    if (jsonBytesAtLeast(ev, this.max) > this.max) return false;
+    const lasting = ev.type === 'artifact' ? ev.artifact : ev.type === 'message' ? ev.message : ev.state === 'working' ? undefined : ev.message;
+    if (lasting !== undefined) this.#lasting += jsonBytesAtLeast(lasting, this.max);
+    return this.#lasting <= this.max;
+  }
+
+  get failure(): Failure {
+    const message = `The agent's output took this task past its limit of ${this.max} bytes (tasks.maxTaskBytes), counted over its messages and artifacts; the turn was stopped and its output up to the limit kept`;
+    return { reason: 'output_too_large', message };
+  }
+}
+
+function checkedPush(outbox: EventOutbox, value: unknown, budget: OutputBudget | null): Failure | null {
+  const refuse = (message: string): Failure => ({ reason: 'agent_protocol', message });
   if (tooDeepAt(value, { limit: MAX_EVENT_DEPTH, root: 'event' }) !== undefined) {
-    return `agent yielded an event nested deeper than ${MAX_EVENT_DEPTH} levels (data may nest ${MAX_JSON_DEPTH})`;
+    return refuse(`agent yielded an event nested deeper than ${MAX_EVENT_DEPTH} levels (data may nest ${MAX_JSON_DEPTH})`);
   }
   // data values are `unknown` to the schema, and structured clone carries a BigInt, a Date or a Set to the main
   // thread: stored, a BigInt made every later read of the task (and its workspace's listings) fail
   const odd = notJsonAt(value, 'event');
-  if (odd) return `agent yielded an event with a ${odd.what} at ${odd.path}, which is not JSON data`;
+  if (odd) return refuse(`agent yielded an event with a ${odd.what} at ${odd.path}, which is not JSON data`);
   const parsed = AgentEvent.safeParse(value);
-  return parsed.success ? outbox.push(parsed.data) : `agent yielded an invalid event: ${issuesText(parsed.error.issues)}`;
+  if (!parsed.success) return refuse(`agent yielded an invalid event: ${issuesText(parsed.error.issues)}`);
+  const badFile = badFileAt(parsed.data);
+  if (badFile) return refuse(`agent yielded an invalid event: ${badFile}`);
+  if (budget && !budget.admit(parsed.data)) return budget.failure;
+  const problem = outbox.push(parsed.data);
+  return problem ? refuse(problem) : null;
 }
 
 async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Promise<Failure | null> {
   const trusted = req.input.agent.kind === 'builtin';
+  const budget = !trusted && req.maxOutputBytes !== undefined ? new OutputBudget(req.maxOutputBytes) : null;
   const lazy = new LazySignal();
   const { task, message, agent } = req.input;
   const ctx: AgentContext = {
@@ -88,13 +121,13 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Pro
       return lazy.signal;
     },
     options: agent.options,
-    call: callFor({ id: req.runId, key: req.key }),
+    call: callFor({ id: req.runId, key: req.key, ...(req.maxOutputBytes === undefined ? {} : { maxBytes: req.maxOutputBytes }) }),
   };
   let it: Iter | null;
   try {
     it = iteratorOf(fn(ctx));
   } catch (err) {
-    return { reason: 'agent_error', message: errorText(err) };
+    return { reason: 'agent_error', message: describeThrown(err) };
   }
   if (!it) return { reason: 'agent_protocol', message: 'agent did not return an async iterable of events' };
   for (;;) {
@@ -102,7 +135,7 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Pro
     try {
       step = await it.next();
     } catch (err) {
-      return { reason: 'agent_error', message: errorText(err) };
+      return { reason: 'agent_error', message: describeThrown(err) };
     }
     if (typeof step !== 'object' || step === null) {
       abandon(it, lazy);
@@ -111,26 +144,50 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Pro
     if ('done' in step && step.done) return null;
     const value = 'value' in step ? step.value : undefined;
     // the builtins are our own code, typed at compile time; a module agent's events are checked one by one
-    const problem = trusted ? outbox.push(value as AgentEvent) : checkedPush(outbox, value);
+    let problem: Failure | null = null;
+    if (trusted) {
+      const pushed = outbox.push(value as AgentEvent);
+      if (pushed) problem = { reason: 'agent_protocol', message: pushed };
+    } else problem = checkedPush(outbox, value, budget);
     if (problem) {
       abandon(it, lazy);
-      return { reason: 'agent_protocol', message: problem };
+      return problem;
     }
   }
 }
 
 export default async function runAgent(req: RunRequest): Promise<RunReply> {
-  const outbox = new EventOutbox({ runId: req.runId, key: req.key, live: req.live, trusted: req.input.agent.kind === 'builtin' });
+  const trusted = req.input.agent.kind === 'builtin';
+  const outbox = new EventOutbox({ runId: req.runId, key: req.key, live: req.live, trusted });
+  let before: Map<string, number> | null = null;
   let failure: Failure | null;
   try {
     const loaded = await loadAgent(req.input.agent);
+    // A module run has its worker alone (the pool never co-schedules one): what is new at its end is the agent's.
+    // Counted after the import, so what a module sets up when it loads (a pool, a refresh timer) is kept across turns.
+    if (!trusted) before = activeResources();
     failure = loaded.ok ? await drive(loaded.fn, req, outbox) : { reason: 'agent_not_found', message: loaded.message };
   } catch (err) {
-    failure = { reason: 'agent_error', message: `worker failed to run the agent: ${errorText(err)}` };
+    failure = { reason: 'agent_error', message: `worker failed to run the agent: ${describeThrown(err)}` };
   }
   const { problem, ...tally } = outbox.finish();
   if (!failure && problem) failure = { reason: 'agent_protocol', message: problem };
-  return failure ? { ok: false, ...failure, ...tally } : { ok: true, ...tally };
+  const reply: RunReply = failure ? { ok: false, ...failure, ...tally } : { ok: true, ...tally };
+  if (!before) return reply;
+  await nextTurn();
+  if (leftSince(before).length === 0) return reply;
+  return recycle(req, reply);
+}
+
+/** Answers on parentPort and never on Piscina's port: the pool ends this worker once the run has settled. */
+function recycle(req: RunRequest, reply: RunReply): Promise<RunReply> {
+  const message: RecycleReply = { a2aRecycle: req.runId, key: req.key, reply };
+  try {
+    parentPort?.postMessage(message);
+  } catch {
+    return Promise.resolve(reply);
+  }
+  return new Promise<RunReply>(() => {});
 }
 
 /** Several cooperative runs in one task, all started at once: one message each way instead of one per run. */

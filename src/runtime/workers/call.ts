@@ -4,6 +4,8 @@ import { MAX_CALL_MESSAGE_DEPTH } from '../../protocol/agent-events.js';
 import type { RemoteEvent, RemoteTask } from '../../protocol/connections.js';
 import type { Metadata, Part } from '../../protocol/model.js';
 import { tooDeepAt } from '../../protocol/json-depth.js';
+import { jsonBytesAtLeast, tooLargeText } from '../../protocol/json-size.js';
+import { describeThrown } from './thrown.js';
 import type { CallCancel, CallOpen, CallReply } from './wire.js';
 
 /** What `ctx.call` rejects (or its stream throws) with: `code` is stable, `message` says what went wrong. */
@@ -43,7 +45,12 @@ interface Sink {
   fail(err: CallError): void;
 }
 
-const errorText = (err: unknown): string => (err instanceof Error ? err.message || err.name : String(err));
+/** The run a call belongs to: its id and key, and the most bytes a call's message may take (none: unbounded). */
+interface CallRun {
+  id: number;
+  key: string | undefined;
+  maxBytes?: number;
+}
 
 /** One call in flight: owns the worker's end of the channel until a result, an error or the agent's cancel. */
 class OpenCall {
@@ -59,26 +66,26 @@ class OpenCall {
     this.#sink = sink;
   }
 
-  start(run: { id: number; key: string | undefined }, call: { connection: unknown; message: unknown; stream: boolean }, signal: AbortSignal | undefined): void {
+  start(run: CallRun, call: { connection: unknown; message: unknown; stream: boolean }, signal: AbortSignal | undefined): void {
     let refused: CallError | null;
     try {
       refused = this.#open(run, call, signal);
     } catch (err) {
       // a getter or proxy of the agent's that throws while the message is read
-      refused = new CallError('invalid_request', `message: cannot be read: ${errorText(err)}`);
+      refused = new CallError('invalid_request', `message: cannot be read: ${describeThrown(err)}`);
     }
     if (refused) this.#end(refused);
   }
 
   /** Posts the call with its port to the main thread, or says why it cannot go. */
-  #open(
-    run: { id: number; key: string | undefined },
-    call: { connection: unknown; message: unknown; stream: boolean },
-    signal: AbortSignal | undefined,
-  ): CallError | null {
+  #open(run: CallRun, call: { connection: unknown; message: unknown; stream: boolean }, signal: AbortSignal | undefined): CallError | null {
     if (signal?.aborted) return new CallError('canceled', `the call to ${this.#connection} was canceled before it started`);
     const deep = tooDeepAt(call.message, { limit: MAX_CALL_MESSAGE_DEPTH, root: 'message' });
     if (deep !== undefined) return new CallError('invalid_request', `${deep}: nested deeper than ${MAX_CALL_MESSAGE_DEPTH} levels`);
+    // measured before structured clone copies it to the main thread (which checks it again)
+    if (run.maxBytes !== undefined && jsonBytesAtLeast(call.message, run.maxBytes) > run.maxBytes) {
+      return new CallError('invalid_request', tooLargeText('message', run.maxBytes));
+    }
     if (!parentPort) return new CallError('client_mode_off', 'ctx.call works only inside the agent pool');
     const { port1, port2 } = new MessageChannel();
     const open: CallOpen = { a2aCall: run.id, key: run.key, port: port2, call };
@@ -87,7 +94,7 @@ class OpenCall {
     } catch (err) {
       port1.close();
       port2.close();
-      return new CallError('invalid_request', `message: cannot cross threads: ${errorText(err)}`);
+      return new CallError('invalid_request', `message: cannot cross threads: ${describeThrown(err)}`);
     }
     port1.on('message', this.#onReply);
     // the call must never be what keeps the worker alive
@@ -197,7 +204,7 @@ function invalid(stream: boolean, message: string): Promise<never> | AsyncIterab
  * `ctx.call` for one run. The agent is untrusted, so every argument is taken as unknown: the options are checked
  * here (they do not cross threads), the connection and message in the main thread.
  */
-export function callFor(run: { id: number; key: string | undefined }): CallFn {
+export function callFor(run: CallRun): CallFn {
   const call = (connection: unknown, message: unknown, opts?: unknown): Promise<RemoteTask> | AsyncIterable<RemoteEvent> => {
     if (opts !== undefined && (typeof opts !== 'object' || opts === null)) return invalid(false, 'opts: must be an object');
     const o = (opts ?? {}) as { signal?: unknown; stream?: unknown };

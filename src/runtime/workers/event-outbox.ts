@@ -1,6 +1,7 @@
 // Sends one run's events to the main thread: at once when the agent paces itself, batched when it bursts.
 import { parentPort } from 'node:worker_threads';
 import type { AgentEvent } from '../../protocol/agent-events.js';
+import { describeThrown } from './thrown.js';
 import type { EventBatch, EventTally } from './wire.js';
 
 /**
@@ -95,7 +96,7 @@ export class EventOutbox {
       parentPort?.postMessage(batch);
       this.#posted += events.length;
     } catch (err) {
-      this.#problem = `agent yielded an event that cannot cross threads: ${err instanceof Error ? err.message : String(err)}`;
+      this.#problem = `agent yielded an event that cannot cross threads: ${describeThrown(err)}`;
     }
   }
 }

@@ -13,6 +13,8 @@ export interface RunRequest {
    * ids are a counter, easy to guess) and not from another agent posting on its own parentPort.
    */
   key: string;
+  /** a module agent's output per turn is refused in its worker past this many bytes (output_too_large) */
+  maxOutputBytes?: number;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface EventBatch {
   events: AgentEvent[];
 }
 
-export type FailureReason = 'agent_error' | 'agent_protocol' | 'agent_not_found';
+export type FailureReason = 'agent_error' | 'agent_protocol' | 'agent_not_found' | 'output_too_large';
 
 /**
  * How a run's events ended up: `events` yielded in all, `posted` of them sent as EventBatches and
@@ -77,3 +79,26 @@ export interface CallCancel {
 /** Anything on parentPort may come from an agent's own code: a call without a real port is dropped. */
 export const isCallOpen = (m: unknown): m is CallOpen =>
   typeof m === 'object' && m !== null && 'a2aCall' in m && typeof m.a2aCall === 'number' && 'port' in m && m.port instanceof MessagePort;
+
+/**
+ * A module run's reply when its agent left something running in the worker (a timer, a socket...): sent on parentPort,
+ * behind the run's event batches, instead of as Piscina's reply. The worker's Piscina task never ends, so the pool
+ * settles the run from this and then aborts the task, which ends the worker: no later run is served beside the leftover.
+ */
+export interface RecycleReply {
+  a2aRecycle: number;
+  /** the run's key (RunRequest.key) */
+  key: string;
+  reply: RunReply;
+}
+
+export const isRecycleReply = (m: unknown): m is RecycleReply =>
+  typeof m === 'object' &&
+  m !== null &&
+  'a2aRecycle' in m &&
+  typeof m.a2aRecycle === 'number' &&
+  'key' in m &&
+  typeof m.key === 'string' &&
+  'reply' in m &&
+  typeof m.reply === 'object' &&
+  m.reply !== null;
