@@ -4,12 +4,11 @@
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { until } from '../support/a2a-client.js';
-import type { Answer, CardServer } from '../support/card-server.js';
+import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
 import { msgB, type TestGateway } from '../support/gateway.js';
 import { remoteStage } from '../support/remote-stage.js';
 
 const WS = 'ws1';
-type Dialect = '0.3' | '1.0';
 /** what the remote answers a poll with (or sends after its stream's first event) */
 type Bad = 'http-500' | 'not-json' | 'not-a-task' | 'other-id';
 let bad: Bad = 'http-500';
@@ -25,14 +24,6 @@ let key: string;
 const clock = new ManualClock(Date.now());
 /** the task ids the remotes were asked to cancel */
 const canceled: string[] = [];
-
-const card = (name: string, dialect: Dialect, streaming: boolean) => {
-  const url = `${s.url}/${name}/rpc`;
-  const common = { name, description: '', version: '1', capabilities: { streaming } };
-  return dialect === '0.3'
-    ? { ...common, url, protocolVersion: '0.3.0' }
-    : { ...common, supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
-};
 
 /** The bad answer itself, as a JSON-RPC answer's text (with `id`). */
 function badText(id: unknown): string {
@@ -71,7 +62,7 @@ t.before(async () => {
     workspace: WS,
     remotes: REMOTES.map((r) => ({
       name: r.name,
-      card: () => card(r.name, r.dialect, r.streaming),
+      card: () => remoteCard({ base: s.url, ...r }),
       answer: (_h, body) => answer(r.dialect, JSON.parse(body)),
       trust: r.name === 'nocancel03' ? 'execute' : 'admin',
     })),
