@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { addConnection } from '../../src/runtime/connection-admin.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { parseAllowlist } from '../../src/runtime/net/guard.js';
-import { until } from '../support/a2a-client.js';
+import { settleWithClock } from '../support/a2a-client.js';
 import { cardServer, type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -143,15 +143,7 @@ const send = async (agentId: string, extra: Record<string, unknown> = {}) =>
 
 /** Our caller's send that the remote answers by polling: the clock moves on until it ends. */
 async function sendPolled(agentId: string) {
-  let done = false;
-  const p = send(agentId).finally(() => {
-    done = true;
-  });
-  await until(() => {
-    if (!done) clock.advance(1_000);
-    return done;
-  }, 'the send to end');
-  return p;
+  return settleWithClock(clock, send(agentId));
 }
 
 /** Nothing of the foreign task on our side: not in our task (as answered and as read back), nor in the stored results. */

@@ -3,7 +3,7 @@
 // remote's bad response, and the remote task, which nobody waits on any more, is asked to cancel (best effort).
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { until } from '../support/a2a-client.js';
+import { settleWithClock } from '../support/a2a-client.js';
 import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
 import { msgB, type TestGateway } from '../support/gateway.js';
 import { remoteStage } from '../support/remote-stage.js';
@@ -71,15 +71,7 @@ t.before(async () => {
 
 /** Our caller's send; the clock moves on (the polls' waits) until it ends. */
 async function sendPolled(agentId: string) {
-  let done = false;
-  const p = ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId } }) }).finally(() => {
-    done = true;
-  });
-  await until(() => {
-    if (!done) clock.advance(1_000);
-    return done;
-  }, 'the send to end');
-  return (await p).json.result;
+  return (await settleWithClock(clock, ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId } }) }))).json.result;
 }
 
 const WHY: Record<Bad, RegExp> = {

@@ -4,7 +4,7 @@
 // A follow-up answered in the same context, or naming none, goes on as before.
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { until } from '../support/a2a-client.js';
+import { settleWithClock } from '../support/a2a-client.js';
 import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
 import { msgB, type TestGateway } from '../support/gateway.js';
 import { remoteStage } from '../support/remote-stage.js';
@@ -166,15 +166,7 @@ for (const r of REMOTES) {
 
 t.test('a poll that answers the task in another context than the send did fails the turn', async (t) => {
   canceled.length = 0;
-  let done = false;
-  const p = send('poll03').finally(() => {
-    done = true;
-  });
-  await until(() => {
-    if (!done) clock.advance(1_000);
-    return done;
-  }, 'the send to end');
-  const task = await p;
+  const task = await settleWithClock(clock, send('poll03'));
   t.equal(task?.status?.state, 'failed', JSON.stringify(task).slice(0, 400));
   t.match(
     task?.status?.message?.parts?.[0]?.text,

@@ -5,7 +5,7 @@
 // gave: the next follow-up goes out in it, and the stored result names it.
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { until } from '../support/a2a-client.js';
+import { settleWithClock } from '../support/a2a-client.js';
 import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
 import { msgB, type TestGateway } from '../support/gateway.js';
 import { remoteStage } from '../support/remote-stage.js';
@@ -214,15 +214,7 @@ for (const r of STATUS_ONLY) {
 }
 
 t.test('a poll answering without a context keeps the one the send named', async (t) => {
-  let done = false;
-  const p = send('poll03').finally(() => {
-    done = true;
-  });
-  await until(() => {
-    if (!done) clock.advance(1_000);
-    return done;
-  }, 'the send to end');
-  const task = await p;
+  const task = await settleWithClock(clock, send('poll03'));
   t.equal(task?.status?.state, 'completed', JSON.stringify(task).slice(0, 400));
   t.same(await stored('poll03'), [{ remoteTaskId: 'mine', contextId: 'c1' }]);
 });
