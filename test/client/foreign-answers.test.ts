@@ -6,8 +6,8 @@ import t, { type Test } from 'tap';
 import { addConnection } from '../../src/runtime/connection-admin.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { parseAllowlist } from '../../src/runtime/net/guard.js';
-import { until } from '../support/a2a-client.js';
-import { cardServer, type Answer, type CardServer } from '../support/card-server.js';
+import { settleWithClock } from '../support/a2a-client.js';
+import { cardServer, type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const WS = 'ws1';
@@ -15,7 +15,6 @@ const TOKEN = 'bearer-Secret-5Kx8Qw2R';
 /** what only the foreign task holds: it must show nowhere on our side */
 const FOREIGN = 'FOREIGN-payload-of-someone-else';
 
-type Dialect = '0.3' | '1.0';
 /** what the remote does with the next call: one scenario per test */
 type Scenario = 'json-id' | 'json-id-token' | 'poll' | 'stream' | 'follow-task' | 'follow-message' | 'follow-untagged';
 let scenario: Scenario = 'json-id';
@@ -67,14 +66,6 @@ const clock = new ManualClock(Date.now());
 /** the task ids the remotes were asked to cancel */
 const canceled: string[] = [];
 
-const card = (name: string, dialect: Dialect, streaming: boolean) => {
-  const url = `${s.url}/${name}/rpc`;
-  const common = { name, description: '', version: '1', capabilities: { streaming } };
-  return dialect === '0.3'
-    ? { ...common, url, protocolVersion: '0.3.0' }
-    : { ...common, supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
-};
-
 /** The hostile remote's answer to one call, as the scenario says. */
 function answer(dialect: Dialect, req: { id: unknown; method: string; params: any }, authorization: string): Answer {
   const e = enc[dialect];
@@ -121,7 +112,7 @@ const REMOTES: Array<{ name: string; dialect: Dialect; streaming: boolean }> = [
 t.before(async () => {
   s = await cardServer(t);
   for (const r of REMOTES) {
-    s.route.set(`/${r.name}/.well-known/agent-card.json`, () => ({ status: 200, body: card(r.name, r.dialect, r.streaming) }));
+    s.route.set(`/${r.name}/.well-known/agent-card.json`, () => ({ status: 200, body: remoteCard({ base: s.url, ...r }) }));
     s.route.set(`/${r.name}/rpc`, (h, body) => answer(r.dialect, JSON.parse(body), String(h.authorization)));
   }
   ours = await startTestGateway({
@@ -152,15 +143,7 @@ const send = async (agentId: string, extra: Record<string, unknown> = {}) =>
 
 /** Our caller's send that the remote answers by polling: the clock moves on until it ends. */
 async function sendPolled(agentId: string) {
-  let done = false;
-  const p = send(agentId).finally(() => {
-    done = true;
-  });
-  await until(() => {
-    if (!done) clock.advance(1_000);
-    return done;
-  }, 'the send to end');
-  return p;
+  return settleWithClock(clock, send(agentId));
 }
 
 /** Nothing of the foreign task on our side: not in our task (as answered and as read back), nor in the stored results. */

@@ -3,13 +3,12 @@
 // remote's bad response, and the remote task, which nobody waits on any more, is asked to cancel (best effort).
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { until } from '../support/a2a-client.js';
-import type { Answer, CardServer } from '../support/card-server.js';
+import { settleWithClock } from '../support/a2a-client.js';
+import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
 import { msgB, type TestGateway } from '../support/gateway.js';
 import { remoteStage } from '../support/remote-stage.js';
 
 const WS = 'ws1';
-type Dialect = '0.3' | '1.0';
 /** what the remote answers a poll with (or sends after its stream's first event) */
 type Bad = 'http-500' | 'not-json' | 'not-a-task' | 'other-id';
 let bad: Bad = 'http-500';
@@ -25,14 +24,6 @@ let key: string;
 const clock = new ManualClock(Date.now());
 /** the task ids the remotes were asked to cancel */
 const canceled: string[] = [];
-
-const card = (name: string, dialect: Dialect, streaming: boolean) => {
-  const url = `${s.url}/${name}/rpc`;
-  const common = { name, description: '', version: '1', capabilities: { streaming } };
-  return dialect === '0.3'
-    ? { ...common, url, protocolVersion: '0.3.0' }
-    : { ...common, supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
-};
 
 /** The bad answer itself, as a JSON-RPC answer's text (with `id`). */
 function badText(id: unknown): string {
@@ -71,7 +62,7 @@ t.before(async () => {
     workspace: WS,
     remotes: REMOTES.map((r) => ({
       name: r.name,
-      card: () => card(r.name, r.dialect, r.streaming),
+      card: () => remoteCard({ base: s.url, ...r }),
       answer: (_h, body) => answer(r.dialect, JSON.parse(body)),
       trust: r.name === 'nocancel03' ? 'execute' : 'admin',
     })),
@@ -80,15 +71,7 @@ t.before(async () => {
 
 /** Our caller's send; the clock moves on (the polls' waits) until it ends. */
 async function sendPolled(agentId: string) {
-  let done = false;
-  const p = ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId } }) }).finally(() => {
-    done = true;
-  });
-  await until(() => {
-    if (!done) clock.advance(1_000);
-    return done;
-  }, 'the send to end');
-  return (await p).json.result;
+  return (await settleWithClock(clock, ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId } }) }))).json.result;
 }
 
 const WHY: Record<Bad, RegExp> = {

@@ -4,8 +4,8 @@
 // A follow-up answered in the same context, or naming none, goes on as before.
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { until } from '../support/a2a-client.js';
-import type { Answer, CardServer } from '../support/card-server.js';
+import { settleWithClock } from '../support/a2a-client.js';
+import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
 import { msgB, type TestGateway } from '../support/gateway.js';
 import { remoteStage } from '../support/remote-stage.js';
 
@@ -13,7 +13,6 @@ const WS = 'ws1';
 /** what only the answer in the other context holds: it must show nowhere on our side */
 const MOVED = 'answer-from-the-other-context';
 
-type Dialect = '0.3' | '1.0';
 /** the context the follow-up's answer names: another one, the same, or none */
 let followContext: string | undefined = 'c2';
 /** the state the follow-up's answer is in */
@@ -52,14 +51,6 @@ const clock = new ManualClock(Date.now());
 const canceled: string[] = [];
 /** the contextId each follow-up was sent with */
 const sentContexts: unknown[] = [];
-
-const card = (name: string, dialect: Dialect, streaming: boolean) => {
-  const url = `${s.url}/${name}/rpc`;
-  const common = { name, description: '', version: '1', capabilities: { streaming } };
-  return dialect === '0.3'
-    ? { ...common, url, protocolVersion: '0.3.0' }
-    : { ...common, supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
-};
 
 /** The first send makes task "mine" in context "c1", asking for input; a follow-up is answered as the test says. */
 function answer(dialect: Dialect, req: { id: unknown; method: string; params: any }): Answer {
@@ -110,11 +101,16 @@ t.before(async () => {
     remotes: [
       ...REMOTES.map((r) => ({
         name: r.name,
-        card: () => card(r.name, r.dialect, r.streaming),
+        card: () => remoteCard({ base: s.url, ...r }),
         answer: (_h: unknown, body: string) => answer(r.dialect, JSON.parse(body)),
         storeResults: true,
       })),
-      { name: 'poll03', card: () => card('poll03', '0.3', false), answer: (_h: unknown, body: string) => polled(JSON.parse(body)), storeResults: true },
+      {
+        name: 'poll03',
+        card: () => remoteCard({ base: s.url, name: 'poll03', dialect: '0.3', streaming: false }),
+        answer: (_h: unknown, body: string) => polled(JSON.parse(body)),
+        storeResults: true,
+      },
     ],
   }));
 });
@@ -170,15 +166,7 @@ for (const r of REMOTES) {
 
 t.test('a poll that answers the task in another context than the send did fails the turn', async (t) => {
   canceled.length = 0;
-  let done = false;
-  const p = send('poll03').finally(() => {
-    done = true;
-  });
-  await until(() => {
-    if (!done) clock.advance(1_000);
-    return done;
-  }, 'the send to end');
-  const task = await p;
+  const task = await settleWithClock(clock, send('poll03'));
   t.equal(task?.status?.state, 'failed', JSON.stringify(task).slice(0, 400));
   t.match(
     task?.status?.message?.parts?.[0]?.text,

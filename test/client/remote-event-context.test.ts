@@ -4,7 +4,7 @@
 // same context, or naming none, go on as before. (Whole tasks are checked the same way: remote-context.test.ts.)
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import type { Answer, CardServer } from '../support/card-server.js';
+import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
 import { msgB, type TestGateway } from '../support/gateway.js';
 import { remoteStage } from '../support/remote-stage.js';
 
@@ -12,7 +12,6 @@ const WS = 'ws1';
 /** what only the event in the other context holds: it must show nowhere on our side */
 const MOVED = 'event-from-the-other-context';
 
-type Dialect = '0.3' | '1.0';
 type Kind = 'status' | 'artifact';
 /** the stream's first event (a whole task, or a status naming the context), the middle event's kind and context */
 let first: 'task' | 'status' = 'task';
@@ -59,14 +58,6 @@ const clock = new ManualClock(Date.now());
 /** the task ids the remotes were asked to cancel */
 const canceled: string[] = [];
 
-const card = (name: string, dialect: Dialect) => {
-  const url = `${s.url}/${name}/rpc`;
-  const common = { name, description: '', version: '1', capabilities: { streaming: true } };
-  return dialect === '0.3'
-    ? { ...common, url, protocolVersion: '0.3.0' }
-    : { ...common, supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
-};
-
 /** A stream: the first event (context c1), the middle event as the test says, then completed in c1. */
 function answer(dialect: Dialect, req: { id: unknown; method: string; params: any }): Answer {
   const e = enc[dialect];
@@ -97,7 +88,7 @@ t.before(async () => {
     workspace: WS,
     remotes: REMOTES.map((r) => ({
       name: r.name,
-      card: () => card(r.name, r.dialect),
+      card: () => remoteCard({ base: s.url, ...r, streaming: true }),
       answer: (_h, body) => answer(r.dialect, JSON.parse(body)),
       storeResults: true,
     })),

@@ -5,13 +5,12 @@
 // gave: the next follow-up goes out in it, and the stored result names it.
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { until } from '../support/a2a-client.js';
-import type { Answer, CardServer } from '../support/card-server.js';
+import { settleWithClock } from '../support/a2a-client.js';
+import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
 import { msgB, type TestGateway } from '../support/gateway.js';
 import { remoteStage } from '../support/remote-stage.js';
 
 const WS = 'ws1';
-type Dialect = '0.3' | '1.0';
 
 /** what the remote's tasks are called, and the context the first answer names */
 let taskId = 'mine';
@@ -62,14 +61,6 @@ const clock = new ManualClock(Date.now());
 const canceled: unknown[] = [];
 /** the contextId each follow-up was sent with */
 const sentContexts: unknown[] = [];
-
-const card = (name: string, dialect: Dialect, streaming: boolean) => {
-  const url = `${s.url}/${name}/rpc`;
-  const common = { name, description: '', version: '1', capabilities: { streaming } };
-  return dialect === '0.3'
-    ? { ...common, url, protocolVersion: '0.3.0' }
-    : { ...common, supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
-};
 
 const sse = (id: unknown, results: unknown[]): Answer => ({
   status: 200,
@@ -122,17 +113,22 @@ t.before(async () => {
     remotes: [
       ...REMOTES.map((r) => ({
         name: r.name,
-        card: () => card(r.name, r.dialect, r.streaming),
+        card: () => remoteCard({ base: s.url, ...r }),
         answer: (_h: unknown, body: string) => answer({ dialect: r.dialect, statusOnly: false }, JSON.parse(body)),
         storeResults: true,
       })),
       ...STATUS_ONLY.map((r) => ({
         name: r.name,
-        card: () => card(r.name, r.dialect, true),
+        card: () => remoteCard({ base: s.url, ...r, streaming: true }),
         answer: (_h: unknown, body: string) => answer({ dialect: r.dialect, statusOnly: true }, JSON.parse(body)),
         storeResults: true,
       })),
-      { name: 'poll03', card: () => card('poll03', '0.3', false), answer: (_h: unknown, body: string) => polled(JSON.parse(body)), storeResults: true },
+      {
+        name: 'poll03',
+        card: () => remoteCard({ base: s.url, name: 'poll03', dialect: '0.3', streaming: false }),
+        answer: (_h: unknown, body: string) => polled(JSON.parse(body)),
+        storeResults: true,
+      },
     ],
   }));
 });
@@ -218,15 +214,7 @@ for (const r of STATUS_ONLY) {
 }
 
 t.test('a poll answering without a context keeps the one the send named', async (t) => {
-  let done = false;
-  const p = send('poll03').finally(() => {
-    done = true;
-  });
-  await until(() => {
-    if (!done) clock.advance(1_000);
-    return done;
-  }, 'the send to end');
-  const task = await p;
+  const task = await settleWithClock(clock, send('poll03'));
   t.equal(task?.status?.state, 'completed', JSON.stringify(task).slice(0, 400));
   t.same(await stored('poll03'), [{ remoteTaskId: 'mine', contextId: 'c1' }]);
 });

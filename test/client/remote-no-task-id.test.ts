@@ -4,12 +4,11 @@
 // task without an id is taken as before: nothing follows it.
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import type { Answer, CardServer } from '../support/card-server.js';
+import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
 import { msgB, type TestGateway } from '../support/gateway.js';
 import { remoteStage } from '../support/remote-stage.js';
 
 const WS = 'ws1';
-type Dialect = '0.3' | '1.0';
 let state = 'input-required';
 
 const state10 = (s: string) => `TASK_STATE_${s.toUpperCase().replace('-', '_')}`;
@@ -38,14 +37,6 @@ let ours: TestGateway;
 let key: string;
 const clock = new ManualClock(Date.now());
 
-const card = (name: string, dialect: Dialect, streaming: boolean) => {
-  const url = `${s.url}/${name}/rpc`;
-  const common = { name, description: '', version: '1', capabilities: { streaming } };
-  return dialect === '0.3'
-    ? { ...common, url, protocolVersion: '0.3.0' }
-    : { ...common, supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
-};
-
 /** plain: the task with an empty id; streamed: status events alone, naming no task. */
 function answer(dialect: Dialect, req: { id: unknown; method: string }): Answer {
   const e = enc[dialect];
@@ -70,7 +61,7 @@ t.before(async () => {
     workspace: WS,
     remotes: REMOTES.map((r) => ({
       name: r.name,
-      card: () => card(r.name, r.dialect, r.streaming),
+      card: () => remoteCard({ base: s.url, ...r }),
       answer: (_h: unknown, body: string) => answer(r.dialect, JSON.parse(body)),
     })),
   }));

@@ -4,6 +4,7 @@ import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { revokeKey } from '../../src/runtime/key-admin.js';
 import { adminCall, adminSignIn, type AdminCallOptions } from '../support/admin-api.js';
+import { openLiveView } from '../support/admin-live-view.js';
 import { queueOf } from '../../src/runtime/store/push-queues.js';
 import { taskKey } from '../../src/runtime/store/types.js';
 import { WAITING_SHOWN } from '../../src/gateway/admin/routes-settings.js';
@@ -248,26 +249,7 @@ t.test("a task's live view ends once the key behind it is revoked (a session's o
   const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]!;
 
   /** the live view of the task, read as the dashboard's EventSource reads it */
-  const live = async (headers: Record<string, string>) => {
-    const res = await fetch(`${tg.url}/api/admin/tasks/${sent.json.result.id}/events`, { headers });
-    t.equal(res.status, 200);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    const read = async (): Promise<'ended' | 'event'> => {
-      const r = await reader.read();
-      if (r.done) return 'ended';
-      text += decoder.decode(r.value);
-      return /^data: /m.test(text) ? 'event' : read();
-    };
-    t.equal(await read(), 'event', 'the view shows the task');
-    text = '';
-    return {
-      /** 'ended' once the server ends the stream, 'open' when it is still open after `ms` of real time */
-      end: (ms: number) => Promise.race([read(), new Promise<'open'>((r) => setTimeout(() => r('open'), ms))]),
-      cancel: () => reader.cancel(),
-    };
-  };
+  const live = (headers: Record<string, string>) => openLiveView(t, { url: tg.url, taskId: sent.json.result.id, headers });
   const viaSession = await live({ Cookie: cookie });
   const viaBearer = await live({ Authorization: `Bearer ${doomed.key}` });
   const kept = await live({ Authorization: `Bearer ${other.key}` });

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { adminCall, adminSignIn } from '../support/admin-api.js';
+import { openLiveView } from '../support/admin-live-view.js';
 import { startTestGateway } from '../support/gateway.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -21,23 +22,7 @@ async function setup(t: Test) {
   });
   t.equal(sent.json.result.status.state, 'input-required', 'a task that stays open');
   /** the task's live view, read as the dashboard's EventSource reads it */
-  const live = async (headers: Record<string, string>) => {
-    const res = await fetch(`${tg.url}/api/admin/tasks/${sent.json.result.id}/events`, { headers });
-    t.equal(res.status, 200);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    const read = async (): Promise<'ended' | 'event'> => {
-      const r = await reader.read();
-      if (r.done) return 'ended';
-      text += decoder.decode(r.value);
-      return /^data: /m.test(text) ? 'event' : read();
-    };
-    t.equal(await read(), 'event', 'the view shows the task');
-    text = '';
-    t.teardown(() => reader.cancel().catch(() => undefined));
-    return { end: (ms: number) => Promise.race([read(), new Promise<'open'>((r) => setTimeout(() => r('open'), ms))]) };
-  };
+  const live = (headers: Record<string, string>) => openLiveView(t, { url: tg.url, taskId: sent.json.result.id, headers });
   return { clock, tg, admin, live };
 }
 

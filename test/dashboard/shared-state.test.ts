@@ -11,7 +11,8 @@ import { ManualClock } from '../../src/runtime/clock.js';
 import { until } from '../support/a2a-client.js';
 import { adminCall as call, adminSignIn as signIn } from '../support/admin-api.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
-import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { startPair } from '../support/instance-pair.js';
+import { REDIS_URL, testPrefix } from '../support/redis.js';
 import { startReceiver } from '../support/webhooks.js';
 
 t.setTimeout(120_000);
@@ -44,20 +45,10 @@ async function pair(t: Test) {
   const prefix = testPrefix('dash-shared');
   // one manual clock for both: flushes and expiries move only when the test says so
   const clock = new ManualClock(T0);
-  const config = (id: string) => ({
-    store: 'redis' as const,
-    redisUrl: REDIS_URL,
-    redisPrefix: prefix,
-    instanceId: id,
-    push: { allowlist: ['127.0.0.1'] },
-    dashboard: { enabled: true, sessionTtlMs: 3_600_000 },
-  });
-  const a = await startTestGateway({ config: config('gw-a'), clock, timers: clock });
-  const b = await startTestGateway({ config: config('gw-b'), clock, timers: clock });
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-    await cleanupPrefix(REDIS_URL, prefix);
+  const [a, b] = await startPair(t, {
+    prefix,
+    settings: { push: { allowlist: ['127.0.0.1'] }, dashboard: { enabled: true, sessionTtlMs: 3_600_000 } },
+    clock,
   });
   return { a, b, clock, prefix };
 }

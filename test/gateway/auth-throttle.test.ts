@@ -6,7 +6,7 @@ import { parseConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { addRelay } from '../../src/runtime/relay-admin.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
-import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { startPair } from '../support/instance-pair.js';
 import { openTunnel } from '../support/tunnel-client.js';
 
 t.setTimeout(60_000);
@@ -128,19 +128,7 @@ t.test('the default budget lets ordinary mistakes through: a few wrong keys neve
 });
 
 t.test('on Redis the budget is shared: failures on one instance block the address on another', async (t) => {
-  const prefix = testPrefix('auth-throttle');
-  t.teardown(() => cleanupPrefix(REDIS_URL, prefix));
-  const config = (instanceId: string) => ({
-    store: 'redis' as const,
-    redisUrl: REDIS_URL,
-    redisPrefix: prefix,
-    instanceId,
-    authFailures: { perMinute: 2, perHour: 100 },
-  });
-  const a = await startTestGateway({ config: config('gw-a') });
-  t.teardown(() => a.close());
-  const b = await startTestGateway({ config: config('gw-b') });
-  t.teardown(() => b.close());
+  const [a, b] = await startPair(t, { name: 'auth-throttle', settings: { authFailures: { perMinute: 2, perHour: 100 } } });
   const good = await a.key({ workspace: 'ws1', trust: 'execute' });
   t.equal((await b.rpc({ method: 'message/send', key: good.key, params: msgB('hi') })).status, 200, 'the right key works on B');
   for (const g of [a, a]) t.equal((await g.rpc({ method: 'message/send', key: wrongKey('x'), params: msgB('hi') })).status, 401);

@@ -3,32 +3,25 @@
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { until } from '../support/a2a-client.js';
-import { slowB, startTestGateway } from '../support/gateway.js';
-import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { slowB } from '../support/gateway.js';
+import { startPair } from '../support/instance-pair.js';
+import { REDIS_URL } from '../support/redis.js';
 import { openSse, type SseFrame } from '../support/sse.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 
 t.setTimeout(120_000);
 
 t.test('a stream on B of a task on A gets the events it missed while B was cut off from Redis, to the final one', async (t) => {
-  const prefix = testPrefix('bus-gap');
-  t.teardown(() => cleanupPrefix(REDIS_URL, prefix));
   // B reaches Redis through a forwarder the test can cut; A reaches it directly
   const proxy = await startTcpProxy(Number(new URL(REDIS_URL).port || 6379));
-  t.teardown(() => proxy.close());
-  const config = (id: string, url: string) => ({
-    store: 'redis' as const,
-    redisUrl: url,
-    redisPrefix: prefix,
-    instanceId: id,
-    // long enough for a loaded machine's start-up reads; B's calls while cut off still give up well within the test
-    redis: { commandTimeoutMs: 2_000 },
-  });
-  const a = await startTestGateway({ config: config('gw-a', REDIS_URL) });
-  t.teardown(() => a.close());
+  t.teardown(() => proxy.close()); // after both instances have closed
   const clockB = new ManualClock(Date.now());
-  const b = await startTestGateway({ config: config('gw-b', `redis://127.0.0.1:${proxy.port}`), clock: clockB, timers: clockB });
-  t.teardown(() => b.close());
+  const [a, b] = await startPair(t, {
+    name: 'bus-gap',
+    // long enough for a loaded machine's start-up reads; B's calls while cut off still give up well within the test
+    settings: { redis: { commandTimeoutMs: 2_000 } },
+    b: { redisUrl: `redis://127.0.0.1:${proxy.port}`, clock: clockB },
+  });
   const { key } = await a.key();
 
   const running = await a.rpc({ key, method: 'message/send', params: slowB({ ms: 600, steps: 3, blocking: false }) });

@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import { withStatus } from '../../src/actors/task-updates.js';
 import type { Task } from '../../src/protocol/model.js';
 import { msgA, msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
-import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { startPair } from '../support/instance-pair.js';
 
 const ALL_STATES = ['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed'] as const;
 
@@ -60,15 +60,7 @@ t.test('item 3: sends racing with the same new rev A id keep one task (one insta
 });
 
 t.test('item 3: sends racing with the same new rev A id on two instances sharing Redis keep one task', async (t) => {
-  const prefix = testPrefix('dup');
-  const config = (id: string) => ({ store: 'redis' as const, redisUrl: REDIS_URL, redisPrefix: prefix, instanceId: id });
-  const a = await startTestGateway({ config: config('gw-a') });
-  const b = await startTestGateway({ config: config('gw-b') });
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-    await cleanupPrefix(REDIS_URL, prefix);
-  });
+  const [a, b] = await startPair(t, { name: 'dup' });
   const { key } = await a.key();
   for (let round = 0; round < 5; round++) {
     const id = `dup-redis-${round}`;

@@ -1,26 +1,14 @@
 // Isolation over real HTTP: workspaces, agent allowlists, client-chosen ids per workspace,
 // and the sanitizer at depth (no internal field in any response body, at any depth).
 import t, { type Test } from 'tap';
+import { INTERNAL_FIELDS } from '../../src/protocol/internal-fields.js';
 import { msgA, msgB, startTestGateway, type RpcResult, type TestGateway } from '../support/gateway.js';
-
-/** The spec's internal fields, written out here rather than imported from the sanitizer under test. */
-const INTERNAL = [
-  'workspace_id',
-  'user_id',
-  'internal_task_id',
-  'system_prompt',
-  'cost_breakdown',
-  'model_config',
-  'browser_session_id',
-  'memory_document',
-  'api_key_id',
-];
 
 /** Every path in `v` whose key is an internal field. */
 function internalPaths(v: unknown, path = '$'): string[] {
   if (Array.isArray(v)) return v.flatMap((x, i) => internalPaths(x, `${path}[${i}]`));
   if (typeof v !== 'object' || v === null) return [];
-  return Object.entries(v).flatMap(([k, x]) => [...(INTERNAL.includes(k) ? [`${path}.${k}`] : []), ...internalPaths(x, `${path}.${k}`)]);
+  return Object.entries(v).flatMap(([k, x]) => [...(INTERNAL_FIELDS.has(k) ? [`${path}.${k}`] : []), ...internalPaths(x, `${path}.${k}`)]);
 }
 
 /** `v` without internal fields, by the test's own walk (what the sanitizer should leave of user data). */
@@ -29,7 +17,7 @@ function withoutInternal(v: unknown): unknown {
   if (typeof v !== 'object' || v === null) return v;
   return Object.fromEntries(
     Object.entries(v)
-      .filter(([k]) => !INTERNAL.includes(k))
+      .filter(([k]) => !INTERNAL_FIELDS.has(k))
       .map(([k, x]) => [k, withoutInternal(x)]),
   );
 }
@@ -221,7 +209,7 @@ t.test("a key stored with a '/' in its workspace (before such ids were refused) 
 /** Every internal field with a recognizable value, `keep_me` beside it, nested `depth` levels further (objects and arrays). */
 function poison(depth: number): Record<string, unknown> {
   const here: Record<string, unknown> = { keep_me: depth };
-  for (const f of INTERNAL)
+  for (const f of INTERNAL_FIELDS)
     here[f] = f === 'cost_breakdown' || f === 'model_config' ? { leak: `LEAK-${f}`, nested: { api_key_id: 'LEAK-nested' } } : `LEAK-${f}`;
   if (depth > 0) {
     here.child = poison(depth - 1);

@@ -9,7 +9,8 @@ import { HEALTH_TELL_MS } from '../../src/gateway/relay/health-reports.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { redisChannels } from '../../src/runtime/redis/keys.js';
 import { startTestGateway } from '../support/gateway.js';
-import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { startPair } from '../support/instance-pair.js';
+import { REDIS_URL, testPrefix } from '../support/redis.js';
 import { registerRelay } from '../support/relay-world.js';
 import { connectRelay, type TunnelClient } from '../support/tunnel-client.js';
 
@@ -79,15 +80,8 @@ async function heldCounter(t: Test, prefix: string, relay: string) {
 t.test('a burst of health reports: a bounded count of log lines and broadcasts; both instances show the last state', async (t) => {
   const prefix = testPrefix('relay-health-flood');
   const clock = new ManualClock(Date.now());
-  const config = (id: string) => ({ store: 'redis' as const, redisUrl: REDIS_URL, redisPrefix: prefix, instanceId: id });
   const logsA: string[] = [];
-  const a = await startTestGateway({ config: config('gw-a'), clock, timers: clock, log: (msg, f) => logsA.push(`${msg} ${JSON.stringify(f ?? {})}`) });
-  const b = await startTestGateway({ config: config('gw-b'), clock, timers: clock });
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-    await cleanupPrefix(REDIS_URL, prefix);
-  });
+  const [a, b] = await startPair(t, { prefix, clock, a: { log: (msg, f) => logsA.push(`${msg} ${JSON.stringify(f ?? {})}`) } });
   const { relayKey, key } = await registerRelay(a, { workspace: 'ws1', name: 'home', agents: ['local-echo', 'local-two'] });
   const health = async (g: typeof a, id: string) =>
     (await g.rpc({ method: 'agents/list', key, params: {} })).json.result.agents.find((x: { id: string }) => x.id === id)?.health;
@@ -193,14 +187,7 @@ t.test('a health report naming agents the relay never announced: disconnected as
 t.test('an agent that stays down with a new error: every instance shows the latest error, within the same one-a-second budget', async (t) => {
   const prefix = testPrefix('relay-health-error');
   const clock = new ManualClock(Date.now());
-  const config = (id: string) => ({ store: 'redis' as const, redisUrl: REDIS_URL, redisPrefix: prefix, instanceId: id });
-  const a = await startTestGateway({ config: config('gw-a'), clock, timers: clock });
-  const b = await startTestGateway({ config: config('gw-b'), clock, timers: clock });
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-    await cleanupPrefix(REDIS_URL, prefix);
-  });
+  const [a, b] = await startPair(t, { prefix, clock });
   const { relayKey, key } = await registerRelay(a, { workspace: 'ws1', name: 'home', agents: ['local-echo'] });
   const health = async (g: typeof a) =>
     (await g.rpc({ method: 'agents/list', key, params: {} })).json.result.agents.find((x: { id: string }) => x.id === 'local-echo')?.health;

@@ -7,8 +7,9 @@ import { FORWARD_GRACE_MS } from '../../src/gateway/relay/mesh.js';
 import { HOLD_RENEW_MS } from '../../src/gateway/relay/hub.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { addRelay } from '../../src/runtime/relay-admin.js';
-import { msgB, startTestGateway } from '../support/gateway.js';
-import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { msgB } from '../support/gateway.js';
+import { startPair } from '../support/instance-pair.js';
+import { REDIS_URL, testPrefix } from '../support/redis.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 import { connectRelay } from '../support/tunnel-client.js';
 
@@ -30,16 +31,14 @@ t.test('a forwarded turn whose run was lost fails at its deadline though the hol
   const redisPort = Number(new URL(REDIS_URL).port || 6379);
   // A reaches Redis through a forwarder the test can cut: its subscriber then misses what is told to it meanwhile
   const proxy = await startTcpProxy(redisPort);
+  t.teardown(() => proxy.close()); // after both instances have closed
   const clock = new ManualClock(Date.now());
-  const config = (id: string, url: string) => ({
-    store: 'redis' as const,
-    redisUrl: url,
-    redisPrefix: prefix,
-    instanceId: id,
-    streaming: { keyCheckMs: 3_600_000 },
+  const [a, b] = await startPair(t, {
+    prefix,
+    settings: { streaming: { keyCheckMs: 3_600_000 } },
+    clock,
+    a: { redisUrl: `redis://127.0.0.1:${proxy.port}` },
   });
-  const a = await startTestGateway({ config: config('gw-a', `redis://127.0.0.1:${proxy.port}`), clock, timers: clock });
-  const b = await startTestGateway({ config: config('gw-b', REDIS_URL), clock, timers: clock });
   const watcher = createClient({ url: REDIS_URL });
   watcher.on('error', () => {});
   await watcher.connect();
@@ -51,10 +50,6 @@ t.test('a forwarded turn whose run was lost fails at its deadline though the hol
   t.teardown(async () => {
     await listener.quit();
     await watcher.quit();
-    await a.close();
-    await b.close();
-    await proxy.close();
-    await cleanupPrefix(REDIS_URL, prefix);
   });
   const instances = async () => (await watcher.pubSubChannels(`${prefix}control:instance:*`)).length;
 

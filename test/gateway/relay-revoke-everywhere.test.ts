@@ -10,8 +10,8 @@ import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { adminCall } from '../support/admin-api.js';
 import { runCli } from '../support/cli.js';
-import { startTestGateway } from '../support/gateway.js';
-import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { startPair } from '../support/instance-pair.js';
+import { REDIS_URL, testPrefix } from '../support/redis.js';
 import { registerRelay } from '../support/relay-world.js';
 import { connectRelay } from '../support/tunnel-client.js';
 
@@ -25,14 +25,7 @@ const closedWithin = <T>(closed: Promise<T>, ms = 5_000) => Promise.race([closed
 async function twoInstances(t: Test, name: string) {
   const prefix = testPrefix(name);
   const clock = new ManualClock(Date.now());
-  const config = (id: string) => ({ store: 'redis' as const, redisUrl: REDIS_URL, redisPrefix: prefix, instanceId: id });
-  const a = await startTestGateway({ config: config('gw-a'), clock, timers: clock });
-  const b = await startTestGateway({ config: config('gw-b'), clock, timers: clock });
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-    await cleanupPrefix(REDIS_URL, prefix);
-  });
+  const [a, b] = await startPair(t, { prefix, clock });
   return { a, b, clock, prefix };
 }
 

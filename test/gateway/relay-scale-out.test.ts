@@ -9,6 +9,7 @@ import { HEALTH_TELL_MS } from '../../src/gateway/relay/health-reports.js';
 import { HOLD_RENEW_MS, HOLD_TTL_MS, RELAY_SYNC_MS } from '../../src/gateway/relay/hub.js';
 import { startChildServer } from '../support/child-server.js';
 import { msgA, msgB, startTestGateway, TEST_SECRET, type TestGateway } from '../support/gateway.js';
+import { onRedis, startPair } from '../support/instance-pair.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { openSse } from '../support/sse.js';
 import { connectRelay, echoTurns } from '../support/tunnel-client.js';
@@ -34,23 +35,14 @@ interface Pair {
 }
 
 async function pair(t: Test): Promise<Pair> {
-  const prefix = testPrefix('relay-scale');
   // one manual clock for both: leases, record syncs and pings move only when the test says so
   const clock = new ManualClock(Date.now());
-  const config = (id: string) => ({
-    store: 'redis' as const,
-    redisUrl: REDIS_URL,
-    redisPrefix: prefix,
-    instanceId: id,
-    streaming: { keyCheckMs: 3_600_000 },
-  });
   const logsA: string[] = [];
-  const a = await startTestGateway({ config: config('gw-a'), clock, timers: clock, log: (msg) => logsA.push(msg) });
-  const b = await startTestGateway({ config: config('gw-b'), clock, timers: clock });
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-    await cleanupPrefix(REDIS_URL, prefix);
+  const [a, b] = await startPair(t, {
+    name: 'relay-scale',
+    settings: { streaming: { keyCheckMs: 3_600_000 } },
+    clock,
+    a: { log: (msg) => logsA.push(msg) },
   });
   return { a, b, clock, logsA, admin: { relays: a.gw.store.relays, keys: a.gw.store.keys, clock } };
 }
@@ -139,7 +131,7 @@ t.test('a holder killed mid-turn: B fails the turn it forwarded once the lease l
   // A is a real process, killed with SIGKILL: it says nothing on the way out
   const a = await startChildServer({ env: { A2A_STORE: 'redis', REDIS_URL, A2A_REDIS_PREFIX: prefix, A2A_SECRET: TEST_SECRET } });
   t.teardown(() => a.kill('SIGKILL'));
-  const b = await startTestGateway({ config: { store: 'redis', redisUrl: REDIS_URL, redisPrefix: prefix, instanceId: 'gw-b' }, clock, timers: clock });
+  const b = await startTestGateway({ config: onRedis({ prefix, id: 'gw-b' }), clock, timers: clock });
   t.teardown(async () => {
     await b.close();
     await cleanupPrefix(REDIS_URL, prefix);

@@ -5,9 +5,10 @@ import t from 'tap';
 import { createClient } from 'redis';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { redisKeys } from '../../src/runtime/redis/keys.js';
-import { startTestGateway, msgB, type TestGateway } from '../support/gateway.js';
+import { msgB, type TestGateway } from '../support/gateway.js';
 import { createTaskAsOldInstance } from '../support/legacy-redis-writer.js';
-import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { startPair } from '../support/instance-pair.js';
+import { REDIS_URL, testPrefix } from '../support/redis.js';
 import { sampleTask } from '../support/store-records.js';
 
 const REPAIR_MS = 60_000;
@@ -17,18 +18,11 @@ const MANY = 1_200;
 t.test('tasks an older instance wrote after the sets were built are listed once the repair has run', async (t) => {
   const prefix = testPrefix('rolling');
   const clock = new ManualClock(Date.now());
-  const config = (id: string) => ({ store: 'redis' as const, redisUrl: REDIS_URL, redisPrefix: prefix, instanceId: id, redis: { indexRepairMs: REPAIR_MS } });
-  const a = await startTestGateway({ config: config('gw-a'), clock, timers: clock });
-  const b = await startTestGateway({ config: config('gw-b'), clock, timers: clock });
+  const [a, b] = await startPair(t, { prefix, settings: { redis: { indexRepairMs: REPAIR_MS } }, clock });
   const raw = createClient({ url: REDIS_URL });
   raw.on('error', () => {});
   await raw.connect();
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-    await raw.close();
-    await cleanupPrefix(REDIS_URL, prefix);
-  });
+  t.teardown(() => raw.close());
   t.equal(await raw.exists(redisKeys(prefix).workspaceTasksBuilt), 1, 'the newer instances built the sets on open');
 
   const { key } = await a.key({ workspace: 'ws1' });

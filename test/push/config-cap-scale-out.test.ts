@@ -1,8 +1,8 @@
 // push.maxConfigsPerTask holds across gateway instances sharing one Redis: many sets on one task fired at two
 // instances at once store exactly the limit, and every other set is refused with the usual -32602.
 import t from 'tap';
-import { startTestGateway, msgB } from '../support/gateway.js';
-import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { msgB } from '../support/gateway.js';
+import { startPair } from '../support/instance-pair.js';
 
 const LIMIT = 3;
 const HOOK = 'http://127.0.0.1:9/hook';
@@ -10,21 +10,7 @@ const HOOK = 'http://127.0.0.1:9/hook';
 const EACH = 20;
 
 t.test('sets fired at two instances at once store exactly the limit; the rest are refused', async (t) => {
-  const prefix = testPrefix('push-cap');
-  const config = (id: string) => ({
-    store: 'redis' as const,
-    redisUrl: REDIS_URL,
-    redisPrefix: prefix,
-    instanceId: id,
-    push: { allowlist: ['127.0.0.1'], maxConfigsPerTask: LIMIT },
-  });
-  const a = await startTestGateway({ config: config('gw-a') });
-  const b = await startTestGateway({ config: config('gw-b') });
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-    await cleanupPrefix(REDIS_URL, prefix);
-  });
+  const [a, b] = await startPair(t, { name: 'push-cap', settings: { push: { allowlist: ['127.0.0.1'], maxConfigsPerTask: LIMIT } } });
   const { key } = await a.key();
 
   // a few tasks: each is one race, and the old check-then-store lost at least one of them on every run tried

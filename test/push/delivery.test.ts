@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigInput } from '../../src/config.js';
+import { INTERNAL_FIELDS } from '../../src/protocol/internal-fields.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import type { Resolve } from '../../src/runtime/net/guard.js';
 import { jsonOut, runCli } from '../support/cli.js';
@@ -16,18 +17,6 @@ import { drive, keysDeep, runs, startReceiver, verifySignature, type Delivery } 
 
 const PUSH = { allowlist: ['127.0.0.1'], timeoutMs: 5_000, maxAttempts: 6, backoffBaseMs: 1_000, backoffMaxMs: 4_000 };
 const STEP = PUSH.backoffMaxMs;
-/** Internal fields written out here (not imported from src): none may reach a receiver. */
-const INTERNAL = [
-  'workspace_id',
-  'user_id',
-  'internal_task_id',
-  'system_prompt',
-  'cost_breakdown',
-  'model_config',
-  'browser_session_id',
-  'memory_document',
-  'api_key_id',
-];
 
 async function gateway(
   t: { teardown(fn: () => unknown): void },
@@ -106,7 +95,7 @@ t.test('every update of a task, signed, in order, through two failed attempts (r
     t.equal(d.json.kind, 'task', 'a rev B task');
     t.equal(d.json.id, taskId);
     t.equal(d.json.metadata?.trace, 'abc', "the caller's metadata is kept");
-    const leaked = INTERNAL.filter((f) => keysDeep(d.json).has(f));
+    const leaked = [...INTERNAL_FIELDS].filter((f) => keysDeep(d.json).has(f));
     t.same(leaked, [], `delivery ${d.n}: no internal field at any depth`);
   }
   t.equal(Number(all[0]!.headers['webhook-timestamp']), Date.UTC(2026, 0, 1) / 1000, 'timestamps come from the injected clock');

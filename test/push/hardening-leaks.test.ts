@@ -5,6 +5,7 @@ import { ManualClock } from '../../src/runtime/clock.js';
 import { revokeKey } from '../../src/runtime/key-admin.js';
 import { pushConfigSeal } from '../../src/runtime/push/config-secrets.js';
 import { msgB, startTestGateway, TEST_SECRET, type TestGateway } from '../support/gateway.js';
+import { onRedis } from '../support/instance-pair.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { openSse, type SseClient, type SseFrame } from '../support/sse.js';
 import { drive, startReceiver } from '../support/webhooks.js';
@@ -108,7 +109,7 @@ for (const engine of ['lmdb', 'redis'] as const) {
   t.test(`item 7 (${engine}): revoking a key ends its open streams within one key check, on every instance`, async (t) => {
     const clock = new ManualClock(Date.now());
     const prefix = testPrefix('revoke');
-    const config = (id: string) => (engine === 'redis' ? { store: 'redis' as const, redisUrl: REDIS_URL, redisPrefix: prefix, instanceId: id } : {});
+    const config = (id: string) => (engine === 'redis' ? onRedis({ prefix, id }) : {});
     const a = await gateway(t, clock, config('gw-a'));
     const b = engine === 'redis' ? await gateway(t, clock, config('gw-b')) : a;
     if (engine === 'redis') t.teardown(() => cleanupPrefix(REDIS_URL, prefix));

@@ -5,7 +5,8 @@ import { silentLog } from '../../src/runtime/log.js';
 import { jobsFor } from '../../src/runtime/push/jobs.js';
 import { createPushRuntime } from '../../src/runtime/push/push.js';
 import { openRedisStore } from '../../src/runtime/store/redis/index.js';
-import { msgB, startTestGateway, TEST_SECRET, type TestGateway } from '../support/gateway.js';
+import { msgB, TEST_SECRET } from '../support/gateway.js';
+import { startPair } from '../support/instance-pair.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { sampleTask } from '../support/store-records.js';
 import { runs, startReceiver, verifySignature, type Delivery } from '../support/webhooks.js';
@@ -14,18 +15,10 @@ const PUSH = { allowlist: ['127.0.0.1'], timeoutMs: 5_000, maxAttempts: 6, backo
 const states = (ds: Delivery[]) => ds.map((d) => d.json?.status?.state as string);
 
 t.test('two gateways on one Redis: each update delivered once, in order per task, whichever instance claims it', async (t) => {
-  const prefix = testPrefix('push-pair');
   const clock = new ManualClock();
-  const config = (id: string) => ({ store: 'redis' as const, redisUrl: REDIS_URL, redisPrefix: prefix, instanceId: id, push: PUSH });
-  const a: TestGateway = await startTestGateway({ clock, timers: clock, config: config('gw-a') });
-  const b: TestGateway = await startTestGateway({ clock, timers: clock, config: config('gw-b') });
   const rx = await startReceiver();
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-    await rx.close();
-    await cleanupPrefix(REDIS_URL, prefix);
-  });
+  t.teardown(() => rx.close()); // after both instances have closed
+  const [a, b] = await startPair(t, { name: 'push-pair', settings: { push: PUSH }, clock });
   const { key } = await a.key();
   const secret = await b.gw.push.secrets.rotate('ws1');
 

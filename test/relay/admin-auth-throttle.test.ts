@@ -5,17 +5,14 @@
 import { request } from 'node:http';
 import t from 'tap';
 import { parseRelayConfig } from '../../relay/config.js';
+import { ADMIN_PASSWORD, RELAY_SETTINGS } from '../support/relay-admin-settings.js';
 import { startAdmin } from '../../relay/admin/server.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 
-const PASSWORD = 'correct horse battery';
 const settings = {
-  workspace_id: 'ws1',
-  api_key: 'relay-key-abcdefgh',
-  gateway_url: 'ws://127.0.0.1:9',
-  agents: [{ name: 'echo', local_url: 'http://127.0.0.1:9' }],
+  ...RELAY_SETTINGS,
   admin_port: 0,
-  admin_password: PASSWORD,
+  admin_password: ADMIN_PASSWORD,
 };
 const config = parseRelayConfig({ text: JSON.stringify(settings) });
 
@@ -47,24 +44,28 @@ t.test('password guesses over HTTP Basic count as the form does; a locked addres
   const attacker = '127.0.0.2';
 
   for (let i = 0; i < 10; i++) t.equal((await call(admin.url, { from: attacker, path: '/api/status', headers: basic(`guess-${i}`) })).status, 401);
-  const right = await call(admin.url, { from: attacker, path: '/api/status', headers: basic(PASSWORD) });
+  const right = await call(admin.url, { from: attacker, path: '/api/status', headers: basic(ADMIN_PASSWORD) });
   t.equal(right.status, 429, 'the 11th try in the minute is refused, though it is right: a guess learns nothing');
   t.ok(Number(right.headers['retry-after']) > 0, 'Retry-After says when to come back');
   t.notMatch(right.body, /"connection"/, 'no status shown');
-  const viaForm = await call(admin.url, { from: attacker, ...form(PASSWORD) });
+  const viaForm = await call(admin.url, { from: attacker, ...form(ADMIN_PASSWORD) });
   t.equal(viaForm.status, 429, 'the form is locked for that address too');
   t.match(viaForm.body, /Too many failed attempts/);
   t.notOk(viaForm.headers['set-cookie'], 'no session');
 
   const operator = '127.0.0.3';
-  const signIn = await call(admin.url, { from: operator, ...form(PASSWORD) });
+  const signIn = await call(admin.url, { from: operator, ...form(ADMIN_PASSWORD) });
   t.equal(signIn.status, 303, "another address signs in: one caller's guesses do not lock the operator out");
   t.match(String(signIn.headers['set-cookie']), /a2a_relay_session=/);
-  t.equal((await call(admin.url, { from: operator, path: '/metrics', headers: basic(PASSWORD) })).status, 200, 'and a scraper elsewhere still reads /metrics');
+  t.equal(
+    (await call(admin.url, { from: operator, path: '/metrics', headers: basic(ADMIN_PASSWORD) })).status,
+    200,
+    'and a scraper elsewhere still reads /metrics',
+  );
 
   clock.advance(60_000);
   t.equal(
-    (await call(admin.url, { from: attacker, path: '/api/status', headers: basic(PASSWORD) })).status,
+    (await call(admin.url, { from: attacker, path: '/api/status', headers: basic(ADMIN_PASSWORD) })).status,
     200,
     'a minute later the right password works again',
   );
@@ -75,7 +76,7 @@ t.test('guesses through the form lock HTTP Basic as well', async (t) => {
   const admin = await startAdmin({ config, log: () => {}, clock });
   t.teardown(() => admin.close());
   for (let i = 0; i < 10; i++) t.equal((await call(admin.url, { from: '127.0.0.4', ...form(`guess-${i}`) })).status, 401);
-  t.equal((await call(admin.url, { from: '127.0.0.4', path: '/metrics', headers: basic(PASSWORD) })).status, 429);
+  t.equal((await call(admin.url, { from: '127.0.0.4', path: '/metrics', headers: basic(ADMIN_PASSWORD) })).status, 429);
   t.equal((await call(admin.url, { from: '127.0.0.4', path: '/healthz' })).status, 200, 'probes stay open');
 });
 
@@ -90,12 +91,12 @@ t.test('behind a trusted proxy the budget is per client its X-Forwarded-For name
   for (let i = 0; i < 10; i++) {
     t.equal((await call(admin.url, { from: proxy, ...form(`guess-${i}`, via('203.0.113.7')) })).status, 401);
   }
-  const locked = await call(admin.url, { from: proxy, path: '/api/status', headers: { ...basic(PASSWORD), ...via('203.0.113.7') } });
+  const locked = await call(admin.url, { from: proxy, path: '/api/status', headers: { ...basic(ADMIN_PASSWORD), ...via('203.0.113.7') } });
   t.equal(locked.status, 429, 'the guessing client is locked out');
-  const operator = await call(admin.url, { from: proxy, ...form(PASSWORD, via('198.51.100.2')) });
+  const operator = await call(admin.url, { from: proxy, ...form(ADMIN_PASSWORD, via('198.51.100.2')) });
   t.equal(operator.status, 303, "another client through the same proxy signs in: one client's guesses do not lock everyone out");
   t.equal(
-    (await call(admin.url, { from: proxy, path: '/metrics', headers: { ...basic(PASSWORD), ...via('203.0.113.7, 198.51.100.2') } })).status,
+    (await call(admin.url, { from: proxy, path: '/metrics', headers: { ...basic(ADMIN_PASSWORD), ...via('203.0.113.7, 198.51.100.2') } })).status,
     200,
     'only the hop the proxy appended is read: what the client wrote to its left is not its address',
   );
@@ -105,7 +106,7 @@ t.test('behind a trusted proxy the budget is per client its X-Forwarded-For name
   for (let i = 0; i < 10; i++) {
     t.equal((await call(admin.url, { from: direct, path: '/api/status', headers: { ...basic(`guess-${i}`), ...via(`192.0.2.${i}`) } })).status, 401);
   }
-  t.equal((await call(admin.url, { from: direct, path: '/api/status', headers: { ...basic(PASSWORD), ...via('192.0.2.99') } })).status, 429);
+  t.equal((await call(admin.url, { from: direct, path: '/api/status', headers: { ...basic(ADMIN_PASSWORD), ...via('192.0.2.99') } })).status, 429);
 });
 
 t.test("another site's page cannot spend the operator's password budget, nor sign the operator in", async (t) => {
@@ -119,10 +120,10 @@ t.test("another site's page cannot spend the operator's password budget, nor sig
     const r = await call(admin.url, { from: operator, ...form(`guess-${i}`, crossSite) });
     t.equal(r.status, 403, `cross-site try ${i + 1} is refused unread`);
   }
-  const withRight = await call(admin.url, { from: operator, ...form(PASSWORD, { origin: 'https://evil.example' }) });
+  const withRight = await call(admin.url, { from: operator, ...form(ADMIN_PASSWORD, { origin: 'https://evil.example' }) });
   t.equal(withRight.status, 403, 'a cross-site form with the right password (an Origin of another host) signs nobody in');
   t.notOk(withRight.headers['set-cookie'], 'no session');
-  const own = await call(admin.url, { from: operator, ...form(PASSWORD, { 'sec-fetch-site': 'same-origin' }) });
+  const own = await call(admin.url, { from: operator, ...form(ADMIN_PASSWORD, { 'sec-fetch-site': 'same-origin' }) });
   t.equal(own.status, 303, "the operator's own form still signs in: the other site's posts counted nothing");
   t.match(String(own.headers['set-cookie']), /a2a_relay_session=/);
 });

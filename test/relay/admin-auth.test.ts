@@ -3,36 +3,32 @@
 // cookie (HttpOnly, SameSite=Strict) or HTTP Basic, /healthz and /readyz stay open; the task log is a bounded ring.
 import t from 'tap';
 import { parseRelayConfig } from '../../relay/config.js';
+import { ADMIN_PASSWORD, RELAY_SETTINGS } from '../support/relay-admin-settings.js';
 import { type Admin, startAdmin } from '../../relay/admin/server.js';
 import { AdminState } from '../../relay/admin/state.js';
 import type { RunFrame } from '../../relay/turn.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { launchChromium } from '../support/browser.js';
 
-const PASSWORD = 'correct horse battery';
-const base = {
-  workspace_id: 'ws1',
-  api_key: 'relay-key-abcdefgh',
-  gateway_url: 'ws://127.0.0.1:9',
-  agents: [{ name: 'echo', local_url: 'http://127.0.0.1:9' }],
-};
-
 t.test('a bind that is not loopback needs a password (config or env)', async (t) => {
   t.throws(
-    () => parseRelayConfig({ text: JSON.stringify({ ...base, admin_bind: '0.0.0.0' }) }),
+    () => parseRelayConfig({ text: JSON.stringify({ ...RELAY_SETTINGS, admin_bind: '0.0.0.0' }) }),
     /admin_password: a bind that is not loopback needs admin_password/,
   );
-  const c = parseRelayConfig({ text: JSON.stringify(base), env: { SVC_ADMIN_BIND: '0.0.0.0', SVC_ADMIN_PASSWORD: PASSWORD, SVC_ADMIN_PORT: '9191' } });
+  const c = parseRelayConfig({
+    text: JSON.stringify(RELAY_SETTINGS),
+    env: { SVC_ADMIN_BIND: '0.0.0.0', SVC_ADMIN_PASSWORD: ADMIN_PASSWORD, SVC_ADMIN_PORT: '9191' },
+  });
   t.equal(c.admin_bind, '0.0.0.0');
   t.equal(c.admin_port, 9191);
-  t.throws(() => parseRelayConfig({ text: JSON.stringify(base), env: { SVC_ADMIN_PORT: 'ninety' } }), /admin_port \(from SVC_ADMIN_PORT\)/);
-  t.equal(parseRelayConfig({ text: JSON.stringify(base) }).admin_port, 9090, 'port 9090 by default');
-  t.equal(parseRelayConfig({ text: JSON.stringify(base) }).admin_bind, '127.0.0.1', 'loopback by default');
+  t.throws(() => parseRelayConfig({ text: JSON.stringify(RELAY_SETTINGS), env: { SVC_ADMIN_PORT: 'ninety' } }), /admin_port \(from SVC_ADMIN_PORT\)/);
+  t.equal(parseRelayConfig({ text: JSON.stringify(RELAY_SETTINGS) }).admin_port, 9090, 'port 9090 by default');
+  t.equal(parseRelayConfig({ text: JSON.stringify(RELAY_SETTINGS) }).admin_bind, '127.0.0.1', 'loopback by default');
 });
 
 t.test('with a password: the form asks for it, a session cookie or HTTP Basic lets in; probes stay open', async (t) => {
   const admin: Admin = await startAdmin({
-    config: parseRelayConfig({ text: JSON.stringify({ ...base, admin_port: 0, admin_password: PASSWORD }) }),
+    config: parseRelayConfig({ text: JSON.stringify({ ...RELAY_SETTINGS, admin_port: 0, admin_password: ADMIN_PASSWORD }) }),
     log: () => {},
   });
   t.teardown(() => admin.close());
@@ -55,7 +51,7 @@ t.test('with a password: the form asks for it, a session cookie or HTTP Basic le
   t.match(await wrong.text(), /Wrong password/);
   const right = await fetch(`${admin.url}/login`, {
     method: 'POST',
-    body: new URLSearchParams({ password: PASSWORD }).toString(),
+    body: new URLSearchParams({ password: ADMIN_PASSWORD }).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     redirect: 'manual',
   });
@@ -66,7 +62,7 @@ t.test('with a password: the form asks for it, a session cookie or HTTP Basic le
   const session = cookie.split(';')[0]!;
   t.equal((await get('/api/status', { cookie: session })).status, 200);
   t.equal(
-    (await get('/metrics', { authorization: `Basic ${Buffer.from(`prometheus:${PASSWORD}`).toString('base64')}` })).status,
+    (await get('/metrics', { authorization: `Basic ${Buffer.from(`prometheus:${ADMIN_PASSWORD}`).toString('base64')}` })).status,
     200,
     'HTTP Basic for scrapers',
   );
@@ -75,7 +71,10 @@ t.test('with a password: the form asks for it, a session cookie or HTTP Basic le
 });
 
 t.test('the login form in a real browser, from the keyboard', async (t) => {
-  const admin = await startAdmin({ config: parseRelayConfig({ text: JSON.stringify({ ...base, admin_port: 0, admin_password: PASSWORD }) }), log: () => {} });
+  const admin = await startAdmin({
+    config: parseRelayConfig({ text: JSON.stringify({ ...RELAY_SETTINGS, admin_port: 0, admin_password: ADMIN_PASSWORD }) }),
+    log: () => {},
+  });
   const browser = await launchChromium();
   t.teardown(async () => {
     await browser.close();
@@ -88,7 +87,7 @@ t.test('the login form in a real browser, from the keyboard', async (t) => {
   await page.keyboard.press('Enter');
   await page.getByRole('alert').getByText('Wrong password').waitFor();
   if (process.env.A2A_SCREENSHOTS === '1') await page.screenshot({ path: new URL('../../docs/screenshots/relay-login.png', import.meta.url).pathname });
-  await page.locator('#password').fill(PASSWORD);
+  await page.locator('#password').fill(ADMIN_PASSWORD);
   await page.keyboard.press('Enter');
   await page.getByRole('navigation', { name: 'Views' }).waitFor();
   t.match(page.url(), /\/$/);

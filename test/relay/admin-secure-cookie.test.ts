@@ -3,16 +3,13 @@
 // header from any other peer is not believed. Before, the cookie was never Secure. Real relay admin server on port 0.
 import t, { type Test } from 'tap';
 import { parseRelayConfig } from '../../relay/config.js';
+import { ADMIN_PASSWORD, RELAY_SETTINGS } from '../support/relay-admin-settings.js';
 import { startAdmin } from '../../relay/admin/server.js';
 
-const PASSWORD = 'correct horse battery';
 const base = {
-  workspace_id: 'ws1',
-  api_key: 'relay-key-abcdefgh',
-  gateway_url: 'ws://127.0.0.1:9',
-  agents: [{ name: 'echo', local_url: 'http://127.0.0.1:9' }],
+  ...RELAY_SETTINGS,
   admin_port: 0,
-  admin_password: PASSWORD,
+  admin_password: ADMIN_PASSWORD,
 };
 
 async function admin(t: Test, extra: Record<string, unknown>, env: Record<string, string> = {}) {
@@ -21,7 +18,7 @@ async function admin(t: Test, extra: Record<string, unknown>, env: Record<string
   const login = async (headers: Record<string, string> = {}) => {
     const res = await fetch(`${a.url}/login`, {
       method: 'POST',
-      body: new URLSearchParams({ password: PASSWORD }).toString(),
+      body: new URLSearchParams({ password: ADMIN_PASSWORD }).toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
       redirect: 'manual',
     });

@@ -3,16 +3,13 @@
 // sign the operator out; a session that expires ends its streams too.
 import t from 'tap';
 import { parseRelayConfig } from '../../relay/config.js';
+import { ADMIN_PASSWORD, RELAY_SETTINGS } from '../support/relay-admin-settings.js';
 import { startAdmin } from '../../relay/admin/server.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { launchChromium } from '../support/browser.js';
 
-const PASSWORD = 'correct horse battery';
 const base = {
-  workspace_id: 'ws1',
-  api_key: 'relay-key-abcdefgh',
-  gateway_url: 'ws://127.0.0.1:9',
-  agents: [{ name: 'echo', local_url: 'http://127.0.0.1:9' }],
+  ...RELAY_SETTINGS,
   admin_port: 0,
 };
 const WAIT = 15_000;
@@ -37,7 +34,7 @@ async function openStream(url: string, cookie: string) {
 t.test('"Sign out" ends the session on the server and the streams opened under it; another site cannot sign out', async (t) => {
   const clock = new ManualClock(Date.now());
   const admin = await startAdmin({
-    config: parseRelayConfig({ text: JSON.stringify({ ...base, admin_password: PASSWORD }) }),
+    config: parseRelayConfig({ text: JSON.stringify({ ...base, admin_password: ADMIN_PASSWORD }) }),
     log: () => {},
     clock,
     keepAliveMs: 50,
@@ -49,7 +46,7 @@ t.test('"Sign out" ends the session on the server and the streams opened under i
   });
   const page = await browser.newPage({ viewport: { width: 1280, height: 640 } });
   await page.goto(admin.url);
-  await page.locator('#password').fill(PASSWORD);
+  await page.locator('#password').fill(ADMIN_PASSWORD);
   await page.keyboard.press('Enter');
   await page.getByRole('navigation', { name: 'Views' }).waitFor({ timeout: WAIT });
   const [cookie] = await page.context().cookies();
@@ -76,7 +73,7 @@ t.test('"Sign out" ends the session on the server and the streams opened under i
 t.test('a session that expires ends its live stream; one opened with HTTP Basic is not tied to a session', async (t) => {
   const clock = new ManualClock(Date.now());
   const admin = await startAdmin({
-    config: parseRelayConfig({ text: JSON.stringify({ ...base, admin_password: PASSWORD }) }),
+    config: parseRelayConfig({ text: JSON.stringify({ ...base, admin_password: ADMIN_PASSWORD }) }),
     log: () => {},
     clock,
     keepAliveMs: 50,
@@ -84,7 +81,7 @@ t.test('a session that expires ends its live stream; one opened with HTTP Basic 
   t.teardown(() => admin.close());
   const login = await fetch(`${admin.url}/login`, {
     method: 'POST',
-    body: new URLSearchParams({ password: PASSWORD }).toString(),
+    body: new URLSearchParams({ password: ADMIN_PASSWORD }).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     redirect: 'manual',
   });
@@ -95,7 +92,7 @@ t.test('a session that expires ends its live stream; one opened with HTTP Basic 
   t.equal(await stream.endsWithin(WAIT), true, 'ended once the session expired');
   t.equal((await fetch(`${admin.url}/api/status`, { headers: { cookie: session } })).status, 401);
   t.same(
-    await (await fetch(`${admin.url}/api/session`, { headers: { authorization: `Basic ${Buffer.from(`x:${PASSWORD}`).toString('base64')}` } })).json(),
+    await (await fetch(`${admin.url}/api/session`, { headers: { authorization: `Basic ${Buffer.from(`x:${ADMIN_PASSWORD}`).toString('base64')}` } })).json(),
     { password: true },
     'the page learns that a password is set (and so offers to sign out)',
   );

@@ -30,6 +30,22 @@ export async function until(cond: () => boolean | Promise<boolean>, what: string
 }
 
 /**
+ * What `p` settles to, moving `clock` a second at a time until it does: a call whose remote is polled waits on the
+ * injected clock between polls.
+ */
+export async function settleWithClock<T>(clock: ManualClock, p: Promise<T>, what = 'the send to end'): Promise<T> {
+  let done = false;
+  const watched = p.finally(() => {
+    done = true;
+  });
+  await until(() => {
+    if (!done) clock.advance(1_000);
+    return done;
+  }, what);
+  return watched;
+}
+
+/**
  * Timers on a ManualClock that note every wait shorter than `shortMs` (the client's poll waits; its deadlines are
  * longer), so a test can tell when the client waits to poll and move the clock by exactly that much.
  */

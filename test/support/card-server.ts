@@ -51,3 +51,15 @@ export async function cardServer(t: { teardown(fn: () => unknown): void }): Prom
   });
   return s;
 }
+
+/** The two A2A versions a fake remote speaks. */
+export type Dialect = '0.3' | '1.0';
+
+/** The card of agent `name` on the card server at `base` (JSON-RPC at `${base}/${name}/rpc`), in `dialect`. */
+export function remoteCard(o: { base: string; name: string; dialect: Dialect; streaming: boolean }) {
+  const url = `${o.base}/${o.name}/rpc`;
+  const common = { name: o.name, description: '', version: '1', capabilities: { streaming: o.streaming } };
+  return o.dialect === '0.3'
+    ? { ...common, url, protocolVersion: '0.3.0' }
+    : { ...common, supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
+}

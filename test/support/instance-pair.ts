@@ -3,36 +3,63 @@
 import type { Test } from 'tap';
 import type { ConfigInput } from '../../src/config.js';
 import type { ManualClock } from '../../src/runtime/clock.js';
+import type { Log } from '../../src/runtime/log.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from './redis.js';
 
 /** Settings beside the shared store's (agents, push, instances, ...): the same for both instances. */
 export type PairSettings = Omit<ConfigInput, 'store' | 'redisUrl' | 'redisPrefix' | 'instanceId'>;
 
-/** One instance's config on the tests' Redis under `prefix`, named `id`. */
-export const onRedis = (o: { prefix: string; id: string; settings?: PairSettings }): ConfigInput => ({
+/**
+ * What one instance of a pair has of its own: the address it reaches the tests' Redis at (a forwarder the test can
+ * cut), a manual clock (clock and timers) in place of the pair's, a log the test reads.
+ */
+export interface OwnSettings {
+  redisUrl?: string;
+  clock?: ManualClock;
+  log?: Log;
+}
+
+/** One instance's config on the tests' Redis (or `redisUrl`, a way to it) under `prefix`, named `id`. */
+export const onRedis = (o: { prefix: string; id: string; settings?: PairSettings; redisUrl?: string }): ConfigInput => ({
   ...o.settings,
   store: 'redis',
-  redisUrl: REDIS_URL,
+  redisUrl: o.redisUrl ?? REDIS_URL,
   redisPrefix: o.prefix,
   instanceId: o.id,
 });
 
 /**
  * Instances `gw-a` and `gw-b` (or `ids`) on one fresh prefix (named after `name`, or `prefix` as given), on `clock`
- * (clock and timers) when one is given. Closed in that order at the test's end, then the prefix is emptied.
+ * (clock and timers) when one is given; `a` and `b` are what each has of its own. Closed in that order at the test's
+ * end, then the prefix is emptied.
  */
 export async function startPair(
   t: Test,
-  o: { name?: string; prefix?: string; settings?: PairSettings; clock?: ManualClock; ids?: [string, string] } = {},
+  o: {
+    name?: string;
+    prefix?: string;
+    settings?: PairSettings;
+    clock?: ManualClock;
+    ids?: [string, string];
+    a?: OwnSettings;
+    b?: OwnSettings;
+  } = {},
 ): Promise<[TestGateway, TestGateway]> {
   const prefix = o.prefix ?? testPrefix(o.name ?? 'pair');
   const [idA, idB] = o.ids ?? ['gw-a', 'gw-b'];
-  const time = o.clock ? { clock: o.clock, timers: o.clock } : {};
-  const a = await startTestGateway({ config: onRedis({ prefix, id: idA, ...(o.settings && { settings: o.settings }) }), ...time });
+  const start = (id: string, own: OwnSettings = {}) => {
+    const clock = own.clock ?? o.clock;
+    return startTestGateway({
+      config: onRedis({ prefix, id, ...(o.settings && { settings: o.settings }), ...(own.redisUrl && { redisUrl: own.redisUrl }) }),
+      ...(clock && { clock, timers: clock }),
+      ...(own.log && { log: own.log }),
+    });
+  };
+  const a = await start(idA, o.a);
   let b: TestGateway;
   try {
-    b = await startTestGateway({ config: onRedis({ prefix, id: idB, ...(o.settings && { settings: o.settings }) }), ...time });
+    b = await start(idB, o.b);
   } catch (e) {
     await a.close();
     throw e;
