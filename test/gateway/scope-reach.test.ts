@@ -43,34 +43,55 @@ t.test('a key narrowed to tasks.create may set and delete push configs (spec, pr
   t.equal((await tg.gw.store.pushConfigs.list(`ws1/${id}`)).length, 1, 'the refused calls changed nothing: one config left (a)');
 });
 
-t.test('the extended card, under both names and on any agent URL, shows only the agents the key may reach', async (t) => {
-  const tg = await startTestGateway();
-  t.teardown(() => tg.close());
-  const deps = { relays: tg.gw.store.relays, keys: tg.gw.store.keys, clock: { now: () => Date.now() } };
-  const relayKey = await tg.key({ workspace: 'ws1', trust: 'execute' });
-  await addRelay(deps, { workspace: 'ws1', name: 'home', key: relayKey.id });
-  const permitted = await tg.key({ trust: 'read_only' });
-  const barred = await tg.key({ trust: 'read_only' });
-  const echoOnly = await tg.key({ trust: 'read_only', agents: ['echo'] });
-  await setRelayAgent(deps, { workspace: 'ws1', name: 'home', agent: 'local-secret', keys: [permitted.id] });
-  const { client } = await connectRelay({
-    url: tg.url,
-    key: relayKey.key,
-    workspace: 'ws1',
-    agents: [{ name: 'local-secret', description: 'local', skills: [{ id: 'secret-skill', name: 'Secret', description: 'a skill' }] }],
-  });
-  t.teardown(() => client.close());
+t.test(
+  'the extended card, under both names: on /api/a2a the agents the key may reach, on an agent URL that agent alone, if the key may reach it',
+  async (t) => {
+    const tg = await startTestGateway();
+    t.teardown(() => tg.close());
+    const deps = { relays: tg.gw.store.relays, keys: tg.gw.store.keys, clock: { now: () => Date.now() } };
+    const relayKey = await tg.key({ workspace: 'ws1', trust: 'execute' });
+    await addRelay(deps, { workspace: 'ws1', name: 'home', key: relayKey.id });
+    const permitted = await tg.key({ trust: 'read_only' });
+    const barred = await tg.key({ trust: 'read_only' });
+    const echoOnly = await tg.key({ trust: 'read_only', agents: ['echo'] });
+    await setRelayAgent(deps, { workspace: 'ws1', name: 'home', agent: 'local-secret', keys: [permitted.id] });
+    const { client } = await connectRelay({
+      url: tg.url,
+      key: relayKey.key,
+      workspace: 'ws1',
+      agents: [{ name: 'local-secret', description: 'local', skills: [{ id: 'secret-skill', name: 'Secret', description: 'a skill' }] }],
+    });
+    t.teardown(() => client.close());
 
-  const skills = async (key: string, method: string, path: string) => {
-    const r = await tg.rpc({ method, key, params: {}, path, ...(method === 'GetExtendedAgentCard' && { headers: V1 }) });
-    return (r.json.result.skills as Array<{ id: string }>).map((s) => s.id).sort();
-  };
-  for (const method of ['agent/getAuthenticatedExtendedCard', 'GetExtendedAgentCard']) {
-    for (const path of ['/api/a2a', '/api/a2a/agents/echo', '/api/a2a/agents/local-secret']) {
-      const where = `${method} at ${path}`;
-      t.same(await skills(permitted.key, method, path), ['converse', 'echo', 'secret-skill', 'slow'], `${where}: a permitted key sees the relay agent`);
-      t.same(await skills(barred.key, method, path), ['converse', 'echo', 'slow'], `${where}: a key not permitted does not`);
-      t.same(await skills(echoOnly.key, method, path), ['echo'], `${where}: a key with an agent list sees its agents only`);
+    // the card's skill ids, or the error code when there is no card for this key
+    const skills = async (key: string, method: string, path: string): Promise<string[] | number> => {
+      const r = await tg.rpc({ method, key, params: {}, path, ...(method === 'GetExtendedAgentCard' && { headers: V1 }) });
+      if (r.json.error) return r.json.error.code as number;
+      return (r.json.result.skills as Array<{ id: string }>).map((s) => s.id).sort();
+    };
+    for (const method of ['agent/getAuthenticatedExtendedCard', 'GetExtendedAgentCard']) {
+      const at = (path: string) => `${method} at ${path}`;
+      t.same(
+        await skills(permitted.key, method, '/api/a2a'),
+        ['converse', 'echo', 'secret-skill', 'slow'],
+        `${at('/api/a2a')}: a permitted key sees the relay agent`,
+      );
+      t.same(await skills(barred.key, method, '/api/a2a'), ['converse', 'echo', 'slow'], `${at('/api/a2a')}: a key not permitted does not`);
+      t.same(await skills(echoOnly.key, method, '/api/a2a'), ['echo'], `${at('/api/a2a')}: a key with an agent list sees its agents only`);
+      for (const key of [permitted, barred, echoOnly])
+        t.same(await skills(key.key, method, '/api/a2a/agents/echo'), ['echo'], `${at('/api/a2a/agents/echo')}: echo's own card`);
+      t.same(
+        await skills(permitted.key, method, '/api/a2a/agents/local-secret'),
+        ['secret-skill'],
+        `${at('/api/a2a/agents/local-secret')}: the relay agent's card for a permitted key`,
+      );
+      for (const key of [barred, echoOnly]) {
+        t.equal(
+          await skills(key.key, method, '/api/a2a/agents/local-secret'),
+          method === 'GetExtendedAgentCard' ? -32053 : -32005,
+          `${at('/api/a2a/agents/local-secret')}: no card for a key that may not reach it (agent not found)`,
+        );
+      }
     }
-  }
-});
+  },
+);
