@@ -1,6 +1,6 @@
 // What a task's content weighs (the bytes its artifacts and messages, the agent's and the caller's, add to the
 // record), and the refusal of a caller's message that would take it past `tasks.maxTaskBytes`.
-import type { AgentEvent } from '../protocol/agent-events.js';
+import { lastingContent, type AgentEvent } from '../protocol/agent-events.js';
 import { RpcError } from '../protocol/errors.js';
 import type { Message, Task } from '../protocol/model.js';
 
@@ -12,14 +12,8 @@ const jsonBytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v));
  * it, so it adds nothing that lasts; events of that kind are bounded by `streaming.eventRetention` in the store.
  */
 export function eventBytes(ev: AgentEvent): number {
-  switch (ev.type) {
-    case 'artifact':
-      return jsonBytes(ev.artifact);
-    case 'message':
-      return jsonBytes(ev.message);
-    case 'status':
-      return ev.state === 'working' || ev.message === undefined ? 0 : jsonBytes(ev.message);
-  }
+  const lasting = lastingContent(ev);
+  return lasting === undefined ? 0 : jsonBytes(lasting);
 }
 
 /**

@@ -43,6 +43,17 @@ export const AgentEvent = z.discriminatedUnion('type', [
 ]);
 export type AgentEvent = z.infer<typeof AgentEvent>;
 
+/**
+ * What of an event stays in its task: an artifact chunk, a message, a closing status's message (both join the
+ * history). A `working` status is replaced by the next one, so nothing of it lasts. One rule for the worker's
+ * output budget and the run driver's task size.
+ */
+export function lastingContent(ev: AgentEvent): unknown {
+  if (ev.type === 'artifact') return ev.artifact;
+  if (ev.type === 'message') return ev.message;
+  return ev.state === 'working' ? undefined : ev.message;
+}
+
 /** `relay`: announced by a relay over its tunnel, never configured and never run on the worker pool. */
 export const AgentKind = z.enum(['builtin', 'module', 'remote', 'relay']);
 

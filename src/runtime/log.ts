@@ -1,6 +1,7 @@
 // Structured logs as JSON lines on stderr, written by pino. Callers pass fields, never secrets or bodies: keys, tokens
 // and message contents are not logged anywhere (the fields below are also redacted by name, as a second guard).
 import pino from 'pino';
+import { oneLine } from '../protocol/one-line.js';
 
 export type LogLevel = 'debug' | 'info' | 'silent';
 
@@ -62,6 +63,5 @@ export const KEY_LIKE = /svc_a2a_[A-Za-z0-9_-]+/g;
  * masked, on one line, and at most `max` characters, so that a peer can neither leak a key into our logs nor fill them.
  */
 export function loggedText(text: string, max = 200): string {
-  const one = text.replace(KEY_LIKE, '[redacted key]').replace(/\p{Cc}+/gu, ' ');
-  return one.length > max ? `${one.slice(0, max)}…` : one;
+  return oneLine(text.replace(KEY_LIKE, '[redacted key]'), max);
 }

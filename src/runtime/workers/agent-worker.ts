@@ -1,6 +1,6 @@
 // The Piscina worker: runs one agent turn, checks every event it yields, and answers with plain data.
 import { parentPort } from 'node:worker_threads';
-import { AgentEvent, badFileAt } from '../../protocol/agent-events.js';
+import { AgentEvent, badFileAt, lastingContent } from '../../protocol/agent-events.js';
 import { MAX_JSON_DEPTH, notJsonAt, tooDeepAt } from '../../protocol/json-depth.js';
 import { jsonBytesAtLeast } from '../../protocol/json-size.js';
 import type { AgentContext } from './agent-contract.js';
@@ -80,7 +80,7 @@ class OutputBudget {
   /** false once this event takes the turn past the budget */
   admit(ev: AgentEvent): boolean {
     if (jsonBytesAtLeast(ev, this.max) > this.max) return false;
-    const lasting = ev.type === 'artifact' ? ev.artifact : ev.type === 'message' ? ev.message : ev.state === 'working' ? undefined : ev.message;
+    const lasting = lastingContent(ev);
     if (lasting !== undefined) this.#lasting += jsonBytesAtLeast(lasting, this.max);
     return this.#lasting <= this.max;
   }
