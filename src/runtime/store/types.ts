@@ -125,7 +125,11 @@ export interface ClaimedPushJob {
  * claimer at a time (a lease that lapses after `leaseMs`, so a crashed instance's job is taken up
  * again): job n+1 of a queue goes out only after job n was completed (delivered, given up, dropped).
  */
-/** A claim's fairness bound: at most `max` attempts in flight per workspace (`held`: those already under way, by id). */
+/**
+ * A claim's fairness bound: at most `max` attempts in flight per workspace (`held`: this instance's under way, by id).
+ * A store shared by several instances (Redis) counts every instance's unlapsed leases as well: a workspace holds the
+ * larger of the two, so its share holds across instances.
+ */
 export interface WorkspaceCap {
   max: number;
   held: ReadonlyMap<string, number>;
@@ -135,9 +139,11 @@ export interface PushJobStore {
   /** adds jobs to their queues (a job with a queue and seq already stored replaces it) */
   enqueue(jobs: readonly PushJob[]): Promise<void>;
   /**
-   * leases up to `limit` queue heads that are due at `now` and not leased by anyone else (to `holder`, when given);
-   * with `perWorkspace`, a head is passed over (its queue keeps waiting, in order) while its workspace already holds
-   * `max` attempts: those in `held` plus those this claim takes
+   * leases up to `limit` queue heads that are due at `now` and not leased by anyone else (to `holder`, when given),
+   * oldest first: by the time the head became claimable (its due time, or a lapsed lease's end), then by queue name
+   * (UTF-8 byte order), so both engines hand heads out in the same order; with `perWorkspace`, a head is passed over
+   * (its queue keeps waiting, in order) while its workspace already holds `max` attempts (see WorkspaceCap) plus those
+   * this claim takes. Every due head is within reach, however many are passed over before it.
    */
   claim(o: { now: number; leaseMs: number; limit: number; holder?: LeaseHolder; perWorkspace?: WorkspaceCap }): Promise<ClaimedPushJob[]>;
   /**
@@ -152,9 +158,10 @@ export interface PushJobStore {
   /**
    * the earliest time a queue head becomes claimable (due, or its lease lapses); undefined when no job waits. With
    * `passOver`, heads of a workspace holding `max` attempts are left out (a claim would pass over them until one of
-   * those attempts ends); on Redis a scan past its bound answers with the earliest it has not read.
+   * those attempts ends); `now` is the caller's clock, by which a shared store judges which leases still count
+   * (without it, only `held` does).
    */
-  nextDueAt(o?: { passOver?: WorkspaceCap }): Promise<number | undefined>;
+  nextDueAt(o?: { passOver?: WorkspaceCap; now?: number }): Promise<number | undefined>;
   /** every waiting job, each queue in seq order (operators and tests) */
   list(): Promise<PushJob[]>;
   /**
