@@ -522,6 +522,27 @@ function storeContract(engine: Engine) {
       t.strictSame(ids(await s.pushConfigs.list('t10')), ['c3'], 'untouched');
     });
 
+    t.test('tasks: a write that read no push configs is refused, nothing written, when the task holds one (set through another store)', async (t) => {
+      const loc = await fresh('task-no-configs');
+      const [s1, s2] = [await loc.open(), await loc.open()];
+      const task = sampleTask({ id: 't-cfg' });
+      const key = taskKey(task.workspaceId, task.id);
+      t.equal(await s1.tasks.create(task, { withoutPushConfigs: true }), true, 'no config: written');
+      await s2.pushConfigs.put(samplePushConfig({ taskId: key, id: 'c1' }));
+      const later = { ...task, updatedAt: task.updatedAt + 1, seq: 2 };
+      await t.rejects(
+        s1.tasks.put(later, { withoutPushConfigs: true, events: [{ seq: 2, kind: 'status', status: { state: 'working', timestamp: 'x' }, final: false }] }),
+        { code: 'ERR_TASK_HAS_PUSH_CONFIGS' },
+        'a config set through the other store',
+      );
+      t.strictSame(await s1.tasks.get(task.workspaceId, task.id), task, 'the record is as it was');
+      t.strictSame(await s1.events.after(key, 0), [], 'no event written');
+      t.equal(await s1.tasks.put(later), true, 'written once the writer read the configs');
+      t.ok(await s2.pushConfigs.delete(key, 'c1'));
+      t.equal(await s1.tasks.put({ ...later, updatedAt: later.updatedAt + 1 }, { withoutPushConfigs: true }), true, 'none again: written');
+      t.equal(await s1.tasks.create(task, { withoutPushConfigs: true }), false, 'a create over a stored task is refused as before');
+    });
+
     t.test('push configs: a bounded add counts and writes in one step, on two stores over the same data at once', async (t) => {
       const loc = await fresh('push-add');
       const [s1, s2] = [await loc.open(), await loc.open()];

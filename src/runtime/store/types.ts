@@ -35,6 +35,13 @@ export interface TaskWriteEvents {
    * keeps both the change and its notifications or neither, and a refused write enqueues nothing.
    */
   pushJobs?: readonly PushJob[];
+  /**
+   * The writer did not read the task's push configs (it knows of none): if the task holds any, the write is refused
+   * (TaskHasPushConfigsError, nothing written) and the writer reads them and writes again with their jobs. Checked in
+   * the write's own atomic step, so a config stored before it, by any instance or the CLI, is never missed; one
+   * stored after it is judged at the next write, as a config read before a write always was.
+   */
+  withoutPushConfigs?: boolean;
 }
 
 export interface TaskPutOptions extends TaskWriteEvents {
