@@ -112,11 +112,13 @@ export class TaskSupervisor {
    * `holdFirstWrite` (a caller that waits for the end, and an id no one else can hold: server-chosen): the first
    * write waits up to `firstWriteHoldMs` for the task to settle, and resolves at once. A task that settles within
    * it is written once, with all its events; nothing of it was acknowledged before that write is stored.
+   * `pushConfig`: the caller stored a push config for it (a send's inline one), so its writes read configs at once
+   * rather than find it through the store's refusal.
    */
-  async start(task: Task, o: { holdFirstWrite?: boolean } = {}): Promise<TaskHandle> {
+  async start(task: Task, o: { holdFirstWrite?: boolean; pushConfig?: boolean } = {}): Promise<TaskHandle> {
     if (this.live.has(keyOf(task.workspaceId, task.id))) throw new TaskIdTakenError(task.id);
     const holdMs = o.holdFirstWrite ? (this.o.firstWriteHoldMs ?? 0) : 0;
-    const l = this.spawn(task, 'submitted', holdMs);
+    const l = this.spawn(task, 'submitted', holdMs, { ...(o.pushConfig && { pushConfigs: true }) });
     l.actor.send({ type: 'START' });
     if (holdMs > 0) return this.handle(l);
     await l.writes.persisted;
@@ -287,7 +289,7 @@ export class TaskSupervisor {
     this.turns.end(actor);
   }
 
-  private spawn(task: Task, state: Task['status']['state'], holdFirstWriteMs = 0, o: { expectSeq?: number } = {}): Live {
+  private spawn(task: Task, state: Task['status']['state'], holdFirstWriteMs = 0, o: { expectSeq?: number; pushConfigs?: boolean } = {}): Live {
     const k = keyOf(task.workspaceId, task.id);
     const owned: Task = { ...task, owner: this.o.instanceId };
     // a new task's first snapshot is itself an event (submitted); a restored one starts from its record
@@ -304,6 +306,7 @@ export class TaskSupervisor {
       writes: this.writer.queue({
         fresh,
         ...(o.expectSeq !== undefined && { expectSeq: o.expectSeq }),
+        ...(o.pushConfigs && { pushConfigs: true }),
         hold: { ms: holdFirstWriteMs, timers: this.o.timers },
         onFailure: (e) => this.dropFailed(k, l, e),
       }),

@@ -1,10 +1,12 @@
 // How task changes reach the store: numbered events, group commits per task (with their push jobs), then live fan-out.
+// A task with no push config known writes without reading its configs; the store's own check catches one set elsewhere.
 import { diffTask, type TaskEvent } from '../protocol/events.js';
 import type { Task } from '../protocol/model.js';
 import type { PushJob } from '../protocol/records.js';
 import type { Timers } from '../runtime/clock.js';
 import type { EventBus } from '../runtime/events/bus.js';
-import { taskKey, type TaskStore } from '../runtime/store/types.js';
+import { taskKey, type TaskStore, type TaskWriteEvents } from '../runtime/store/types.js';
+import { TaskHasPushConfigsError } from '../runtime/store/errors.js';
 import { progressPauseMs } from './write-pace.js';
 
 /**
@@ -72,10 +74,14 @@ export class TaskWriteQueue {
   /** ends a progress group's pause now (a state change joined it) */
   private endPause: (() => void) | undefined;
 
+  /** whether this task's writes read its push configs first (see PushConfigsSeen) */
+  private readonly configs: PushConfigsSeen;
+
   constructor(
     private readonly writer: TaskWriter,
     o: QueueOptions,
   ) {
+    this.configs = { seen: o.pushConfigs ?? false };
     this.creating = o.fresh;
     this.firstExpectSeq = o.expectSeq;
     this.holdFor = o.hold;
@@ -123,7 +129,7 @@ export class TaskWriteQueue {
       const expectSeq = this.firstExpectSeq;
       this.firstExpectSeq = undefined;
       try {
-        await this.writer.storeGroup(mine, { create, ...(expectSeq !== undefined && { expectSeq }) });
+        await this.writer.storeGroup(mine, { create, ...(expectSeq !== undefined && { expectSeq }), configs: this.configs });
         this.storedState = mine[mine.length - 1]!.record.status.state;
       } catch (e) {
         this.failure = e;
@@ -179,6 +185,18 @@ interface QueueOptions {
   /** hold the first group up to `ms` (until `release()` comes first) */
   hold?: { ms: number; timers: Timers };
   onFailure?: (e: unknown) => void;
+  /** the task is known to hold a push config (a send stored its inline one): its writes read configs from the first */
+  pushConfigs?: boolean;
+}
+
+/**
+ * Whether a task's writes read its push configs before writing (`seen`), or write without reading them and let the
+ * store refuse the write if the task holds any (TaskHasPushConfigsError), in the write's own atomic step. Most tasks
+ * never get a config: their writes skip a store read each. Once one was found the task keeps reading (a config
+ * stays until deleted).
+ */
+export interface PushConfigsSeen {
+  seen: boolean;
 }
 
 export class TaskWriter {
@@ -215,20 +233,37 @@ export class TaskWriter {
    * commit, so only its newest record is written: the earlier ones would be overwritten inside the same commit, where
    * no reader could ever see them.
    */
-  async storeGroup(group: readonly Change[], o: { create: boolean; expectSeq?: number }): Promise<void> {
+  async storeGroup(group: readonly Change[], o: { create: boolean; expectSeq?: number; configs?: PushConfigsSeen }): Promise<void> {
     const records = group.map((g) => g.record);
     const newest = records[records.length - 1]!;
     const key = taskKey(newest.workspaceId, newest.id);
     const events = group.length === 1 ? group[0]!.events : group.flatMap((g) => g.events);
-    const push = this.o.pushJobs ? await this.o.pushJobs(records) : undefined;
+    const write = { events, retainEvents: this.o.retainEvents };
     // the record, its events and its webhooks are one atomic write, and the write is the check (a new id still free, a
     // stored task not yet finished elsewhere): notifications and live events go out only for a change the store took
-    const write = { events, retainEvents: this.o.retainEvents, ...(push && { pushJobs: push.jobs }) };
+    if (this.o.pushJobs && o.configs && !o.configs.seen) {
+      // no config known: write without reading them; the store refuses if the task holds one (set anywhere, any time
+      // before this write), and the write is made again below with their jobs
+      try {
+        await this.commit(newest, o, { ...write, withoutPushConfigs: true });
+        if (events.length > 0) this.o.bus.publish(key, events);
+        return;
+      } catch (e) {
+        if (!(e instanceof TaskHasPushConfigsError)) throw e;
+        o.configs.seen = true;
+      }
+    }
+    const push = this.o.pushJobs ? await this.o.pushJobs(records) : undefined;
+    await this.commit(newest, o, { ...write, ...(push && { pushJobs: push.jobs }) });
+    push?.stored();
+    if (events.length > 0) this.o.bus.publish(key, events);
+  }
+
+  /** One atomic, checked write of a group's newest record (a create for a new task); throws when refused. */
+  private async commit(newest: Task, o: { create: boolean; expectSeq?: number }, write: TaskWriteEvents): Promise<void> {
     const written = o.create
       ? await this.o.store.create(newest, write)
       : await this.o.store.put(newest, o.expectSeq === undefined ? write : { ...write, expectSeq: o.expectSeq });
     if (!written) throw o.create ? new TaskIdTakenError(newest.id) : new TaskSettledElsewhereError(newest.id);
-    push?.stored();
-    if (events.length > 0) this.o.bus.publish(key, events);
   }
 }

@@ -1,5 +1,6 @@
 // Fair claiming: a workspace whose receivers hang holds at most its share of the delivery slots
-// (push.maxInFlightPerWorkspace), so another workspace's webhook goes out while those attempts still wait.
+// (push.maxInFlightPerWorkspace), so another workspace's webhook goes out while those attempts still wait; on Redis
+// the share holds across instances.
 //
 // The real gateway (port 0; LMDB in a temp dir, then the real Redis), real receivers on loopback, a ManualClock for
 // every timer: the hanging attempts end only when the test moves the clock, so B's delivery arriving while the clock
@@ -8,6 +9,7 @@ import t, { type Test } from 'tap';
 import { parseConfig, type ConfigInput } from '../../src/config.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startPair } from '../support/instance-pair.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { startReceiver, type Receiver } from '../support/webhooks.js';
 
@@ -76,6 +78,37 @@ t.test('Redis: the same, on the shared store', async (t) => {
   const prefix = testPrefix('push-fair');
   t.teardown(() => cleanupPrefix(REDIS_URL, prefix));
   await scenario(t, { config: { store: 'redis', redisUrl: REDIS_URL, redisPrefix: prefix }, share: 8 });
+});
+
+t.test('Redis, two instances: the share holds across them (a hanging workspace holds 2 slots in all, not 2 per instance)', async (t) => {
+  const share = 2;
+  const clock = new ManualClock();
+  const rxA = await startReceiver({ answer: () => ({ status: 200, hang: true }) });
+  const rxB = await startReceiver();
+  t.teardown(() => rxA.close());
+  t.teardown(() => rxB.close());
+  const [one, two] = await startPair(t, { name: 'push-fair-pair', clock, settings: { push: { ...PUSH, maxInFlightPerWorkspace: share } } });
+  const { key: keyA } = await one.key({ workspace: 'ws-a' });
+  const { key: keyB } = await one.key({ workspace: 'ws-b' });
+  const start = clock.now();
+  // half of A's tasks sent to each instance: each one's worker is woken by its own sends and claims from the shared queues
+  await Promise.all(Array.from({ length: 12 }, (_, i) => send(i % 2 === 0 ? one : two, keyA, `${rxA.url}?task=${i}`, `a${i}`)));
+  t.ok(await until(() => rxA.deliveries.length >= share), "A's first attempts are under way (and hang)");
+  // a send of B's to each instance: once both webhooks arrived, both workers have claimed again since A's sends (and
+  // passed over A's due heads, older than B's, at its share)
+  await send(one, keyB, `${rxB.url}?via=one`, 'b1');
+  await send(two, keyB, `${rxB.url}?via=two`, 'b2');
+  t.ok(await until(() => rxB.deliveries.length >= 2), "B's webhooks arrive through both instances while A's receivers hang");
+  t.equal(clock.now(), start, 'no timeout has passed');
+  t.equal(rxA.deliveries.length, share, `A holds its share (${share}) across both instances, not ${share} on each`);
+
+  // the share frees as A's attempts end, on whichever instance: A's next heads go out, again at most `share` at once
+  clock.advance(PUSH.timeoutMs);
+  t.ok(await until(() => rxA.deliveries.length >= 2 * share), "A's next heads are attempted once its first attempts end");
+  await send(one, keyB, `${rxB.url}?via=one`, 'b3');
+  await send(two, keyB, `${rxB.url}?via=two`, 'b4');
+  t.ok(await until(() => rxB.deliveries.length >= 4), 'both instances claimed again');
+  t.equal(rxA.deliveries.length, 2 * share, 'still no more than the share at once');
 });
 
 t.test('LMDB: push.maxInFlightPerWorkspace sets the share (2)', async (t) => {

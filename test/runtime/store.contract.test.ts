@@ -522,6 +522,27 @@ function storeContract(engine: Engine) {
       t.strictSame(ids(await s.pushConfigs.list('t10')), ['c3'], 'untouched');
     });
 
+    t.test('tasks: a write that read no push configs is refused, nothing written, when the task holds one (set through another store)', async (t) => {
+      const loc = await fresh('task-no-configs');
+      const [s1, s2] = [await loc.open(), await loc.open()];
+      const task = sampleTask({ id: 't-cfg' });
+      const key = taskKey(task.workspaceId, task.id);
+      t.equal(await s1.tasks.create(task, { withoutPushConfigs: true }), true, 'no config: written');
+      await s2.pushConfigs.put(samplePushConfig({ taskId: key, id: 'c1' }));
+      const later = { ...task, updatedAt: task.updatedAt + 1, seq: 2 };
+      await t.rejects(
+        s1.tasks.put(later, { withoutPushConfigs: true, events: [{ seq: 2, kind: 'status', status: { state: 'working', timestamp: 'x' }, final: false }] }),
+        { code: 'ERR_TASK_HAS_PUSH_CONFIGS' },
+        'a config set through the other store',
+      );
+      t.strictSame(await s1.tasks.get(task.workspaceId, task.id), task, 'the record is as it was');
+      t.strictSame(await s1.events.after(key, 0), [], 'no event written');
+      t.equal(await s1.tasks.put(later), true, 'written once the writer read the configs');
+      t.ok(await s2.pushConfigs.delete(key, 'c1'));
+      t.equal(await s1.tasks.put({ ...later, updatedAt: later.updatedAt + 1 }, { withoutPushConfigs: true }), true, 'none again: written');
+      t.equal(await s1.tasks.create(task, { withoutPushConfigs: true }), false, 'a create over a stored task is refused as before');
+    });
+
     t.test('push configs: a bounded add counts and writes in one step, on two stores over the same data at once', async (t) => {
       const loc = await fresh('push-add');
       const [s1, s2] = [await loc.open(), await loc.open()];
@@ -866,18 +887,40 @@ function storeContract(engine: Engine) {
       const full = { max: 3, held: new Map([['A"1', 3]]) };
       t.equal(await s.pushJobs.nextDueAt(), T + 2, "without passOver: A's next head, due already");
       t.equal(await s.pushJobs.nextDueAt({ passOver: full }), T + 200 + 60_000, "A's heads left out: when B's lease lapses");
+      // two of A's attempts end (the ones this claim took; a shared store counts its leases until then)
+      for (const c of first.filter((c) => c.job.workspaceId === 'A"1')) t.ok(await s.pushJobs.complete(c));
       const third = await s.pushJobs.claim({ now: T + 200, ...lease, limit: 2, perWorkspace: { max: 3, held: new Map([['A"1', 1]]) } });
-      // which of A's waiting heads comes first is the engine's order (LMDB: by key; Redis: by due time)
-      t.equal(third.length, 2, 'A up to its share again');
-      t.ok(
-        third.every((c) => c.job.workspaceId === 'A"1' && c.job.seq === 1 && !names(first).includes(c.job.id)),
-        "A's other queues' heads, never a follower (seq 2) of a leased head",
+      t.strictSame(
+        third.map((c) => c.job.id),
+        ['msg_A"1_t0_2', 'msg_A"1_t1_2'],
+        'A up to its share again, oldest first: the next jobs of the queues whose heads were delivered (due at T, T + 1)',
       );
       const rest = await s.pushJobs.claim({ now: T + 200, ...lease, limit: 100 });
-      t.equal(rest.length, 26, 'without a cap every other due head');
-      t.ok(
-        rest.every((c) => c.job.seq === 1),
-        'heads only',
+      t.equal(rest.length, 28, 'without a cap every other due head');
+      t.strictSame(
+        rest.map((c) => c.job.id),
+        Array.from({ length: 28 }, (_, i) => `msg_A"1_t${i + 2}_1`),
+        'heads only, oldest first',
+      );
+    });
+
+    t.test('push jobs: a claim hands heads out oldest first, then by queue name, whatever the names', async (t) => {
+      const s = await (await fresh('push-order')).open();
+      const T = Date.UTC(2026, 0, 1);
+      const job = (ws: string, dueAt: number): PushJob => {
+        const key = taskKey(ws, 't');
+        return { ...samplePushJob({ queue: queueOf(key, 'cfg'), seq: 1, dueAt }), id: `msg_${ws}`, taskKey: key, workspaceId: ws };
+      };
+      // names in the opposite order of due times; two due at the same time (name order, in UTF-8 bytes: U+FF5E sorts
+      // before U+1F600, though its UTF-16 unit does not)
+      await s.pushJobs.enqueue([job('a', T + 30), job('b', T + 20), job('c', T + 10), job('\u{1F600}', T), job('\uFF5E', T), job('d', T + 500)]);
+      const lease = { leaseMs: 60_000 };
+      const ids = (cs: ClaimedPushJob[]) => cs.map((c) => c.job.id);
+      t.strictSame(ids(await s.pushJobs.claim({ now: T + 100, ...lease, limit: 1 })), ['msg_\uFF5E'], 'the oldest (a tie goes by name bytes)');
+      t.strictSame(
+        ids(await s.pushJobs.claim({ now: T + 100, ...lease, limit: 10 })),
+        ['msg_\u{1F600}', 'msg_c', 'msg_b', 'msg_a'],
+        'then the others, oldest first; d is not due',
       );
     });
 

@@ -4,7 +4,8 @@
 // a receiver dedupes on webhook-id, which is the same on every attempt of a job). A crashed instance's
 // leases lapse, or are freed when it starts again under the same instance id. Time comes from
 // the injected clock and timers: backoff, the per-request timeout and the wake-ups. Fair claiming: one workspace
-// has at most `perWorkspace` of the attempts in flight, so its hanging receivers cannot hold back the others'.
+// has at most `perWorkspace` of the attempts in flight (across every instance on a shared store), so its hanging
+// receivers cannot hold back the others'.
 import type { PushJob, StoredPushConfig } from '../../protocol/records.js';
 import type { Clock, Timers } from '../clock.js';
 import type { Log } from '../log.js';
@@ -71,7 +72,7 @@ export interface AttemptReport {
   result: 'delivered' | 'retry' | 'gave-up' | 'disabled' | 'released';
 }
 
-/** attempts in flight at once for one workspace unless configured: a quarter of the default 16 */
+/** attempts in flight at once for one workspace unless configured: half of the default 16 */
 export const DEFAULT_PER_WORKSPACE = 8;
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -167,10 +168,10 @@ export class PushWorker {
     for (const c of claimed) this.launch(c);
     if (this.stopped) return;
     // heads of a workspace at its share are left out: the attempt of it that ends kicks, not a timer
-    const next = await this.o.jobs.nextDueAt({ passOver: { max: this.perWorkspace, held: this.heldBy } });
+    const next = await this.o.jobs.nextDueAt({ passOver: { max: this.perWorkspace, held: this.heldBy }, now: this.o.clock.now() });
     const later = this.o.clock.now();
-    // a head still due that no slot was left for (or past the Redis scan's bound): the attempt that frees a slot
-    // kicks, so wait as for nothing due rather than look again every 10 ms while attempts hang
+    // a head still due that no slot was left for: the attempt that frees a slot kicks, so wait as for nothing due
+    // rather than look again every 10 ms while attempts hang
     const waiting = next !== undefined && next <= later && this.saturated();
     const wait = next === undefined || waiting ? this.pollMs : Math.min(this.pollMs, Math.max(next - later, 10));
     this.arm(wait);

@@ -9,6 +9,8 @@ export interface RedisIdPrefixes {
   readonly pushConfigs: string;
   readonly pushJob: string;
   readonly pushQueue: string;
+  /** + a workspace's queue prefix (workspaceQueuePrefix): the sorted set of its queues leased now, by lease end */
+  readonly pushInflight: string;
   readonly results: string;
   readonly workspaceTasks: string;
 }
@@ -83,6 +85,7 @@ export function redisKeys(prefix: string): RedisKeys {
     pushConfigs: `${prefix}push:`,
     pushJob: `${prefix}push-job:`,
     pushQueue: `${prefix}push-queue:`,
+    pushInflight: `${prefix}push-inflight:`,
     results: `${prefix}results:`,
     workspaceTasks: `${prefix}tasks:workspace:`,
   };

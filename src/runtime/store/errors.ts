@@ -51,6 +51,19 @@ export class StoreKeyTypeError extends Error {
   }
 }
 
+/**
+ * A task write sent without its push configs' jobs (`withoutPushConfigs`: its writer had not read them) found the task
+ * holding some: nothing was written. The writer reads the configs and writes again with their jobs.
+ */
+export class TaskHasPushConfigsError extends Error {
+  readonly code = 'ERR_TASK_HAS_PUSH_CONFIGS';
+
+  constructor(readonly taskKey: string) {
+    super(`task ${taskKey} holds push configs its write did not read`);
+    this.name = 'TaskHasPushConfigsError';
+  }
+}
+
 /** What removing a record too damaged to read answers: it is removed all the same, since that is how one repairs it. */
 export interface RemovedDamaged {
   workspace: string;

@@ -31,3 +31,14 @@ export function dueBefore(a: PushJob, b: PushJob): boolean {
   if (a.queue !== b.queue) return a.queue < b.queue;
   return a.seq < b.seq;
 }
+
+/**
+ * The order claims hand queue heads out in, on both engines: the one claimable first (due, or its lease lapsed)
+ * first, then by queue name in UTF-8 byte order (Redis's order of equal scores in a sorted set). Negative when `a`
+ * goes first.
+ */
+export function claimOrder(a: { at: number; queue: string }, b: { at: number; queue: string }): number {
+  if (a.at !== b.at) return a.at - b.at;
+  if (a.queue === b.queue) return 0;
+  return Buffer.compare(Buffer.from(a.queue), Buffer.from(b.queue));
+}

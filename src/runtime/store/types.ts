@@ -35,6 +35,13 @@ export interface TaskWriteEvents {
    * keeps both the change and its notifications or neither, and a refused write enqueues nothing.
    */
   pushJobs?: readonly PushJob[];
+  /**
+   * The writer did not read the task's push configs (it knows of none): if the task holds any, the write is refused
+   * (TaskHasPushConfigsError, nothing written) and the writer reads them and writes again with their jobs. Checked in
+   * the write's own atomic step, so a config stored before it, by any instance or the CLI, is never missed; one
+   * stored after it is judged at the next write, as a config read before a write always was.
+   */
+  withoutPushConfigs?: boolean;
 }
 
 export interface TaskPutOptions extends TaskWriteEvents {
@@ -125,7 +132,11 @@ export interface ClaimedPushJob {
  * claimer at a time (a lease that lapses after `leaseMs`, so a crashed instance's job is taken up
  * again): job n+1 of a queue goes out only after job n was completed (delivered, given up, dropped).
  */
-/** A claim's fairness bound: at most `max` attempts in flight per workspace (`held`: those already under way, by id). */
+/**
+ * A claim's fairness bound: at most `max` attempts in flight per workspace (`held`: this instance's under way, by id).
+ * A store shared by several instances (Redis) counts every instance's unlapsed leases as well: a workspace holds the
+ * larger of the two, so its share holds across instances.
+ */
 export interface WorkspaceCap {
   max: number;
   held: ReadonlyMap<string, number>;
@@ -135,9 +146,11 @@ export interface PushJobStore {
   /** adds jobs to their queues (a job with a queue and seq already stored replaces it) */
   enqueue(jobs: readonly PushJob[]): Promise<void>;
   /**
-   * leases up to `limit` queue heads that are due at `now` and not leased by anyone else (to `holder`, when given);
-   * with `perWorkspace`, a head is passed over (its queue keeps waiting, in order) while its workspace already holds
-   * `max` attempts: those in `held` plus those this claim takes
+   * leases up to `limit` queue heads that are due at `now` and not leased by anyone else (to `holder`, when given),
+   * oldest first: by the time the head became claimable (its due time, or a lapsed lease's end), then by queue name
+   * (UTF-8 byte order), so both engines hand heads out in the same order; with `perWorkspace`, a head is passed over
+   * (its queue keeps waiting, in order) while its workspace already holds `max` attempts (see WorkspaceCap) plus those
+   * this claim takes. Every due head is within reach, however many are passed over before it.
    */
   claim(o: { now: number; leaseMs: number; limit: number; holder?: LeaseHolder; perWorkspace?: WorkspaceCap }): Promise<ClaimedPushJob[]>;
   /**
@@ -152,9 +165,10 @@ export interface PushJobStore {
   /**
    * the earliest time a queue head becomes claimable (due, or its lease lapses); undefined when no job waits. With
    * `passOver`, heads of a workspace holding `max` attempts are left out (a claim would pass over them until one of
-   * those attempts ends); on Redis a scan past its bound answers with the earliest it has not read.
+   * those attempts ends); `now` is the caller's clock, by which a shared store judges which leases still count
+   * (without it, only `held` does).
    */
-  nextDueAt(o?: { passOver?: WorkspaceCap }): Promise<number | undefined>;
+  nextDueAt(o?: { passOver?: WorkspaceCap; now?: number }): Promise<number | undefined>;
   /** every waiting job, each queue in seq order (operators and tests) */
   list(): Promise<PushJob[]>;
   /**

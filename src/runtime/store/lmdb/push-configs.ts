@@ -62,3 +62,9 @@ export function lmdbPushConfigStore(o: LmdbPushConfigStoreOptions): PushConfigSt
 export function dropPushConfigs(push: Database<unknown, Key>, taskId: string): void {
   for (const c of push.getKeys({ start: [taskId], end: [taskId, AFTER_ANY_STRING] })) push.remove(c);
 }
+
+/** Whether the task holds any push config (inside a task write's transaction: one key read at most). */
+export function holdsPushConfigs(push: Database<unknown, Key>, taskId: string): boolean {
+  for (const _ of push.getKeys({ start: [taskId], end: [taskId, AFTER_ANY_STRING], limit: 1 })) return true;
+  return false;
+}

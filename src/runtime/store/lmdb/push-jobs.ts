@@ -1,14 +1,15 @@
 // The LMDB push job queues: one sub-database keyed [queue, seq], each value the job plus its lease (if claimed).
 //
-// A claim scans the waiting jobs in key order and looks at the first one of each queue (its head);
-// that is O(waiting jobs), fine for the embedded engine whose queues drain as they are delivered.
+// A claim scans the waiting jobs in key order, takes the first one of each queue (its head) and hands the due heads
+// out oldest first (claimOrder, as on Redis); that is O(waiting jobs), fine for the embedded engine whose queues drain
+// as they are delivered.
 // Every read-then-write (claim, complete, retry) is one LMDB write transaction, so two processes
 // on the same files never lease one head twice.
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { z } from 'zod';
 import { PushJob } from '../../../protocol/records.js';
 import { TopK } from '../../top-k.js';
-import { dueBefore, taskQueuePrefix, workspaceQueuePrefix } from '../push-queues.js';
+import { claimOrder, dueBefore, taskQueuePrefix, workspaceQueuePrefix } from '../push-queues.js';
 import type { ClaimedPushJob, PushJobStore } from '../types.js';
 import { checked, listed, type OnCorrupt } from '../validate.js';
 import { heldByEarlierRun, leaseToken } from '../lease-holder.js';
@@ -91,9 +92,14 @@ export function lmdbPushJobStore(o: {
         const token = leaseToken(holder);
         const gate = capGate(perWorkspace);
         const out: ClaimedPushJob[] = [];
-        for (const { key, stored } of heads()) {
+        // oldest first, as on Redis (claimOrder), not in key order: a workspace whose name sorts first must not go
+        // before updates that waited longer
+        const due = heads()
+          .map((h) => ({ ...h, at: eligibleAt(h.stored), queue: h.stored.job.queue }))
+          .filter((h) => h.at <= now)
+          .sort(claimOrder);
+        for (const { key, stored } of due) {
           if (out.length >= limit) break;
-          if (eligibleAt(stored) > now) continue;
           // its workspace holds its share: the queue waits (in order) and the next workspace's head is looked at
           if (!gate.admit(stored.job.workspaceId)) continue;
           db.put(key, { job: stored.job, lease: { token, until: now + leaseMs } } satisfies StoredJob);

@@ -7,7 +7,8 @@ import { taskKey } from '../types.js';
 import { checked, listed, type OnCorrupt } from '../validate.js';
 import { getDecoded } from './decoded.js';
 import { dropEvents, putEvents } from './events.js';
-import { dropPushConfigs } from './push-configs.js';
+import { dropPushConfigs, holdsPushConfigs } from './push-configs.js';
+import { TaskHasPushConfigsError } from '../errors.js';
 import { assertKeysFit } from './key-size.js';
 import { putPushJobs } from './push-jobs.js';
 
@@ -25,7 +26,7 @@ export interface LmdbTaskStoreOptions {
   ended: Database<true, Key>;
   /** the events a task write carries go in its transaction; a swept task's events go with it */
   events: Database<unknown, Key>;
-  /** a swept task's push configs go with it */
+  /** a swept task's push configs go with it; a write that read none checks there are none */
   pushConfigs: Database<unknown, Key>;
   /** the push jobs a task write carries go in its transaction */
   pushJobs: Database<unknown, Key>;
@@ -61,11 +62,13 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
   const writeTask = (task: Task, w: TaskPutOptions & { create: boolean }): Promise<boolean> => {
     const state = task.status.state;
     const key = taskKey(task.workspaceId, task.id);
-    return root.transaction(() => {
+    const written = root.transaction((): boolean | 'has-push-configs' => {
       // the check reads the uncached index entry, never the task cache (another store instance may have written)
       const prev = readIndex(taskState.get(key));
       const prevSeq = prev?.legacy ? taskSeq.get(key) : prev?.seq;
       if (!admits({ state: prev?.state, seq: prevSeq, create: w.create, expectSeq: w.expectSeq })) return false;
+      // before any put: a refused write leaves nothing behind
+      if (w.withoutPushConfigs && holdsPushConfigs(o.pushConfigs, key)) return 'has-push-configs';
       const terminal = TERMINAL_STATES.has(state);
       const list = w.events ?? [];
       // lmdb-js commits what an async transaction put before a throw: every key this write puts is checked before its
@@ -85,6 +88,10 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
       // one value per write (a group commit's events): one B-tree write instead of one per event
       if (list.length > 0) putEvents(events, key, list, w.retainEvents);
       return true;
+    });
+    return written.then((r) => {
+      if (r === 'has-push-configs') throw new TaskHasPushConfigsError(key);
+      return r;
     });
   };
 

@@ -3,8 +3,10 @@
 // Layout (names from runtime/redis/keys.ts): each job is a hash {data, due}; each queue (task + config) a
 // sorted set of job ids by seq; `push-due` a sorted set of the queues that have jobs, scored by the
 // time their head may be claimed (its due time, or the end of the lease someone holds on it); and
-// `push-leases` maps a queue to the token of that lease. A claim takes the due queues' heads and
-// re-scores them to the lease end, so a crashed instance's job is claimable again once it lapses.
+// `push-leases` maps a queue to the token of that lease; `push-inflight:<workspace queue prefix>` is a sorted set of
+// the workspace's leased queues by lease end, so that its share of delivery attempts holds across every instance (a
+// lapsed lease, a crashed instance's, stops counting at its end). A claim takes the due queues' heads, oldest first,
+// and re-scores them to the lease end, so a crashed instance's job is claimable again once it lapses.
 //
 // The scripts reach a queue's and a job's keys through prefixes passed in ARGV (bullmq does the
 // same): on Redis Cluster, put a hash tag in the store prefix so that every key is in one slot.
@@ -58,36 +60,87 @@ return 1
 });
 
 /**
- * The most due queues one claim reads (paged, CLAIM_PAGE at a time after a first page of `limit`): past them a queue
- * waits for the next look, so a workspace with more due queues than this, all held back by its cap, ahead of every
- * other workspace's can still delay them (until its own queues are leased, retried later or delivered).
+ * Lua: the key of the sorted set counting the leases now held on a queue's workspace (every instance's), from the
+ * queue name's workspace prefix (what workspaceQueuePrefix builds: up to and including the first '/'); nil for a
+ * name that has none.
+ */
+const INFLIGHT_LUA = `
+local function inflightKey(prefix, q)
+  local ws = string.match(q, '^%[".-/')
+  if ws then return prefix .. ws, ws end
+  return nil, nil
+end
+`;
+
+/**
+ * Lua: the attempts a workspace holds in flight: the larger of the leases every instance holds on its queues (those
+ * not lapsed by `now`) and what this instance says it holds. `prune` drops the lapsed leases (a claim's write).
+ */
+const HELD_LUA = `
+local function heldCounter(prefix, now, mine, prune)
+  local cache = {}
+  return function(ws)
+    local n = cache[ws]
+    if n == nil then
+      local key = prefix .. ws
+      local shared
+      if prune then
+        redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+        shared = redis.call('ZCARD', key)
+      else
+        shared = redis.call('ZCOUNT', key, '(' .. now, '+inf')
+      end
+      n = math.max(shared, mine[ws] or 0)
+    end
+    cache[ws] = n
+    return n
+  end, function(ws, n) cache[ws] = n end
+end
+`;
+
+/**
+ * The most due queues one claim script reads (CLAIM_PAGE at a time); the claim runs scripts one after another,
+ * each from where the last stopped, until it has its heads or has read every due queue: Redis is never held for more
+ * than this many, and no queue, however many others wait before it, is past the claim's reach.
  */
 const CLAIM_SCAN = 10_000;
 const CLAIM_PAGE = 500;
 
 /**
- * KEYS: pushDue, pushLeases. ARGV: now, lease end, token, limit, queue prefix, job prefix, then the workspace cap
- * (capArgs: max, 0 for none, then workspace queue prefix and attempts held, per workspace holding some).
- * Returns the packed heads it leased. A queue left empty, or a head whose record is gone, is tidied up.
+ * KEYS: pushDue, pushLeases. ARGV: now, lease end, token, limit, queue prefix, job prefix, in-flight prefix, lease ms,
+ * first rank, most queues to read, then the workspace cap (capArgs: max, 0 for none, then workspace queue prefix and
+ * attempts this instance holds, per workspace holding some).
+ * Returns: 1 when every due queue from the first rank on was read (0: the bound stopped it), the rank to go on from,
+ * then the packed heads it leased. A queue left empty, or a head whose record is gone, is tidied up.
  *
- * Due queues are read a page at a time: a queue passed over for its workspace's cap keeps its place (and its score),
- * so the next page starts after the ones that stayed in the due range; one claim reads at most CLAIM_SCAN of them.
+ * Due queues come oldest first (push-due's order: score, then name). A queue passed over for its workspace's cap
+ * keeps its place (and its score), a leased one is re-scored past now, so the rank to go on from counts those that
+ * stayed. A workspace's held attempts are counted across instances: each lease is a member of its workspace's
+ * in-flight set until it ends or lapses.
  */
 const claimPush2 = script({
   numberOfKeys: 2,
-  lua: `
+  lua: `${INFLIGHT_LUA}${HELD_LUA}
 local out = {}
+local now = tonumber(ARGV[1])
 local limit = tonumber(ARGV[4])
-local max = tonumber(ARGV[7])
-local held = {}
-for i = 8, #ARGV, 2 do held[ARGV[i]] = tonumber(ARGV[i + 1]) end
-local stayed, scanned, page = 0, 0, limit
-while #out < limit and scanned < ${CLAIM_SCAN} do
-  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', stayed, page)
-  for _, q in ipairs(due) do
-    if #out >= limit then break end
-    local ws = string.match(q, '^%[".-/')
-    if max > 0 and ws and (held[ws] or 0) >= max then
+local max = tonumber(ARGV[11])
+local mine = {}
+for i = 12, #ARGV, 2 do mine[ARGV[i]] = tonumber(ARGV[i + 1]) end
+local heldBy, setHeld = heldCounter(ARGV[7], ARGV[1], mine, true)
+local rank, budget, read, done = tonumber(ARGV[9]), tonumber(ARGV[10]), 0, 0
+while #out < limit and read < budget do
+  local page = math.min(${CLAIM_PAGE}, budget - read)
+  local due = redis.call('ZRANGE', KEYS[1], rank, rank + page - 1, 'WITHSCORES')
+  local stayed = 0
+  local ended = #due < 2 * page
+  for i = 1, #due, 2 do
+    if #out >= limit then ended = false break end
+    local q = due[i]
+    if tonumber(due[i + 1]) > now then ended = true break end
+    read = read + 1
+    local ikey, ws = inflightKey(ARGV[7], q)
+    if max > 0 and ws and heldBy(ws) >= max then
       -- its workspace holds its share: the queue waits, in order, for a later claim
       stayed = stayed + 1
     else
@@ -102,7 +155,12 @@ while #out < limit and scanned < ${CLAIM_SCAN} do
           redis.call('ZADD', KEYS[1], ARGV[2], q)
           redis.call('HSET', KEYS[2], q, ARGV[3])
           out[#out + 1] = data
-          if ws then held[ws] = (held[ws] or 0) + 1 end
+          if ikey then
+            redis.call('ZADD', ikey, ARGV[2], q)
+            -- a safety net for a set no claim looks at again: it lasts as long as its longest lease may
+            if redis.call('PTTL', ikey) < tonumber(ARGV[8]) then redis.call('PEXPIRE', ikey, ARGV[8]) end
+            if max > 0 then setHeld(ws, heldBy(ws) + 1) end
+          end
         else
           redis.call('ZREM', qkey, head)
           stayed = stayed + 1
@@ -110,20 +168,26 @@ while #out < limit and scanned < ${CLAIM_SCAN} do
       end
     end
   end
-  scanned = scanned + #due
-  if #due < page then break end
-  page = ${CLAIM_PAGE}
+  rank = rank + stayed
+  if ended then done = 1 break end
 end
-return out
+local reply = { done, rank }
+for _, d in ipairs(out) do reply[#reply + 1] = d end
+return reply
 `,
 });
 
-/** KEYS: pushDue, pushLeases, queue, job. ARGV: queue, job id, token, job prefix. 1 when done, 0 when the lease is not this one. */
+/**
+ * KEYS: pushDue, pushLeases, queue, job. ARGV: queue, job id, token, job prefix, in-flight prefix. 1 when done, 0
+ * when the lease is not this one.
+ */
 const finishPush4 = script({
   numberOfKeys: 4,
-  lua: `
+  lua: `${INFLIGHT_LUA}
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[3] then return 0 end
 redis.call('HDEL', KEYS[2], ARGV[1])
+local ikey = inflightKey(ARGV[5], ARGV[1])
+if ikey then redis.call('ZREM', ikey, ARGV[1]) end
 redis.call('ZREM', KEYS[3], ARGV[2])
 redis.call('DEL', KEYS[4])
 local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
@@ -136,12 +200,17 @@ return 1
 `,
 });
 
-/** KEYS: pushDue, pushLeases, job. ARGV: queue, token, packed job, due. 1 when done, 0 when the lease is not this one. */
+/**
+ * KEYS: pushDue, pushLeases, job. ARGV: queue, token, packed job, due, in-flight prefix. 1 when done, 0 when the lease
+ * is not this one.
+ */
 const retryPush3 = script({
   numberOfKeys: 3,
-  lua: `
+  lua: `${INFLIGHT_LUA}
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('HDEL', KEYS[2], ARGV[1])
+local ikey = inflightKey(ARGV[5], ARGV[1])
+if ikey then redis.call('ZREM', ikey, ARGV[1]) end
 redis.call('HSET', KEYS[3], 'data', ARGV[3], 'due', ARGV[4])
 redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
 return 1
@@ -164,14 +233,14 @@ return out
 });
 
 /**
- * KEYS: pushDue, pushLeases. ARGV: queue prefix, job prefix, then queues. Removes those queues with every job in them
- * (a job delivered meanwhile is simply already gone). Returns how many jobs.
+ * KEYS: pushDue, pushLeases. ARGV: queue prefix, job prefix, in-flight prefix, then queues. Removes those queues with
+ * every job in them (a job delivered meanwhile is simply already gone), and their leases. Returns how many jobs.
  */
 const dropQueues2 = script({
   numberOfKeys: 2,
-  lua: `
+  lua: `${INFLIGHT_LUA}
 local n = 0
-for i = 3, #ARGV do
+for i = 4, #ARGV do
   local q = ARGV[i]
   local qkey = ARGV[1] .. q
   for _, id in ipairs(redis.call('ZRANGE', qkey, 0, -1)) do
@@ -180,6 +249,8 @@ for i = 3, #ARGV do
   redis.call('DEL', qkey)
   redis.call('ZREM', KEYS[1], q)
   redis.call('HDEL', KEYS[2], q)
+  local ikey = inflightKey(ARGV[3], q)
+  if ikey then redis.call('ZREM', ikey, q) end
 end
 return n
 `,
@@ -189,18 +260,21 @@ return n
 const DROP_QUEUES = 50;
 
 /**
- * KEYS: pushDue, pushLeases. ARGV: the instance's token start, this run's token start, queue prefix, job prefix.
- * Frees the leases of the instance's other runs: each queue is due again at its head's due time. Returns how many.
+ * KEYS: pushDue, pushLeases. ARGV: the instance's token start, this run's token start, queue prefix, job prefix,
+ * in-flight prefix. Frees the leases of the instance's other runs: each queue is due again at its head's due time,
+ * and counts no more against its workspace's share. Returns how many.
  */
 const releaseEarlier2 = script({
   numberOfKeys: 2,
-  lua: `
+  lua: `${INFLIGHT_LUA}
 local n = 0
 local all = redis.call('HGETALL', KEYS[2])
 for i = 1, #all, 2 do
   local q, token = all[i], all[i + 1]
   if string.sub(token, 1, #ARGV[1]) == ARGV[1] and string.sub(token, 1, #ARGV[2]) ~= ARGV[2] then
     redis.call('HDEL', KEYS[2], q)
+    local ikey = inflightKey(ARGV[5], q)
+    if ikey then redis.call('ZREM', ikey, q) end
     local head = redis.call('ZRANGE', ARGV[3] .. q, 0, 0)[1]
     if head then
       redis.call('ZADD', KEYS[1], redis.call('HGET', ARGV[4] .. head, 'due') or 0, q)
@@ -244,34 +318,46 @@ const PEEK_JOBS = 500;
 const startsWithGlob = (prefix: string): string => `${prefix.replace(/[\\*?[\]]/g, '\\$&')}*`;
 
 /**
- * KEYS: pushDue. ARGV: the workspace cap (capArgs). The first queue whose workspace is below its share, and its score,
- * or an empty list. Past CLAIM_SCAN queues read, the first one not read (the earliest any unread queue can be).
+ * KEYS: pushDue. ARGV: now ('' when unknown: only this instance's attempts count), in-flight prefix, first rank, most
+ * queues to read, then the workspace cap (capArgs). The score of the first queue from that rank on whose workspace is
+ * below its share: { 'at', score }; { 'none' } when there is none; { 'more', rank } when the bound stopped the read
+ * first (go on from that rank).
  */
 const firstDue1 = script({
   numberOfKeys: 1,
-  lua: `
-local max = tonumber(ARGV[1])
-if max == 0 then return redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES') end
-local held = {}
-for i = 2, #ARGV, 2 do held[ARGV[i]] = tonumber(ARGV[i + 1]) end
-local start = 0
-while start < ${CLAIM_SCAN} do
-  local page = redis.call('ZRANGE', KEYS[1], start, start + ${CLAIM_PAGE} - 1, 'WITHSCORES')
-  for i = 1, #page, 2 do
-    local ws = string.match(page[i], '^%[".-/')
-    if not (ws and (held[ws] or 0) >= max) then return { page[i], page[i + 1] } end
+  lua: `${INFLIGHT_LUA}${HELD_LUA}
+local max = tonumber(ARGV[5])
+local mine = {}
+for i = 6, #ARGV, 2 do mine[ARGV[i]] = tonumber(ARGV[i + 1]) end
+local heldBy = heldCounter(ARGV[2], ARGV[1], mine, false)
+if ARGV[1] == '' then heldBy = function(ws) return mine[ws] or 0 end end
+local rank, budget, read = tonumber(ARGV[3]), tonumber(ARGV[4]), 0
+while read < budget do
+  local page = math.min(${CLAIM_PAGE}, budget - read)
+  local got = redis.call('ZRANGE', KEYS[1], rank, rank + page - 1, 'WITHSCORES')
+  for i = 1, #got, 2 do
+    local _, ws = inflightKey('', got[i])
+    if max == 0 or not ws or heldBy(ws) < max then return { 'at', got[i + 1] } end
   end
-  if #page < 2 * ${CLAIM_PAGE} then return {} end
-  start = start + ${CLAIM_PAGE}
+  if #got < 2 * page then return { 'none' } end
+  rank = rank + page
+  read = read + page
 end
-return redis.call('ZRANGE', KEYS[1], start, start, 'WITHSCORES')
+return { 'more', tostring(rank) }
 `,
 });
 
-export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys' | 'client' | 'onCorrupt'>): PushJobStore {
+export function redisPushJobStore(
+  o: Pick<RedisParts, 'run' | 'keys' | 'client' | 'onCorrupt'> & {
+    /** the most due queues one script reads (tests make it small); default CLAIM_SCAN */
+    scanPerScript?: number;
+  },
+): PushJobStore {
   const { run, keys: k, client, onCorrupt } = o;
   const queuePrefix = k.idPrefix.pushQueue;
   const jobPrefix = k.idPrefix.pushJob;
+  const inflightPrefix = k.idPrefix.pushInflight;
+  const budget = String(o.scanPerScript ?? CLAIM_SCAN);
 
   function decodeJob(bytes: unknown): PushJob {
     if (!Buffer.isBuffer(bytes)) throw new StoreCorruptError({ record: 'push-job', id: '(reply)' });
@@ -294,24 +380,48 @@ export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys' | 'client' 
     async claim({ now, leaseMs, limit, holder, perWorkspace }) {
       if (limit <= 0) return [];
       const lease = leaseToken(holder);
-      const reply = await run({
-        script: claimPush2,
-        keys: [k.pushDue, k.pushLeases],
-        args: [String(now), String(now + leaseMs), lease, String(limit), queuePrefix, jobPrefix, ...capArgs(perWorkspace)],
-      });
-      // a damaged job (with onCorrupt) is reported and left out, so the good ones claimed with it are still delivered
+      const cap = capArgs(perWorkspace);
       const out: ClaimedPushJob[] = [];
-      for (const bytes of list(reply)) {
-        const job = listed(onCorrupt, () => decodeJob(bytes));
-        if (job) out.push({ job, lease });
+      // one script per bounded stretch of the due queues, each going on where the last stopped: Redis serves others
+      // between them, and a queue behind any number of passed-over ones is still reached
+      let rank = 0;
+      let taken = 0;
+      for (;;) {
+        const reply = list(
+          await run({
+            script: claimPush2,
+            keys: [k.pushDue, k.pushLeases],
+            args: [
+              String(now),
+              String(now + leaseMs),
+              lease,
+              String(limit - taken),
+              queuePrefix,
+              jobPrefix,
+              inflightPrefix,
+              String(leaseMs),
+              String(rank),
+              budget,
+              ...cap,
+            ],
+          }),
+        );
+        const [done, next, ...heads] = reply;
+        taken += heads.length;
+        // a damaged job (with onCorrupt) is reported and left out, so the good ones claimed with it are still delivered
+        for (const bytes of heads) {
+          const job = listed(onCorrupt, () => decodeJob(bytes));
+          if (job) out.push({ job, lease });
+        }
+        if (Number(done) === 1 || taken >= limit) return out;
+        rank = Number(next);
       }
-      return out;
     },
     async complete(c) {
       const reply = await run({
         script: finishPush4,
         keys: [k.pushDue, k.pushLeases, k.pushQueue(c.job.queue), k.pushJob(c.job.id)],
-        args: [c.job.queue, c.job.id, c.lease, jobPrefix],
+        args: [c.job.queue, c.job.id, c.lease, jobPrefix, inflightPrefix],
       });
       return reply === 1;
     },
@@ -321,7 +431,7 @@ export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys' | 'client' 
       const reply = await run({
         script: retryPush3,
         keys: [k.pushDue, k.pushLeases, k.pushJob(c.job.id)],
-        args: [c.job.queue, c.lease, packr.pack(job), String(update.dueAt)],
+        args: [c.job.queue, c.lease, packr.pack(job), String(update.dueAt), inflightPrefix],
       });
       return reply === 1;
     },
@@ -329,15 +439,25 @@ export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys' | 'client' 
       const reply = await run({
         script: releaseEarlier2,
         keys: [k.pushDue, k.pushLeases],
-        args: [instanceStart(holder.instance), runStart(holder), queuePrefix, jobPrefix],
+        args: [instanceStart(holder.instance), runStart(holder), queuePrefix, jobPrefix, inflightPrefix],
       });
       return Number(reply);
     },
-    async nextDueAt({ passOver } = {}) {
-      const reply = list(await run({ script: firstDue1, keys: [k.pushDue], args: capArgs(passOver) }));
-      if (reply.length < 2) return undefined;
-      const score = Number(String(reply[1]));
-      return Number.isFinite(score) ? score : undefined;
+    async nextDueAt({ passOver, now } = {}) {
+      const cap = capArgs(passOver);
+      let rank = 0;
+      for (;;) {
+        const reply = list(
+          await run({ script: firstDue1, keys: [k.pushDue], args: [now === undefined ? '' : String(now), inflightPrefix, String(rank), budget, ...cap] }),
+        );
+        const [what, value] = reply.map((v) => String(v));
+        if (what === 'more') {
+          rank = Number(value);
+          continue;
+        }
+        const score = Number(value);
+        return what === 'at' && Number.isFinite(score) ? score : undefined;
+      }
     },
     async dropTasks(taskKeys) {
       const drop = new Set(taskKeys);
@@ -354,7 +474,7 @@ export function redisPushJobStore(o: Pick<RedisParts, 'run' | 'keys' | 'client' 
       const names = [...queues];
       let n = 0;
       for (let i = 0; i < names.length; i += DROP_QUEUES) {
-        const args = [queuePrefix, jobPrefix, ...names.slice(i, i + DROP_QUEUES)];
+        const args = [queuePrefix, jobPrefix, inflightPrefix, ...names.slice(i, i + DROP_QUEUES)];
         n += Number(await run({ script: dropQueues2, keys: [k.pushDue, k.pushLeases], args }));
       }
       return n;

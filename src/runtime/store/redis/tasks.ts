@@ -9,21 +9,23 @@ import { script } from './scripts.js';
 import { claimIndexRepair, indexStep } from './workspace-index.js';
 import { decode, packr } from './values.js';
 import { listed } from '../validate.js';
+import { TaskHasPushConfigsError } from '../errors.js';
 
 /**
- * KEYS: task, taskRev, events, tasksEnded, the workspace's task set, the new state's set, pushDue, then the other
- * states' sets.
+ * KEYS: task, taskRev, events, tasksEnded, the workspace's task set, the new state's set, pushDue, the task's push
+ * configs, then the other states' sets.
  * ARGV: mode (create|put), expected seq ('' for none), packed task, new rev, ended-at score ('' unless terminal),
- * task id, events trim cut ('' for none), push queue prefix, push job prefix, event count, then per event: seq, packed
- * event, then per push job: queue, id, seq, due, packed job.
+ * task id, events trim cut ('' for none), push queue prefix, push job prefix, event count, '1' when the writer read
+ * no push configs ('' otherwise), then per event: seq, packed event, then per push job: queue, id, seq, due, packed job.
  * The one task write: check, then the push jobs the change causes, record, workspace and state index, ended index and
  * events in one atomic step (a crash of the gateway keeps all or none; the jobs go first because Redis keeps what a
- * script wrote before an error). 1 written, 0 refused. Every write (a put may be the first write of a task) adds to the
- * workspace's set: SADD of a member it holds is a no-op, and keeps the index whole without a read.
+ * script wrote before an error). 1 written, 0 refused, 2 refused because the task holds push configs the writer did
+ * not read. Every write (a put may be the first write of a task) adds to the workspace's set: SADD of a member it
+ * holds is a no-op, and keeps the index whole without a read.
  * A task stored before revs existed has none: it is admitted as if open (create still sees the record).
  */
-const writeTask12 = script({
-  numberOfKeys: 12,
+const writeTask13 = script({
+  numberOfKeys: 13,
   lua: `${ENQUEUE_JOB_LUA}
 if ARGV[1] == 'create' then
   if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -37,17 +39,18 @@ else
     return 0
   end
 end
-local jobsFrom = 11 + 2 * tonumber(ARGV[10])
+if ARGV[11] == '1' and redis.call('EXISTS', KEYS[8]) == 1 then return 2 end
+local jobsFrom = 12 + 2 * tonumber(ARGV[10])
 for i = jobsFrom, #ARGV, 5 do
   enqueueJob(KEYS[7], ARGV[8], ARGV[9], ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4])
 end
 redis.call('SET', KEYS[1], ARGV[3])
 redis.call('SET', KEYS[2], ARGV[4])
 redis.call('SADD', KEYS[5], ARGV[6])
-for i = 8, #KEYS do redis.call('SREM', KEYS[i], ARGV[6]) end
+for i = 9, #KEYS do redis.call('SREM', KEYS[i], ARGV[6]) end
 redis.call('SADD', KEYS[6], ARGV[6])
 if ARGV[5] ~= '' then redis.call('ZADD', KEYS[4], ARGV[5], ARGV[6]) end
-for i = 11, jobsFrom - 1, 2 do redis.call('ZADD', KEYS[3], ARGV[i], ARGV[i + 1]) end
+for i = 12, jobsFrom - 1, 2 do redis.call('ZADD', KEYS[3], ARGV[i], ARGV[i + 1]) end
 if ARGV[7] ~= '' then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[7]) end
 return 1
 `,
@@ -87,7 +90,7 @@ export function redisTaskStore(o: RedisParts): TaskStore {
   const { client, bin, keys: k, run, onCorrupt } = o;
   const decodeTask = (bytes: Buffer, id: string) => decode({ schema: Task, bytes, record: 'task', id });
 
-  /** The one task write path: check and write in one script (see writeTask12). */
+  /** The one task write path: check and write in one script (see writeTask13). */
   async function writeTask(task: Task, w: TaskPutOptions & { create: boolean }): Promise<boolean> {
     const state = task.status.state;
     const key = taskKey(task.workspaceId, task.id);
@@ -106,11 +109,12 @@ export function redisTaskStore(o: RedisParts): TaskStore {
       k.idPrefix.pushQueue,
       k.idPrefix.pushJob,
       String(list.length),
+      w.withoutPushConfigs ? '1' : '',
     ];
     for (const ev of list) args.push(String(ev.seq), packr.pack(ev));
     if (w.pushJobs) args.push(...pushJobArgs(w.pushJobs));
     const reply = await run({
-      script: writeTask12,
+      script: writeTask13,
       keys: [
         k.task(key),
         k.taskRev(key),
@@ -119,10 +123,12 @@ export function redisTaskStore(o: RedisParts): TaskStore {
         k.workspaceTasks(task.workspaceId),
         k.tasksInState(state),
         k.pushDue,
+        k.pushConfigs(key),
         ...TaskState.options.filter((s) => s !== state).map((s) => k.tasksInState(s)),
       ],
       args,
     });
+    if (reply === 2) throw new TaskHasPushConfigsError(key);
     return reply === 1;
   }
 
