@@ -63,9 +63,7 @@ t.test('a 256-character agent id and task id stay inside their cards', async (t)
   await page.locator('tr[data-task]').first().waitFor();
   await page.screenshot({ path: `${SHOTS}/long-ids-tasks.png`, fullPage: true });
   t.same(await overflows(page), [], 'the task list: nothing past a card');
-  const tops = await page
-    .locator('select[aria-label^="Filter by"]')
-    .evaluateAll((els) => els.map((el) => Math.round(el.getBoundingClientRect().top)));
+  const tops = await page.locator('select[aria-label^="Filter by"]').evaluateAll((els) => els.map((el) => Math.round(el.getBoundingClientRect().top)));
   t.equal(tops.length, 2, 'both filters are shown');
   t.equal(tops[0], tops[1], 'the state and agent filters sit side by side, not one under the other');
 });
