@@ -1,6 +1,7 @@
 // Admin writes racing each other on one record, on both engines (real LMDB in a temp dir, real Redis): a relay's
 // announcement and an operator's agent setting, a key's rotation and an operator's setting, two `relays add` of one
-// key, two rotations of one key (and a rotation beside a revoke), two connection updates. Each race is made exact with
+// key, two rotations of one key (and a rotation beside a revoke), two connection updates, a webhook secret's rotation
+// beside a delivery making or sealing one. Each race is made exact with
 // test/support/interleave.ts: the second operation runs whole between the first one's read and its write. Neither
 // write may be lost, and of two that exclude each other exactly one succeeds.
 import { randomBytes } from 'node:crypto';
@@ -12,6 +13,8 @@ import { ManualClock } from '../../src/runtime/clock.js';
 import { addConnection, updateConnection, type ConnectionAdminDeps } from '../../src/runtime/connection-admin.js';
 import { createKey, revokeKey, rotateKey, type KeyLifeDeps } from '../../src/runtime/key-admin.js';
 import { parseAllowlist } from '../../src/runtime/net/guard.js';
+import { WebhookSecrets } from '../../src/runtime/push/secrets.js';
+import { newSigningSecret } from '../../src/runtime/push/signing.js';
 import { addRelay, recordAnnouncement, setRelayAgent, type RelayAdminDeps } from '../../src/runtime/relay-admin.js';
 import { openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
 import { openRedisStore } from '../../src/runtime/store/redis/index.js';
@@ -44,6 +47,33 @@ async function world(t: Test, store: Store) {
 }
 
 async function checks(t: Test, store: Store): Promise<void> {
+  t.test('store: a version-checked write at a version no longer stored writes nothing', async (t) => {
+    const { ws, key } = await world(t, store);
+    const relay = (await store.relays.getVersioned(ws, 'edge'))!;
+    const other = { ...relay.rec, updatedAt: relay.rec.updatedAt + 1 };
+    t.equal(await store.relays.putIfVersion(other, relay.version), true, 'at the version read: written');
+    t.equal(await store.relays.putIfVersion({ ...relay.rec, agents: {} }, relay.version), false, 'at the old one: refused');
+    t.strictSame(await store.relays.get(ws, 'edge'), other, 'nothing written by the refused one');
+    const now = (await store.relays.getVersioned(ws, 'edge'))!;
+    t.not(now.version, relay.version);
+    t.ok(await store.relays.delete(ws, 'edge'));
+    t.equal(await store.relays.putIfVersion(now.rec, now.version), false, 'a removed record is not brought back');
+    t.equal(await store.relays.get(ws, 'edge'), undefined);
+
+    const k = await key();
+    const kv = (await store.keys.getVersioned(k.id))!;
+    await store.keys.put({ ...k, name: 'renamed' });
+    const successor = { ...k, id: `${k.id}-next`, hash: `${k.hash}-next`, rotatedFrom: k.id };
+    t.equal(await store.keys.putIfVersion({ rec: { ...k, rotatedTo: successor.id }, version: kv.version, successor }), false);
+    t.equal(await store.keys.get(successor.id), undefined, 'the successor of a refused write is not stored');
+    t.equal(await store.keys.getByHash(successor.hash), undefined, 'nor indexed');
+
+    const meta = `conc-meta-${ws}`;
+    t.equal(await store.meta.putIfVersion(meta, 'first', null), true, 'version null: stored while there is none');
+    t.equal(await store.meta.putIfVersion(meta, 'second', null), false, 'and refused once there is one');
+    t.equal(await store.meta.get(meta), 'first');
+  });
+
   t.test('an announcement at the moment of an operator setting keeps the setting', async (t) => {
     const { ws, clock, relayDeps, key, rec } = await world(t, store);
     const allowed = await key();
@@ -163,6 +193,29 @@ async function checks(t: Test, store: Store): Promise<void> {
     const stored = (await store.keys.get(second.id))!;
     t.not(stored.revokedAt, null, 'revoked');
     t.equal(stored.rotatedTo, successor, 'and the rotation that landed meanwhile is kept on the record');
+  });
+
+  t.test("a webhook secret made (or sealed) for a delivery at the moment of an operator's rotation keeps the rotation", async (t) => {
+    const secret = randomBytes(32);
+    const secrets = new WebhookSecrets({ meta: store.meta, secret });
+    for (const [what, before] of [
+      ['none yet', undefined],
+      ['one stored in the clear by an earlier version', newSigningSecret()],
+    ] as const) {
+      const ws = `hooks-${++worlds}`;
+      if (before !== undefined) await store.meta.put(`webhook-secret:${ws}`, before);
+      let rotated: string | undefined;
+      const race = afterFirstRead(store.meta, {
+        reads: READS,
+        meanwhile: async () => {
+          rotated = await secrets.rotate(ws);
+        },
+      });
+      const signing = await new WebhookSecrets({ meta: race.store, secret }).ensure(ws);
+      t.ok(race.ran(), what);
+      t.equal(await secrets.current(ws), rotated, `${what}: the secret the operator was shown is the one stored`);
+      t.equal(signing, rotated, `${what}: and the delivery signs with it`);
+    }
   });
 
   t.test('two connection updates at once each keep their change', async (t) => {

@@ -198,6 +198,13 @@ export interface MetaStore {
   get(key: string): Promise<unknown>;
   /** stores the value; with `expiry`, collectable after it (see MetaExpiry), without, kept for good (any earlier expiry dropped) */
   put(key: string, value: unknown, expiry?: MetaExpiry): Promise<void>;
+  /** the value with its version, for putIfVersion (store/versioned.ts) */
+  getVersioned(key: string): Promise<Versioned<unknown> | undefined>;
+  /**
+   * stores the value for good (as put without an expiry) only while the entry is at `version` (null: only while there
+   * is none), checked inside the write; false, nothing written, when another write came first
+   */
+  putIfVersion(key: string, value: unknown, version: string | null): Promise<boolean>;
 }
 
 /** Outbound connections, per workspace by name; with each one's last reported status (its actor writes it). */
