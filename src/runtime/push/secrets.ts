@@ -45,7 +45,7 @@ export class WebhookSecrets {
    */
   async ensure(workspace: string): Promise<string> {
     const have = await this.read(workspace);
-    if (have !== undefined && have.sealed) return have.secret;
+    if (have?.sealed) return have.secret;
     const made = have === undefined ? newSigningSecret() : have.secret;
     await this.o.meta.putIfVersion(metaKey(workspace), this.seal(workspace, made), have?.version ?? null);
     const stored = await this.current(workspace);
