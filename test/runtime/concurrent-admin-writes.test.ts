@@ -1,8 +1,8 @@
 // Admin writes racing each other on one record, on both engines (real LMDB in a temp dir, real Redis): a relay's
 // announcement and an operator's agent setting, a key's rotation and an operator's setting, two `relays add` of one
 // key, two rotations of one key (and a rotation beside a revoke), two connection updates, a webhook secret's rotation
-// beside a delivery making or sealing one. Each race is made exact with
-// test/support/interleave.ts: the second operation runs whole between the first one's read and its write. Neither
+// beside a delivery making or sealing one; and the stores' version-checked writes themselves. Each race is made exact
+// with test/support/interleave.ts: the second operation runs whole between the first one's read and its write. Neither
 // write may be lost, and of two that exclude each other exactly one succeeds.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
