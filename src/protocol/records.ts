@@ -72,6 +72,8 @@ export const KeyRecord = z.object({
   expiresAt: z.number().nullable(),
   revokedAt: z.number().nullable(),
   rotatedFrom: z.string().optional(),
+  /** the key its latest rotation made (rotating writes it, so that a rotation racing another one is refused) */
+  rotatedTo: z.string().optional(),
 });
 export type KeyRecord = z.infer<typeof KeyRecord>;
 

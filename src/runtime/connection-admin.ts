@@ -18,6 +18,7 @@ import { type Allowlist, checkUrl, type Resolve, systemResolve } from './net/gua
 import { type SecretBox, SecretBoxError, secretBox } from './secret-box.js';
 import { readOrDamaged, type RemovedDamaged } from './store/errors.js';
 import type { ConnectionStore } from './store/types.js';
+import { updateVersioned } from './store/versioned.js';
 import { firstIssue } from '../protocol/input-issue.js';
 
 export type ConnectionAdminErrorCode =
@@ -233,21 +234,31 @@ export async function updateConnection(deps: ConnectionAdminDeps, input: unknown
   if (Object.keys(u.settings).length === 0 && u.credentials === undefined) {
     throw new ConnectionAdminError('ERR_CONNECTION_INPUT', 'update: nothing to change (give a setting or credentials)');
   }
-  const rec = await load(deps, { workspace: u.workspace, name: u.name });
-  const { id: _id, credentialKind, sealed, createdAt: _c, updatedAt: _u, ...current } = rec;
-  const settings = parsed(ConnectionSettings, { ...current, ...u.settings });
-  if (u.settings.url !== undefined) await guardUrl(deps, 'url', settings.url);
-
-  let next = { credentialKind, sealed };
-  if (u.credentials !== undefined) {
-    const credentials = mergeCredentials(deps, rec, u.credentials);
-    await guardCredentialUrls(deps, credentials);
-    next = { credentialKind: credentials.kind, sealed: boxFor(deps.secret).seal(credentials, { context: rec.id }) };
-  }
-  const updated: ConnectionRecord = { ...rec, ...settings, ...next, updatedAt: deps.clock.now() };
-  // only over the record read above: one removed meanwhile (or removed and added again) is not brought back
-  if (!(await deps.connections.replace(updated))) throw notFound({ workspace: rec.workspace, name: rec.name });
-  return publicConnectionView(updated);
+  const ref = { workspace: u.workspace, name: u.name };
+  await load(deps, ref);
+  // version-checked (store/versioned.ts): an update landing meanwhile is kept, this one applied over it; a connection
+  // removed meanwhile (or removed and added again) is not brought back
+  const done = await updateVersioned<ConnectionRecord>({
+    read: () => deps.connections.getVersioned(ref.workspace, ref.name),
+    write: (rec, version) => deps.connections.putIfVersion(rec, version),
+    change: async (rec) => {
+      const { id: _id, credentialKind, sealed, createdAt: _c, updatedAt: _u, ...current } = rec;
+      const settings = parsed(ConnectionSettings, { ...current, ...u.settings });
+      if (u.settings.url !== undefined) await guardUrl(deps, 'url', settings.url);
+      let next = { credentialKind, sealed };
+      if (u.credentials !== undefined) {
+        const credentials = mergeCredentials(deps, rec, u.credentials);
+        await guardCredentialUrls(deps, credentials);
+        next = { credentialKind: credentials.kind, sealed: boxFor(deps.secret).seal(credentials, { context: rec.id }) };
+      }
+      return { ...rec, ...settings, ...next, updatedAt: deps.clock.now() };
+    },
+    identity: (rec) => rec.id,
+    record: 'connection',
+    id: `${ref.workspace}/${ref.name}`,
+  });
+  if (done === undefined) throw notFound(ref);
+  return publicConnectionView(done.rec);
 }
 
 /** The same kind: the given fields over the stored ones. Another kind: the given fields alone, which must be complete. */

@@ -9,6 +9,7 @@ import type { Clock } from './clock.js';
 import { hashKey, mintKey } from './keys.js';
 import { carryRotatedKey, dropRevokedKey } from './relay-admin.js';
 import type { KeyStore, RelayStore } from './store/types.js';
+import { updateVersioned } from './store/versioned.js';
 import { firstIssue } from '../protocol/input-issue.js';
 
 /** A key naming more agents than this should be a workspace of its own (a long list is read on every call). */
@@ -77,8 +78,8 @@ export async function createKey(deps: KeyAdminDeps, input: unknown, rotatedFrom?
 /** What a new key is given; the id, hash and times are its own. */
 type NewKeyFields = Pick<KeyRecord, 'workspaceId' | 'trust' | 'scopes' | 'agents' | 'name' | 'expiresAt' | 'limits' | 'rotatedFrom'>;
 
-/** Mints and stores a key: the checks every new key passes (a created or a rotated one) are made here. */
-async function storeNewKey(deps: KeyAdminDeps, f: NewKeyFields) {
+/** Mints a key (not stored yet): the checks every new key passes (a created or a rotated one) are made here. */
+function mintNewKey(deps: KeyAdminDeps, f: NewKeyFields) {
   const beyond = scopesBeyondTrust(f.trust, f.scopes);
   if (beyond.length > 0)
     throw new KeyAdminError(`scopes: ${beyond.join(', ')} not in trust level ${f.trust} (scopes may narrow a level, never widen it)`, 'scopes');
@@ -99,8 +100,14 @@ async function storeNewKey(deps: KeyAdminDeps, f: NewKeyFields) {
     revokedAt: null,
     rotatedFrom: f.rotatedFrom,
   });
-  await deps.keys.put(rec);
   return { key, record: rec, view: { ...publicKeyView(rec), key } };
+}
+
+/** Mints and stores a key. */
+async function storeNewKey(deps: KeyAdminDeps, f: NewKeyFields) {
+  const made = mintNewKey(deps, f);
+  await deps.keys.put(made.record);
+  return made;
 }
 
 export async function listKeys(deps: KeyAdminDeps, workspace?: string) {
@@ -108,25 +115,38 @@ export async function listKeys(deps: KeyAdminDeps, workspace?: string) {
   return all.sort((a, b) => a.createdAt - b.createdAt).map(publicKeyView);
 }
 
-/** Key `id`; when the caller names a workspace, a key of another one is refused rather than changed. */
+/** Key `id` with its version; when the caller names a workspace, a key of another one is refused rather than changed. */
 async function loadKey(deps: KeyLifeDeps, id: string, workspace: string | undefined) {
-  const rec = await deps.keys.get(id);
-  if (!rec) throw new KeyAdminError(`no key with id ${id}`);
+  const got = await deps.keys.getVersioned(id);
+  if (!got) throw new KeyAdminError(`no key with id ${id}`);
+  checkWorkspace(got.rec, workspace);
+  return got;
+}
+
+function checkWorkspace(rec: KeyRecord, workspace: string | undefined): void {
   if (workspace !== undefined && rec.workspaceId !== workspace)
-    throw new KeyAdminError(`workspace: key ${id} belongs to workspace ${rec.workspaceId}, not ${workspace}; nothing changed`, 'workspace');
-  return rec;
+    throw new KeyAdminError(`workspace: key ${rec.id} belongs to workspace ${rec.workspaceId}, not ${workspace}; nothing changed`, 'workspace');
 }
 
 /**
  * Revokes a key and takes its id off relay agents' permitted-key lists. The key is revoked first (it opens nothing
- * from then on); a second revoke tidies the lists again, should the first have stopped between the two writes.
+ * from then on); a second revoke tidies the lists again, should the first have stopped between the two writes. The
+ * revoke is version-checked: a rotation landing meanwhile is kept (and the key revoked over it).
  */
 export async function revokeKey(deps: KeyLifeDeps, id: string, o: { workspace?: string } = {}) {
-  const rec = await loadKey(deps, id, o.workspace);
-  const revoked = rec.revokedAt !== null ? rec : { ...rec, revokedAt: deps.clock.now() };
-  if (revoked !== rec) await deps.keys.put(revoked);
-  await dropRevokedKey(deps, { workspace: rec.workspaceId, keyId: rec.id });
-  return publicKeyView(revoked);
+  const done = await updateVersioned<KeyRecord>({
+    read: () => deps.keys.getVersioned(id),
+    write: (rec, version) => deps.keys.putIfVersion({ rec, version }),
+    change: (rec) => {
+      checkWorkspace(rec, o.workspace);
+      return rec.revokedAt !== null ? undefined : { ...rec, revokedAt: deps.clock.now() };
+    },
+    record: 'key',
+    id,
+  });
+  if (!done) throw new KeyAdminError(`no key with id ${id}`);
+  await dropRevokedKey(deps, { workspace: done.rec.workspaceId, keyId: done.rec.id });
+  return publicKeyView(done.rec);
 }
 
 /**
@@ -137,9 +157,12 @@ export async function revokeKey(deps: KeyLifeDeps, id: string, o: { workspace?: 
  * 10^9, more than 256 agents): they were the operator's choice, and rotating replaces the secret, not the settings.
  * A workspace id a key may no longer name ('/' or '*') is the exception: it is refused, saying what to do instead,
  * since those bounds keep workspaces apart and rotating would make another key for such a workspace.
+ * The new key is stored in one version-checked write with the old one (marked `rotatedTo` it): of two rotations of
+ * one key at once (or a rotation and a revoke), one succeeds; the other mints nothing and says why. It is not retried:
+ * a retry would make the second successor the check is there to prevent.
  */
 export async function rotateKey(deps: KeyLifeDeps, id: string, o: { workspace?: string } = {}) {
-  const rec = await loadKey(deps, id, o.workspace);
+  const { rec, version } = await loadKey(deps, id, o.workspace);
   if (rec.revokedAt !== null) throw new KeyAdminError(`key ${id} is revoked; create a new one instead`);
   const ws = WorkspaceId.safeParse(rec.workspaceId);
   if (!ws.success) {
@@ -150,7 +173,7 @@ export async function rotateKey(deps: KeyLifeDeps, id: string, o: { workspace?: 
       'workspace',
     );
   }
-  const made = await storeNewKey(deps, {
+  const made = mintNewKey(deps, {
     workspaceId: rec.workspaceId,
     trust: rec.trust,
     scopes: rec.scopes,
@@ -160,8 +183,22 @@ export async function rotateKey(deps: KeyLifeDeps, id: string, o: { workspace?: 
     limits: rec.limits,
     rotatedFrom: rec.id,
   });
+  if (!(await deps.keys.putIfVersion({ rec: { ...rec, rotatedTo: made.record.id }, version, successor: made.record }))) {
+    throw await rotationRefused(deps, rec);
+  }
   await carryRotatedKey(deps, { workspace: rec.workspaceId, from: rec.id, to: made.record.id });
   return made;
+}
+
+/** Why a rotation's write was refused: the key changed since it was read (what changed, read again). */
+async function rotationRefused(deps: KeyLifeDeps, was: KeyRecord): Promise<KeyAdminError> {
+  const now = await deps.keys.get(was.id);
+  const nothing = 'this rotation made no key';
+  if (!now) return new KeyAdminError(`no key with id ${was.id} (it went while being rotated); ${nothing}`);
+  if (now.revokedAt !== null) return new KeyAdminError(`key ${was.id} was revoked while being rotated; ${nothing}: create a new one instead`);
+  if (now.rotatedTo !== was.rotatedTo)
+    return new KeyAdminError(`key ${was.id} was rotated by another command at the same time (its new key is ${now.rotatedTo}); ${nothing}`);
+  return new KeyAdminError(`key ${was.id} changed while being rotated; ${nothing}: try again`);
 }
 
 /** '30d', '12h', '15m', '45s' to milliseconds. */

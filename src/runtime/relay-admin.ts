@@ -13,6 +13,7 @@ import type { Clock } from './clock.js';
 import { keyLapsed } from './keys.js';
 import { readOrDamaged, type RemovedDamaged } from './store/errors.js';
 import type { KeyStore, RelayStore } from './store/types.js';
+import { updateVersioned } from './store/versioned.js';
 import { firstIssue } from '../protocol/input-issue.js';
 
 export type RelayAdminErrorCode =
@@ -128,8 +129,11 @@ export async function addRelay(deps: RelayAdminDeps, input: unknown): Promise<Re
   const exists = () =>
     new RelayAdminError('ERR_RELAY_EXISTS', `name: a relay named ${a.name} already exists in workspace ${a.workspace} (remove it first)`, 'name');
   if (await deps.relays.get(a.workspace, a.name)) throw exists();
-  const taken = (await deps.relays.list()).find((r) => r.keyId === a.key);
-  if (taken) throw new RelayAdminError('ERR_RELAY_KEY', `key: ${a.key} already opens relay ${taken.name}; give each relay its own key`, 'key');
+  const opening = async () => (await deps.relays.list()).find((r) => r.keyId === a.key);
+  const keyTaken = (relay: RelayRecord | undefined) =>
+    new RelayAdminError('ERR_RELAY_KEY', `key: ${a.key} already opens relay ${relay?.name ?? '(another)'}; give each relay its own key`, 'key');
+  const taken = await opening();
+  if (taken) throw keyTaken(taken);
   const now = deps.clock.now();
   const rec: RelayRecord = {
     id: `relay_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
@@ -140,9 +144,32 @@ export async function addRelay(deps: RelayAdminDeps, input: unknown): Promise<Re
     createdAt: now,
     updatedAt: now,
   };
-  // the check above names the common case early; this one decides: of two adds at once, one stores, one is told
-  if (!(await deps.relays.insert(rec))) throw exists();
+  // the checks above name the common case early; the insert decides, both checks inside its write: of two adds at
+  // once (of one name, or of one key), one stores, the other is told
+  const stored = await deps.relays.insert(rec);
+  if (stored === 'name-taken') throw exists();
+  if (stored === 'key-taken') throw keyTaken(await opening());
   return relayView(rec);
+}
+
+/**
+ * A version-checked read-modify-write of one relay (store/versioned.ts): `change` is applied to the record as stored at
+ * the write, again after a conflict, so no other writer's change (an announcement, an operator's setting, a key's
+ * rotation) is lost. Only the relay first read is changed: one removed meanwhile, or removed and added again, is not.
+ */
+function updateRelay(
+  relays: RelayStore,
+  ref: { workspace: string; name: string },
+  change: (rec: RelayRecord) => RelayRecord | undefined,
+): Promise<{ rec: RelayRecord; written: boolean } | undefined> {
+  return updateVersioned<RelayRecord>({
+    read: () => relays.getVersioned(ref.workspace, ref.name),
+    write: (rec, version) => relays.putIfVersion(rec, version),
+    change,
+    identity: (rec) => rec.id,
+    record: 'relay',
+    id: `${ref.workspace}/${ref.name}`,
+  });
 }
 
 export async function listRelays(deps: Pick<RelayAdminDeps, 'relays'>, filter: { workspace?: string } = {}): Promise<RelayView[]> {
@@ -177,12 +204,17 @@ async function checkPermittedKey(deps: RelayAdminDeps, id: string, workspace: st
 export async function setRelayAgent(deps: RelayAdminDeps, input: unknown): Promise<RelayAgentView> {
   const s = parseAgentSetting(input);
   if (s.trust === undefined && s.keys === undefined) throw new RelayAdminError('ERR_RELAY_INPUT', 'agent: nothing to change (give a trust level or keys)');
-  const rec = await load(deps, { workspace: s.workspace, name: s.name });
+  const ref = { workspace: s.workspace, name: s.name };
+  await load(deps, ref);
   for (const id of s.keys ?? []) await checkPermittedKey(deps, id, s.workspace);
-  const current = rec.agents[s.agent] ?? { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [] };
-  const next: RelayAgentRecord = { ...current, ...(s.trust === undefined ? {} : { trust: s.trust }), ...(s.keys === undefined ? {} : { keys: s.keys }) };
-  // only over the relay read above: one removed meanwhile is not brought back
-  if (!(await deps.relays.replace({ ...rec, agents: { ...rec.agents, [s.agent]: next }, updatedAt: deps.clock.now() }))) throw notFound(rec);
+  let next: RelayAgentRecord | undefined;
+  const done = await updateRelay(deps.relays, ref, (rec) => {
+    const current = rec.agents[s.agent] ?? { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [] };
+    next = { ...current, ...(s.trust === undefined ? {} : { trust: s.trust }), ...(s.keys === undefined ? {} : { keys: s.keys }) };
+    return { ...rec, agents: { ...rec.agents, [s.agent]: next }, updatedAt: deps.clock.now() };
+  });
+  // a relay removed meanwhile (or removed and added again) is not brought back, nor given the setting
+  if (done === undefined || next === undefined) throw notFound(ref);
   return agentView(s.agent, next);
 }
 
@@ -204,20 +236,23 @@ export async function recordAnnouncement(
   rec: RelayRecord,
   cards: readonly RelayAgentCard[],
 ): Promise<RelayRecord | undefined> {
-  const fresh = await deps.relays.get(rec.workspace, rec.name);
-  if (!fresh || fresh.keyId !== rec.keyId) return undefined;
-  const agents: Record<string, RelayAgentRecord> = {};
-  const announced = new Set(cards.map((c) => c.name));
-  for (const [name, { card, ...settings }] of Object.entries(fresh.agents)) {
-    if (announced.has(name)) continue;
-    // an agent only announced before (no settings of its own) goes; one with settings keeps them, without its card
-    const defaults = settings.trust === DEFAULT_RELAY_AGENT_TRUST && settings.keys.length === 0;
-    if (!(card !== undefined && defaults)) agents[name] = settings;
-  }
-  for (const card of cards) agents[card.name] = { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [], ...fresh.agents[card.name], card };
-  const next = { ...fresh, agents, updatedAt: deps.clock.now() };
+  const done = await updateRelay(deps.relays, rec, (fresh) => {
+    // a relay added again under another key since the tunnel opened is not this tunnel's
+    if (fresh.keyId !== rec.keyId) return undefined;
+    const agents: Record<string, RelayAgentRecord> = {};
+    const announced = new Set(cards.map((c) => c.name));
+    for (const [name, { card, ...settings }] of Object.entries(fresh.agents)) {
+      if (announced.has(name)) continue;
+      // an agent only announced before (no settings of its own) goes; one with settings keeps them, without its card
+      const defaults = settings.trust === DEFAULT_RELAY_AGENT_TRUST && settings.keys.length === 0;
+      if (!(card !== undefined && defaults)) agents[name] = settings;
+    }
+    // the operator's trust and keys as stored at the write (version-checked): an edit landing meanwhile is kept
+    for (const card of cards) agents[card.name] = { trust: DEFAULT_RELAY_AGENT_TRUST, keys: [], ...fresh.agents[card.name], card };
+    return { ...fresh, agents, updatedAt: deps.clock.now() };
+  });
   // a relay removed since it was read is not brought back by its own tunnel's announcement
-  return (await deps.relays.replace(next)) ? next : undefined;
+  return done?.written ? done.rec : undefined;
 }
 
 /**
@@ -225,16 +260,18 @@ export async function recordAnnouncement(
  * not written). A key's rotation and revocation keep the lists in step with the key's life (docs/decisions.md).
  */
 async function editAgentKeys(deps: { relays: RelayStore; clock: Clock }, workspace: string, edit: (keys: readonly string[]) => string[]): Promise<void> {
-  for (const rec of await deps.relays.list({ workspace })) {
-    let changed = false;
-    const agents: Record<string, RelayAgentRecord> = {};
-    for (const [name, a] of Object.entries(rec.agents)) {
-      const keys = edit(a.keys);
-      changed ||= keys.length !== a.keys.length || keys.some((k, i) => k !== a.keys[i]);
-      agents[name] = { ...a, keys };
-    }
-    // a relay removed since the listing stays removed
-    if (changed) await deps.relays.replace({ ...rec, agents, updatedAt: deps.clock.now() });
+  for (const listed of await deps.relays.list({ workspace })) {
+    // each relay version-checked: an operator's setting or an announcement landing meanwhile is kept, and this edit too
+    await updateRelay(deps.relays, listed, (rec) => {
+      let changed = false;
+      const agents: Record<string, RelayAgentRecord> = {};
+      for (const [name, a] of Object.entries(rec.agents)) {
+        const keys = edit(a.keys);
+        changed ||= keys.length !== a.keys.length || keys.some((k, i) => k !== a.keys[i]);
+        agents[name] = { ...a, keys };
+      }
+      return changed ? { ...rec, agents, updatedAt: deps.clock.now() } : undefined;
+    });
   }
 }
 

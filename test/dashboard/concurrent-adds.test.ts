@@ -1,5 +1,6 @@
 // Adds of one name at once (two operators, a script run twice, the CLI beside the dashboard): exactly one is created;
-// every other one is refused "already exists" (409), never told it was added while another's record took its place.
+// every other one is refused "already exists" (409), never told it was added while another's record took its place;
+// of several relays added with one key at once, one is added; of several rotations of one key at once, one makes a key.
 // An update racing a remove never brings the removed connection or relay back. The real gateway on port 0, its admin
 // API over HTTP, both engines.
 import t, { type Test } from 'tap';
@@ -33,6 +34,37 @@ async function check(t: Test, config: ConfigInput): Promise<void> {
   const listed = (await call('GET', '/relays')).json.relays;
   t.equal(listed.length, 1);
   t.equal(listed[0]?.key_id, added[0]?.json.key_id, 'the relay stored is opened by the key its caller was told of');
+
+  // several relays of other names with one key at once: the key opens one of them
+  const shared = await tg.key({ workspace: 'acme', trust: 'execute' });
+  const sameKey = await Promise.all(Array.from({ length: N }, (_, i) => call('POST', '/relays', { name: `shared${i}`, key: shared.id })));
+  const opened = sameKey.filter((r) => r.status === 200);
+  t.equal(opened.length, 1, `one relay add with the key succeeds (got ${sameKey.map((r) => r.status).join(', ')})`);
+  t.ok(
+    sameKey.every(
+      (r) =>
+        r.status === 200 ||
+        (r.status === 400 && r.json.message === `key: ${shared.id} already opens relay ${opened[0]?.json.name}; give each relay its own key`),
+    ),
+    'the others are told the key already opens that relay',
+  );
+  t.strictSame(
+    (await call('GET', '/relays')).json.relays.filter((r: { key_id: string }) => r.key_id === shared.id).map((r: { name: string }) => r.name),
+    [opened[0]?.json.name],
+  );
+  for (const r of opened) t.equal((await call('DELETE', `/relays/${r.json.name}`)).status, 200);
+
+  // several rotations of one key at once: one makes a key, the others make none and say so
+  const rotated = await tg.key({ workspace: 'acme', trust: 'execute' });
+  const rotations = await Promise.all(Array.from({ length: N }, () => call('POST', `/keys/${rotated.id}/rotate`)));
+  const minted = rotations.filter((r) => r.status === 200);
+  t.equal(minted.length, 1, `one rotation succeeds (got ${rotations.map((r) => r.status).join(', ')})`);
+  t.ok(
+    rotations.every((r) => r.status === 200 || /was rotated by another command at the same time .*; this rotation made no key$/.test(r.json.message)),
+    'the others say another rotation came first',
+  );
+  const successors = (await tg.gw.store.keys.list()).filter((k) => k.rotatedFrom === rotated.id).map((k) => k.id);
+  t.strictSame(successors, [minted[0]?.json.id], 'one new key');
 
   // an update and a remove at once, again and again: whichever lands last, a removed record stays removed
   let back = 0;

@@ -38,14 +38,16 @@ export class WebhookSecrets {
   }
 
   /**
-   * The secret to sign with, made now if the workspace has none. Two instances racing here both
-   * write, and both read back what is stored, so they sign with the same one from then on.
+   * The secret to sign with, made now if the workspace has none. Both writes here are version-checked: the one made
+   * is stored only while none is (of two instances racing here one stores, and both sign with it), and a secret
+   * stored in the clear is sealed only while it is still the one stored. An operator's rotation landing meanwhile is
+   * never overwritten: whatever is stored after the write is what signs.
    */
   async ensure(workspace: string): Promise<string> {
     const have = await this.read(workspace);
-    if (have?.sealed === false) await this.write(workspace, have.secret);
-    if (have !== undefined) return have.secret;
-    await this.write(workspace, newSigningSecret());
+    if (have?.sealed) return have.secret;
+    const made = have === undefined ? newSigningSecret() : have.secret;
+    await this.o.meta.putIfVersion(metaKey(workspace), this.seal(workspace, made), have?.version ?? null);
     const stored = await this.current(workspace);
     if (stored === undefined) throw new WebhookSecretError(`the webhook secret of workspace '${workspace}' could not be stored`);
     return stored;
@@ -61,20 +63,25 @@ export class WebhookSecrets {
     return secret;
   }
 
-  private async write(workspace: string, secret: string): Promise<void> {
-    await this.o.meta.put(metaKey(workspace), this.box.seal(secret, { context: workspace }));
+  private seal(workspace: string, secret: string): string {
+    return this.box.seal(secret, { context: workspace });
   }
 
-  private async read(workspace: string): Promise<{ secret: string; sealed: boolean } | undefined> {
-    const v = await this.o.meta.get(metaKey(workspace));
-    if (v === undefined) return undefined;
+  private async write(workspace: string, secret: string): Promise<void> {
+    await this.o.meta.put(metaKey(workspace), this.seal(workspace, secret));
+  }
+
+  private async read(workspace: string): Promise<{ secret: string; sealed: boolean; version: string } | undefined> {
+    const got = await this.o.meta.getVersioned(metaKey(workspace));
+    if (got === undefined) return undefined;
+    const { rec: v, version } = got;
     const damaged = () => new WebhookSecretError(`the stored webhook secret of workspace '${workspace}' is damaged; rotate it`);
     if (typeof v !== 'string') throw damaged();
     // stored before secrets were sealed
     if (v.startsWith('whsec_')) {
       const plain = Secret.safeParse(v);
       if (!plain.success) throw damaged();
-      return { secret: plain.data, sealed: false };
+      return { secret: plain.data, sealed: false, version };
     }
     let opened: unknown;
     try {
@@ -88,6 +95,6 @@ export class WebhookSecrets {
     }
     const r = Secret.safeParse(opened);
     if (!r.success) throw damaged();
-    return { secret: r.data, sealed: true };
+    return { secret: r.data, sealed: true, version };
   }
 }

@@ -128,3 +128,22 @@ export class StoreKeyTooLongError extends Error {
     this.bytes = opts.bytes;
   }
 }
+
+/**
+ * A version-checked update (store/versioned.ts) found its record changed by another writer at every one of its
+ * attempts: nothing was written. Only a record written without pause by others gets here; trying again later is safe.
+ */
+export class StoreConflictError extends Error {
+  readonly code = 'ERR_STORE_CONFLICT';
+  readonly record: RecordKind;
+  readonly id: string;
+
+  constructor(opts: { record: RecordKind; id: string; attempts: number }) {
+    super(
+      `stored ${opts.record} record ${JSON.stringify(opts.id)} was changed by others at each of ${opts.attempts} attempts to update it; nothing was written, try again`,
+    );
+    this.name = 'StoreConflictError';
+    this.record = opts.record;
+    this.id = opts.id;
+  }
+}

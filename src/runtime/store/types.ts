@@ -5,6 +5,7 @@ import type { ConnectionRecord, ConnectionStatus, StoredResult } from '../../pro
 import type { DashboardSession, DeliveryRecord } from '../../protocol/dashboard.js';
 import type { KeyRecord, PushJob, StoredPushConfig } from '../../protocol/records.js';
 import type { RelayRecord } from '../../protocol/relays.js';
+import type { Versioned } from './versioned.js';
 
 export interface KeyStore {
   put(rec: KeyRecord): Promise<void>;
@@ -12,6 +13,13 @@ export interface KeyStore {
   /** the key whose stored hash is exactly `hash` (a record found through a stale index entry is not returned) */
   getByHash(hash: string): Promise<KeyRecord | undefined>;
   list(filter?: { workspaceId?: string }): Promise<KeyRecord[]>;
+  /** the key with its version, for putIfVersion (store/versioned.ts) */
+  getVersioned(id: string): Promise<Versioned<KeyRecord> | undefined>;
+  /**
+   * Stores `rec` only while the stored key of its id is at `version`, and with it `successor` (a new key), in one
+   * atomic step: false, nothing written, when another write changed the key since it was read (or it is gone).
+   */
+  putIfVersion(o: { rec: KeyRecord; version: string; successor?: KeyRecord }): Promise<boolean>;
 }
 
 /**
@@ -204,6 +212,13 @@ export interface MetaStore {
   get(key: string): Promise<unknown>;
   /** stores the value; with `expiry`, collectable after it (see MetaExpiry), without, kept for good (any earlier expiry dropped) */
   put(key: string, value: unknown, expiry?: MetaExpiry): Promise<void>;
+  /** the value with its version, for putIfVersion (store/versioned.ts) */
+  getVersioned(key: string): Promise<Versioned<unknown> | undefined>;
+  /**
+   * stores the value for good (as put without an expiry) only while the entry is at `version` (null: only while there
+   * is none), checked inside the write; false, nothing written, when another write came first
+   */
+  putIfVersion(key: string, value: unknown, version: string | null): Promise<boolean>;
 }
 
 /** Outbound connections, per workspace by name; with each one's last reported status (its actor writes it). */
@@ -212,12 +227,14 @@ export interface ConnectionStore {
   put(rec: ConnectionRecord): Promise<void>;
   /** stores the record unless one is stored under (workspace, name) already, in one step; true when it stored it */
   insert(rec: ConnectionRecord): Promise<boolean>;
-  /**
-   * stores the record only while the one under (workspace, name) is the same record (same id), in one step: an update
-   * racing a remove (or a remove and an add again) brings nothing back; true when it stored it
-   */
-  replace(rec: ConnectionRecord): Promise<boolean>;
   get(workspace: string, name: string): Promise<ConnectionRecord | undefined>;
+  /** the record with its version, for putIfVersion (store/versioned.ts) */
+  getVersioned(workspace: string, name: string): Promise<Versioned<ConnectionRecord> | undefined>;
+  /**
+   * stores the record only while the one under (workspace, name) is at `version`, checked inside the write: an update
+   * racing another update or a remove loses neither; false, nothing written, when it changed or is gone
+   */
+  putIfVersion(rec: ConnectionRecord, version: string): Promise<boolean>;
   /** every connection, or one workspace's, ordered by workspace then name */
   list(filter?: { workspace?: string }): Promise<ConnectionRecord[]>;
   /** removes the record and its status; true when there was one */
@@ -227,18 +244,26 @@ export interface ConnectionStore {
   getStatus(workspace: string, name: string): Promise<ConnectionStatus | undefined>;
 }
 
+/** What a relay insert did: stored it, or found the name taken, or the key opening another relay. */
+export type RelayInsert = 'stored' | 'name-taken' | 'key-taken';
+
 /** Relay connections, per workspace by name (issue 9); each with its announced agents' trust and permissions. */
 export interface RelayStore {
   /** inserts or replaces the record under (workspace, name) */
   put(rec: RelayRecord): Promise<void>;
-  /** stores the record unless one is stored under (workspace, name) already, in one step; true when it stored it */
-  insert(rec: RelayRecord): Promise<boolean>;
   /**
-   * stores the record only while the one under (workspace, name) is the same record (same id), in one step: an update
-   * racing a remove (or a remove and an add again) brings nothing back; true when it stored it
+   * stores the record unless one is stored under (workspace, name) already, or another relay (of any workspace) is
+   * opened by its key, checked inside the write: of two adds at once one stores. What it did, or what refused it.
    */
-  replace(rec: RelayRecord): Promise<boolean>;
+  insert(rec: RelayRecord): Promise<RelayInsert>;
   get(workspace: string, name: string): Promise<RelayRecord | undefined>;
+  /** the record with its version, for putIfVersion (store/versioned.ts) */
+  getVersioned(workspace: string, name: string): Promise<Versioned<RelayRecord> | undefined>;
+  /**
+   * stores the record only while the one under (workspace, name) is at `version`, checked inside the write: an
+   * announcement racing an operator's edit (or a remove) loses neither; false, nothing written, when it changed or is gone
+   */
+  putIfVersion(rec: RelayRecord, version: string): Promise<boolean>;
   /** every relay, or one workspace's, ordered by workspace then name */
   list(filter?: { workspace?: string }): Promise<RelayRecord[]>;
   /** true when there was one */

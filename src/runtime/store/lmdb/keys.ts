@@ -5,6 +5,7 @@ import type { KeyStore } from '../types.js';
 import { checked, listed, replacing, type OnCorrupt } from '../validate.js';
 import { getDecoded } from './decoded.js';
 import { memoizedReader } from './read-memo.js';
+import { versionOf } from '../versioned.js';
 
 export interface LmdbKeyStoreOptions {
   root: RootDatabase;
@@ -30,17 +31,37 @@ export function lmdbKeyStore(o: LmdbKeyStoreOptions): KeyStore {
   });
   const readKey = (id: string): KeyRecord | undefined => readRecord(id, id);
 
+  // inside a write transaction: the record and its hash index
+  const putOne = (rec: KeyRecord) => {
+    // A changed hash must stop resolving to this key, or a replaced secret would still authenticate.
+    // a damaged record holds no hash to find: it is replaced all the same (its old hash, if indexed, resolves to
+    // this id, whose record then has another hash, which getByHash refuses)
+    const prev = hashOf(replacing(onCorrupt, () => getDecoded({ db: keys, key: rec.id, record: 'key', id: rec.id })));
+    if (prev !== undefined && prev !== rec.hash && keyHash.get(prev) === rec.id) keyHash.remove(prev);
+    keys.put(rec.id, rec);
+    keyHash.put(rec.hash, rec.id);
+  };
+
   return {
     async put(rec) {
-      await root.transaction(() => {
-        // A changed hash must stop resolving to this key, or a replaced secret would still authenticate.
-        // a damaged record holds no hash to find: it is replaced all the same (its old hash, if indexed, resolves to
-        // this id, whose record then has another hash, which getByHash refuses)
-        const prev = hashOf(replacing(onCorrupt, () => getDecoded({ db: keys, key: rec.id, record: 'key', id: rec.id })));
-        if (prev !== undefined && prev !== rec.hash && keyHash.get(prev) === rec.id) keyHash.remove(prev);
-        keys.put(rec.id, rec);
-        keyHash.put(rec.hash, rec.id);
+      await root.transaction(() => putOne(rec));
+    },
+    putIfVersion({ rec, version, successor }) {
+      return root.transaction(() => {
+        const stored = keys.getBinary(rec.id);
+        if (stored === undefined || versionOf(stored) !== version) return false;
+        putOne(rec);
+        if (successor !== undefined) putOne(successor);
+        return true;
       });
+    },
+    async getVersioned(id) {
+      fresh();
+      // the bytes and the record from one read snapshot (nothing between them renews it)
+      const bytes = keys.getBinary(id);
+      if (bytes === undefined) return undefined;
+      const rec = readKey(id);
+      return rec === undefined ? undefined : { rec, version: versionOf(bytes) };
     },
     async get(id) {
       fresh();

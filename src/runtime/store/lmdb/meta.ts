@@ -3,7 +3,8 @@
 // swept a bounded batch at a time by each expiring put.
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { StoreCorruptError } from '../errors.js';
-import type { MetaStore } from '../types.js';
+import type { MetaExpiry, MetaStore } from '../types.js';
+import { versionOf } from '../versioned.js';
 import { assertKeysFit } from './key-size.js';
 import { getDecoded } from './decoded.js';
 import { AFTER_ANY_STRING } from './ranges.js';
@@ -47,6 +48,27 @@ export function lmdbMetaStore(o: LmdbMetaStoreOptions): MetaStore {
     // rare (a damaged file), and the index holds one entry per expiring key: one pass over it
     for (const k of expiry.getKeys()) if (Array.isArray(k) && k[1] === key) expiry.remove(k);
   };
+  /** Inside a write transaction: a put (sweeping a few expired entries first when it expires itself). */
+  const write = (key: string, value: unknown, exp: MetaExpiry | undefined): void => {
+    if (exp) {
+      // every index entry at or before `now`: [now, <any string>] is below [now, AFTER_ANY_STRING]
+      for (const k of expiry.getKeys({ end: [exp.now, AFTER_ANY_STRING], limit: SWEEP_BATCH })) {
+        expiry.remove(k);
+        const gone = Array.isArray(k) ? k[1] : undefined;
+        if (typeof gone !== 'string') continue;
+        meta.remove(gone);
+        expires.remove(gone);
+      }
+    }
+    // a damaged expiry is replaced, not kept: failing here failed every later put of the key (each instance beat)
+    const prevAt = storedAt(key);
+    if (prevAt !== undefined && prevAt !== exp?.expiresAt) dropIndex(key, prevAt);
+    meta.put(key, value);
+    if (exp) {
+      expires.put(key, exp.expiresAt);
+      expiry.put([exp.expiresAt, key], true);
+    } else if (prevAt !== undefined) expires.remove(key);
+  };
   return {
     async get(key) {
       fresh();
@@ -55,25 +77,22 @@ export function lmdbMetaStore(o: LmdbMetaStoreOptions): MetaStore {
     async put(key, value, exp) {
       // before the first change: a key refused midway would leave the entry without its index entry
       assertKeysFit({ record: 'meta', keys: exp ? [key, [exp.expiresAt, key]] : [key] });
-      await root.transaction(() => {
-        if (exp) {
-          // every index entry at or before `now`: [now, <any string>] is below [now, AFTER_ANY_STRING]
-          for (const k of expiry.getKeys({ end: [exp.now, AFTER_ANY_STRING], limit: SWEEP_BATCH })) {
-            expiry.remove(k);
-            const gone = Array.isArray(k) ? k[1] : undefined;
-            if (typeof gone !== 'string') continue;
-            meta.remove(gone);
-            expires.remove(gone);
-          }
-        }
-        // a damaged expiry is replaced, not kept: failing here failed every later put of the key (each instance beat)
-        const prevAt = storedAt(key);
-        if (prevAt !== undefined && prevAt !== exp?.expiresAt) dropIndex(key, prevAt);
-        meta.put(key, value);
-        if (exp) {
-          expires.put(key, exp.expiresAt);
-          expiry.put([exp.expiresAt, key], true);
-        } else if (prevAt !== undefined) expires.remove(key);
+      await root.transaction(() => write(key, value, exp));
+    },
+    async getVersioned(key) {
+      fresh();
+      // the bytes and the value from one read snapshot (nothing between them renews it)
+      const bytes = meta.getBinary(key);
+      if (bytes === undefined) return undefined;
+      return { rec: getDecoded({ db: meta, key, record: 'meta', id: key }), version: versionOf(bytes) };
+    },
+    putIfVersion(key, value, version) {
+      assertKeysFit({ record: 'meta', keys: [key] });
+      return root.transaction(() => {
+        const bytes = meta.getBinary(key);
+        if (version === null ? bytes !== undefined : bytes === undefined || versionOf(bytes) !== version) return false;
+        write(key, value, undefined);
+        return true;
       });
     },
   };

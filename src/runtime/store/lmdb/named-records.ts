@@ -2,8 +2,8 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import type { z } from 'zod';
 import type { RecordKind } from '../errors.js';
-import { checked, listed, replacing, type OnCorrupt } from '../validate.js';
-import { getDecoded } from './decoded.js';
+import { checked, listed, type OnCorrupt } from '../validate.js';
+import { versionOf, type Versioned } from '../versioned.js';
 import { AFTER_ANY_STRING } from './ranges.js';
 import { memoizedReader } from './read-memo.js';
 
@@ -13,9 +13,11 @@ export interface NamedRecords<T> {
   put(rec: T & { workspace: string; name: string }): Promise<void>;
   /** puts the record unless its key is taken (checked inside the write: two adds at once store one); true when put */
   insert(rec: T & { workspace: string; name: string }): Promise<boolean>;
-  /** puts the record only while the stored one has its id (checked inside the write); true when put */
-  replace(rec: T & { workspace: string; name: string; id: string }): Promise<boolean>;
   get(workspace: string, name: string): Promise<T | undefined>;
+  /** the record with the version of its stored bytes */
+  getVersioned(workspace: string, name: string): Promise<Versioned<T> | undefined>;
+  /** puts the record only while the stored one is at `version` (checked inside the write); true when put */
+  putIfVersion(rec: T & { workspace: string; name: string }, version: string): Promise<boolean>;
   /** every record, or one workspace's, ordered by workspace then name (the key order) */
   list(filter?: { workspace?: string }): Promise<T[]>;
   /** removes the record (and the same key in `alsoRemove`) in one write; true when there was one */
@@ -52,13 +54,11 @@ export function lmdbNamedRecords<T>(o: {
         return true;
       });
     },
-    replace(rec) {
+    putIfVersion(rec, version) {
       return root.transaction(() => {
         const key = [rec.workspace, rec.name];
-        // a stored value that does not decode is not this record: nothing is written over it
-        const stored = replacing(undefined, () => getDecoded({ db, key, record: o.record, id: idOf(key) }));
-        const id = typeof stored === 'object' && stored !== null && 'id' in stored ? stored.id : undefined;
-        if (id !== rec.id) return false;
+        const stored = db.getBinary(key);
+        if (stored === undefined || versionOf(stored) !== version) return false;
         db.put(key, rec);
         return true;
       });
@@ -66,6 +66,15 @@ export function lmdbNamedRecords<T>(o: {
     async get(workspace, name) {
       fresh();
       return readOne([workspace, name], memoKey(workspace, name));
+    },
+    async getVersioned(workspace, name) {
+      fresh();
+      const key = [workspace, name];
+      // the bytes and the record from one read snapshot (nothing between them renews it)
+      const bytes = db.getBinary(key);
+      if (bytes === undefined) return undefined;
+      const rec = readOne(key, memoKey(workspace, name));
+      return rec === undefined ? undefined : { rec, version: versionOf(bytes) };
     },
     async list(filter) {
       fresh();

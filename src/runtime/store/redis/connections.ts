@@ -3,8 +3,9 @@ import { ConnectionRecord, ConnectionStatus } from '../../../protocol/connection
 import { connectionField } from '../../redis/keys.js';
 import type { ConnectionStore } from '../types.js';
 import { entries, type RedisParts } from './client.js';
-import { replaceSameId1, script } from './scripts.js';
+import { putIfVersion1, script } from './scripts.js';
 import { decode, packr } from './values.js';
+import { versionOf } from '../versioned.js';
 import { listed } from '../validate.js';
 
 /** KEYS: connections, connectionStatus. ARGV: field, packed status. Writes the status only while the connection exists. */
@@ -28,14 +29,19 @@ export function redisConnectionStore(o: Pick<RedisParts, 'client' | 'bin' | 'key
       // HSETNX: two adds at once store one
       return (await client.hSetNX(k.connections, connectionField(rec.workspace, rec.name), packr.pack(rec))) === 1;
     },
-    async replace(rec) {
+    async putIfVersion(rec, version) {
       const field = connectionField(rec.workspace, rec.name);
-      return (await run({ script: replaceSameId1, keys: [k.connections], args: [field, rec.id, packr.pack(rec)] })) === 1;
+      return (await run({ script: putIfVersion1, keys: [k.connections], args: [field, version, packr.pack(rec)] })) === 1;
     },
     async get(workspace, name) {
       const field = connectionField(workspace, name);
       const bytes = await bin.hGet(k.connections, field);
       return bytes === null ? undefined : decodeRecord(bytes, field);
+    },
+    async getVersioned(workspace, name) {
+      const field = connectionField(workspace, name);
+      const bytes = await bin.hGet(k.connections, field);
+      return bytes === null ? undefined : { rec: decodeRecord(bytes, field), version: versionOf(bytes) };
     },
     async list(filter) {
       const out: ConnectionRecord[] = [];

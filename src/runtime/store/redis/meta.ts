@@ -6,6 +6,7 @@ import type { MetaStore } from '../types.js';
 import type { RedisParts } from './client.js';
 import { script } from './scripts.js';
 import { packr } from './values.js';
+import { versionOf } from '../versioned.js';
 
 /** Expired entries removed per expiring put: a put never pays for a long backlog, and the puts recur (beats). */
 const SWEEP_BATCH = 20;
@@ -27,17 +28,46 @@ return 1
 `,
 });
 
+/**
+ * KEYS: meta, metaExpiry. ARGV: key, packed value, version ('' for none). Stores the value for good only while the
+ * entry's bytes are at that version (store/versioned.ts), or with '' only while there is no entry.
+ */
+const putIfVersion2 = script({
+  numberOfKeys: 2,
+  lua: `
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if ARGV[3] == '' then
+  if v then return 0 end
+elseif not v or redis.sha1hex(v) ~= ARGV[3] then
+  return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 1
+`,
+});
+
+function unpacked(key: string, bytes: Buffer): unknown {
+  try {
+    return packr.unpack(bytes);
+  } catch (cause) {
+    throw new StoreCorruptError({ record: 'meta', id: key, cause });
+  }
+}
+
 export function redisMetaStore(o: Pick<RedisParts, 'client' | 'bin' | 'keys' | 'run'>): MetaStore {
   const { client, bin, keys: k, run } = o;
   return {
     async get(key) {
       const bytes = await bin.hGet(k.meta, key);
-      if (bytes === null) return undefined;
-      try {
-        return packr.unpack(bytes);
-      } catch (cause) {
-        throw new StoreCorruptError({ record: 'meta', id: key, cause });
-      }
+      return bytes === null ? undefined : unpacked(key, bytes);
+    },
+    async getVersioned(key) {
+      const bytes = await bin.hGet(k.meta, key);
+      return bytes === null ? undefined : { rec: unpacked(key, bytes), version: versionOf(bytes) };
+    },
+    async putIfVersion(key, value, version) {
+      return (await run({ script: putIfVersion2, keys: [k.meta, k.metaExpiry], args: [key, packr.pack(value), version ?? ''] })) === 1;
     },
     async put(key, value, exp) {
       if (exp) {

@@ -31,16 +31,14 @@ export function scriptRunner(client: {
 }
 
 /**
- * KEYS: a hash of msgpack records. ARGV: field, id, packed record. Sets the field only while the record stored there
- * has that id (a value that does not unpack is not it): an update racing a remove brings nothing back.
+ * KEYS: a hash of msgpack records. ARGV: field, version, packed record. Sets the field only while the value stored
+ * there is at that version (the SHA-1 hex of its bytes, store/versioned.ts): a version-checked write.
  */
-export const replaceSameId1 = script({
+export const putIfVersion1 = script({
   numberOfKeys: 1,
   lua: `
 local v = redis.call('HGET', KEYS[1], ARGV[1])
-if not v then return 0 end
-local ok, rec = pcall(cmsgpack.unpack, v)
-if not ok or type(rec) ~= 'table' or rec.id ~= ARGV[2] then return 0 end
+if not v or redis.sha1hex(v) ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1
 `,
