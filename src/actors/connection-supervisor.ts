@@ -196,6 +196,8 @@ export class ConnectionSupervisor implements ConnectionCalls {
       url: rec.url,
       credentials: this.o.openCredentials(rec),
       ...(rec.dialect !== 'auto' && { dialect: rec.dialect }),
+      allowedOrigins: rec.allowedOrigins,
+      name: rec.name,
     };
     const machine = createConnectionMachine({
       discover: async ({ fresh }) => {

@@ -63,6 +63,7 @@ const Given = {
   // the ids of agents it serves, by the rule every agent id follows: any other name reaches no agent, and one with a
   // control or bidi character would make `connections list` show another name than the one stored
   agents: listedOnce(z.array(AgentId)),
+  allowedOrigins: listedOnce(S.allowedOrigins.removeDefault()),
 };
 
 /** No credentials means auth `none` (as the CLI's default --auth). */
@@ -72,6 +73,7 @@ export const AddConnectionInput = ConnectionSettings.extend({
   resultRetentionHours: Given.resultRetentionHours.default(168),
   allowedDataTypes: Given.allowedDataTypes.default(['text', 'data', 'file']),
   agents: Given.agents.default([]),
+  allowedOrigins: Given.allowedOrigins.default([]),
 }).strict();
 export type AddConnectionInput = z.input<typeof AddConnectionInput>;
 
@@ -85,6 +87,7 @@ export const ConnectionPatch = z
     resultRetentionHours: Given.resultRetentionHours,
     trust: S.trust.removeDefault(),
     agents: Given.agents,
+    allowedOrigins: Given.allowedOrigins,
   })
   .partial()
   .strict();
@@ -114,6 +117,7 @@ const PUBLIC_NAME: Record<string, string> = {
   tokenUrl: 'token_url',
   clientId: 'client_id',
   clientSecret: 'client_secret',
+  allowedOrigins: 'allowed_origins',
 };
 
 /** A setting's name in an error: an update's `settings` group is left out (the field is `trust`, as in the views). */
@@ -171,6 +175,11 @@ async function guardUrl(deps: ConnectionAdminDeps, field: string, raw: string): 
   throw new ConnectionAdminError('ERR_CONNECTION_URL_REFUSED', `${v.refusal.message}${hint}`, field);
 }
 
+/** The other origins a card may name pass the same guard (each call is checked again, as the URL's are). */
+async function guardOrigins(deps: ConnectionAdminDeps, origins: readonly string[]): Promise<void> {
+  for (const [i, o] of origins.entries()) await guardUrl(deps, `allowed_origins[${i}]`, o);
+}
+
 async function guardCredentialUrls(deps: ConnectionAdminDeps, c: Credentials): Promise<void> {
   if (c.kind === 'oauth') await guardUrl(deps, 'credentials.token_url', c.tokenUrl);
 }
@@ -189,6 +198,7 @@ async function load(deps: ConnectionAdminDeps, ref: ConnectionRef): Promise<Conn
 export async function addConnection(deps: ConnectionAdminDeps, input: unknown): Promise<ConnectionView> {
   const { credentials, ...settings } = parseAddInput(input);
   await guardUrl(deps, 'url', settings.url);
+  await guardOrigins(deps, settings.allowedOrigins);
   await guardCredentialUrls(deps, credentials);
   const exists = () =>
     new ConnectionAdminError(
@@ -237,6 +247,7 @@ export async function updateConnection(deps: ConnectionAdminDeps, input: unknown
   const { id: _id, credentialKind, sealed, createdAt: _c, updatedAt: _u, ...current } = rec;
   const settings = parsed(ConnectionSettings, { ...current, ...u.settings });
   if (u.settings.url !== undefined) await guardUrl(deps, 'url', settings.url);
+  if (u.settings.allowedOrigins !== undefined) await guardOrigins(deps, settings.allowedOrigins);
 
   let next = { credentialKind, sealed };
   if (u.credentials !== undefined) {

@@ -10,6 +10,10 @@ export interface RemoteEndpoint {
   readonly credentials: Credentials;
   /** force a dialect instead of reading it from the card */
   readonly dialect?: Dialect;
+  /** origins besides the URL's own that the card may name for its JSON-RPC endpoint (origin.ts) */
+  readonly allowedOrigins?: readonly string[];
+  /** what errors call the endpoint (a connection's name) */
+  readonly name?: string;
 }
 
 /** The parts of a remote Agent Card the client relies on, read leniently from either dialect's card. */
@@ -77,6 +81,8 @@ export type OutboundErrorCode =
   | 'canceled'
   /** the OAuth token endpoint refused or failed */
   | 'token_failed'
+  /** the card names a JSON-RPC endpoint on another origin than the endpoint's, not allowed: nothing was sent there */
+  | 'origin_refused'
   // refusals of the connection layer, before anything leaves:
   /** no connection of that name in the workspace */
   | 'no_connection'
