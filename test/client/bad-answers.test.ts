@@ -60,6 +60,21 @@ t.test('a body or a stream event past maxResponseBytes is refused', async (t) =>
     code: 'bad_response',
     message: /stream event is larger than 2000 bytes/,
   });
+  // empty data lines add nothing but the line ends that join them: 3,000 of them before a small task are one event
+  // of over 3,000 bytes (counted as 0 before, so a remote could pile up an array of millions of empty lines)
+  const task = (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, result: { kind: 'task', id: 't', status: { state: 'completed' } } });
+  const empties = remoteAt(
+    s,
+    'empties',
+    (_m, id) => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: `${'data:\n'.repeat(3_000)}data: ${task(id)}\n\n` }),
+    {
+      streaming: true,
+    },
+  );
+  t.match(await c.send({ endpoint: empties, message: userMessage('x'), stream: true }).catch((e: unknown) => e), {
+    code: 'bad_response',
+    message: /stream event is larger than 2000 bytes/,
+  });
   const garbled = remoteAt(s, 'garbled', () => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: ': hi\n\ndata: {nope\n\n' }), {
     streaming: true,
   });

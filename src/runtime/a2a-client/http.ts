@@ -1,6 +1,6 @@
 // The client's one way onto the network: an HTTP(S) request through the SSRF guard, on the endpoint's kept-alive
 // agents, with no redirect followed, a response size limit, an abort signal and a deadline; every failure an OutboundError.
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, maxHeaderSize, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Timers } from '../clock.js';
 import { checkUrlStatic, guardedLookup, type Allowlist, type Resolve } from '../net/guard.js';
@@ -66,6 +66,10 @@ function networkError(e: unknown, url: URL): OutboundError {
   if (e instanceof OutboundError) return e;
   const err = e as NodeJS.ErrnoException;
   if (err.code === 'ERR_ADDRESS_REFUSED') return new OutboundError('url_refused', err.message, { cause: e });
+  // the remote answered, but not in HTTP we read: it is reachable, its answer is bad (an operator looks elsewhere)
+  if (err.code === 'HPE_HEADER_OVERFLOW')
+    return new OutboundError('bad_response', `the response head from ${url.origin} is larger than ${maxHeaderSize} bytes`, { cause: e });
+  if (err.code?.startsWith('HPE_')) return new OutboundError('bad_response', `the answer from ${url.origin} is not valid HTTP (${err.code})`, { cause: e });
   const what = err.code ? `${err.code}: ${err.message}` : String(err.message ?? e);
   return new OutboundError('unreachable', `${url.origin} cannot be reached (${what})`, { cause: e });
 }
