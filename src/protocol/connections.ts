@@ -1,6 +1,7 @@
 // Outbound connections (client mode): their settings, credentials, live status and stored results. Schemas only.
 import { z } from 'zod';
 import { Artifact, Dialect, Message, TaskStatus } from './model.js';
+import { HEADER_TEXT, HEADER_TEXT_RULE } from './records.js';
 import { TrustLevel } from './scopes.js';
 
 /** A connection's name: it names the connection in the CLI, in `ctx.call` and in a `remote` agent's config. */
@@ -43,6 +44,16 @@ export const Credentials = z.discriminatedUnion('kind', [
 ]);
 export type Credentials = z.infer<typeof Credentials>;
 export type CredentialsInput = z.input<typeof Credentials>;
+
+/**
+ * Credentials as a connection is given them (added or updated): an API key or a bearer token goes out as an HTTP
+ * header on every call, so one holding a line break or a character outside printable ASCII could never be sent (Node
+ * refuses it, and every call failed as if the remote could not be reached). Stored ones are read as they are.
+ */
+export const GivenCredentials = Credentials.superRefine((c, ctx) => {
+  const sent = c.kind === 'apikey' ? { path: 'value', v: c.value } : c.kind === 'bearer' ? { path: 'token', v: c.token } : undefined;
+  if (sent && !HEADER_TEXT.test(sent.v)) ctx.addIssue({ code: 'custom', message: HEADER_TEXT_RULE, path: [sent.path] });
+});
 
 /** The categories of data a message may carry out: a part's kind. */
 export const DataCategory = z.enum(['text', 'data', 'file']);

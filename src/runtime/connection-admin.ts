@@ -8,6 +8,7 @@ import {
   type ConnectionStatus,
   ConnectionSettings,
   Credentials,
+  GivenCredentials,
   publicConnectionView,
   ResultRetentionHoursInput,
 } from '../protocol/connections.js';
@@ -69,7 +70,7 @@ const Given = {
 /** No credentials means auth `none` (as the CLI's default --auth). */
 export const AddConnectionInput = ConnectionSettings.extend({
   workspace: WorkspaceId,
-  credentials: Credentials.default({ kind: 'none' }),
+  credentials: GivenCredentials.default({ kind: 'none' }),
   resultRetentionHours: Given.resultRetentionHours.default(168),
   allowedDataTypes: Given.allowedDataTypes.default(['text', 'data', 'file']),
   agents: Given.agents.default([]),
@@ -266,7 +267,7 @@ function mergeCredentials(deps: ConnectionAdminDeps, rec: ConnectionRecord, give
   const kind = given.kind ?? rec.credentialKind;
   const same = kind === rec.credentialKind;
   try {
-    return parsed(Credentials, same ? { ...openCredentials(deps, rec), ...given } : given, ['credentials']);
+    return parsed(GivenCredentials, same ? { ...openCredentials(deps, rec), ...given } : given, ['credentials']);
   } catch (e) {
     if (!(e instanceof ConnectionAdminError) || e.code !== 'ERR_CONNECTION_INPUT') throw e;
     const why = same

@@ -95,6 +95,8 @@ t.test('a bad config names the field and its source', async (t) => {
   t.equal(bad(YAML, { LOG_LEVEL: 'chatty' }).field, 'log_level (from LOG_LEVEL)');
   t.equal(bad(YAML.replace('    skills:', '    credentials: { kind: magic }\n    skills:')).field, 'agents.0.credentials.kind');
   t.equal(bad(YAML.replace('    skills:', '    allowed_origins: [http://10.0.0.6:8080/api]\n    skills:')).field, 'agents.0.allowed_origins.0');
+  // a token sent as a header on every turn must be one
+  t.equal(bad(YAML.replace('    skills:', '    credentials: { kind: bearer, token: "tok\\nen" }\n    skills:')).field, 'agents.0.credentials.token');
   t.same(
     parseRelayConfig({ text: YAML.replace('    skills:', '    allowed_origins: [http://10.0.0.6:8080]\n    skills:') }).agents[0]?.allowed_origins,
     ['http://10.0.0.6:8080'],
