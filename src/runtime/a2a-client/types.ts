@@ -107,11 +107,14 @@ export const MAX_REMOTE_ERROR = 1_000;
 export class OutboundError extends Error {
   readonly code: OutboundErrorCode;
   readonly remoteCode: number | undefined;
-  constructor(code: OutboundErrorCode, message: string, o: { remoteCode?: number; cause?: unknown } = {}) {
+  /** the HTTP status the remote answered with, when a non-2xx status is what failed the call */
+  readonly httpStatus: number | undefined;
+  constructor(code: OutboundErrorCode, message: string, o: { remoteCode?: number; httpStatus?: number; cause?: unknown } = {}) {
     super(message, o.cause === undefined ? undefined : { cause: o.cause });
     this.name = 'OutboundError';
     this.code = code;
     this.remoteCode = o.remoteCode;
+    this.httpStatus = o.httpStatus;
   }
 }
 
