@@ -55,3 +55,22 @@ t.test('an answer that is not HTTP is a bad response saying so', async (t) => {
   const err = await c.discover(none(`http://127.0.0.1:${(server.address() as AddressInfo).port}/x`)).catch((e: unknown) => e);
   t.match(err, { code: 'bad_response', message: /is not valid HTTP \(HPE_/ });
 });
+
+t.test('an OAuth token that cannot be sent as a header is token_failed naming it; the remote sees no call', async (t) => {
+  const s = await cardServer(t);
+  const c = testClient();
+  t.teardown(() => c.close());
+  const card = { name: 'o', description: '', url: `${s.url}/o/rpc`, version: '1', protocolVersion: '0.3.0', capabilities: {} };
+  s.route.set('/o/.well-known/agent-card.json', () => ({ status: 200, body: card }));
+  s.route.set('/token', () => ({ status: 200, body: { access_token: 'abc\r\nX-Injected: 1', token_type: 'Bearer', expires_in: 3600 } }));
+  const endpoint: RemoteEndpoint = { url: `${s.url}/o`, credentials: { kind: 'oauth', tokenUrl: `${s.url}/token`, clientId: 'id', clientSecret: 'secret' } };
+  t.match(await c.discover(endpoint).catch((e: unknown) => e), {
+    code: 'token_failed',
+    message: "the OAuth token endpoint's answer is not a token: access_token: must be printable ASCII: it is sent as an HTTP header",
+  });
+  t.same(
+    s.seen.map((q) => q.path),
+    ['/token'],
+    'only the token endpoint was asked',
+  );
+});
