@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import type { RemoteEndpoint } from '../../src/runtime/a2a-client/types.js';
+import { ManualClock } from '../../src/runtime/clock.js';
 import { testClient, userMessage } from '../support/a2a-client.js';
 import { cardServer } from '../support/card-server.js';
 
@@ -73,4 +74,37 @@ t.test('an OAuth token that cannot be sent as a header is token_failed naming it
     ['/token'],
     'only the token endpoint was asked',
   );
+});
+
+t.test('a call that cannot even be made (a stored token Node refuses as a header) leaves no timer or listener behind', async (t) => {
+  const s = await cardServer(t);
+  const clock = new ManualClock(Date.now());
+  let armed = 0;
+  const timers = {
+    after(ms: number, fn: () => void) {
+      armed++;
+      let live = true;
+      const cancel = clock.after(ms, () => {
+        if (live) armed--;
+        live = false;
+        fn();
+      });
+      return () => {
+        if (live) armed--;
+        live = false;
+        cancel();
+      };
+    },
+  };
+  const c = testClient({ clock, timers });
+  t.teardown(() => c.close());
+  const card = { name: 'h', description: '', url: `${s.url}/h/rpc`, version: '1', protocolVersion: '0.3.0', capabilities: {} };
+  s.route.set('/h/.well-known/agent-card.json', () => ({ status: 200, body: card }));
+  // stored before tokens were checked at add (connections read stored credentials as they are)
+  const endpoint: RemoteEndpoint = { url: `${s.url}/h`, credentials: { kind: 'bearer', token: 'two\nlines' } };
+  const ctl = new AbortController();
+  const err = await c.send({ endpoint, message: userMessage('x'), signal: ctl.signal }).catch((e: unknown) => e);
+  t.match(err, { name: 'OutboundError', message: /Invalid character in header content \["authorization"\]/ });
+  t.equal(armed, 0, 'every deadline timer was cancelled');
+  t.same(s.seen, [], 'nothing was sent');
 });

@@ -121,17 +121,25 @@ function open(c: HttpCall, mayRetry: boolean): Promise<HttpResponse> {
     };
     c.signal?.addEventListener('abort', onAbort, { once: true });
 
-    req = (https ? httpsRequest : httpRequest)(url, {
-      method: c.method,
-      headers: {
-        'user-agent': 'a2a-gateway-client/1',
-        ...(body && { 'content-type': 'application/json', 'content-length': String(body.length) }),
-        ...c.headers,
-      },
-      agent: https ? c.agents.https : c.agents.http,
-      // every new socket goes through the guard: what is checked is what is connected to
-      lookup: guardedLookup({ allowlist: c.allowlist, resolve: c.resolve, what: REMOTE_URL }),
-    });
+    try {
+      req = (https ? httpsRequest : httpRequest)(url, {
+        method: c.method,
+        headers: {
+          'user-agent': 'a2a-gateway-client/1',
+          ...(body && { 'content-type': 'application/json', 'content-length': String(body.length) }),
+          ...c.headers,
+        },
+        agent: https ? c.agents.https : c.agents.http,
+        // every new socket goes through the guard: what is checked is what is connected to
+        lookup: guardedLookup({ allowlist: c.allowlist, resolve: c.resolve, what: REMOTE_URL }),
+      });
+    } catch (e) {
+      // Node refused the request before sending it (a header value it cannot send): its deadline and listener go too
+      over = true;
+      cleanup();
+      reject(e);
+      return;
+    }
     req.on('error', (e) => {
       if (over) return;
       over = true;
