@@ -3,6 +3,7 @@
 // went wherever the card said, with our bearer token: a hostile or compromised card collected it.
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
+import { until } from '../support/a2a-client.js';
 import { type Answer, cardServer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
 import { msgB, type TestGateway } from '../support/gateway.js';
 import { remoteStage } from '../support/remote-stage.js';
@@ -79,8 +80,14 @@ for (const r of REMOTES.filter((x) => x.credentials && !x.allowed)) {
       'the connection origin was asked for its card only',
     );
     // the refusal is no sign of an unwell remote: the connection stays ready, and refuses again the same way
-    t.match(await ours.gw.store.connections.getStatus(WS, r.name), { state: 'ready', failures: 0 });
     t.equal((await send(r.name))?.status?.message?.parts?.[0]?.text, refusal(r.name, `${away.url}/${r.name}/rpc`));
+    // `connections status` says why, without counting it
+    await until(async () => (await ours.gw.store.connections.getStatus(WS, r.name))?.lastError !== undefined, 'the status to name the refusal');
+    t.match(await ours.gw.store.connections.getStatus(WS, r.name), {
+      state: 'ready',
+      failures: 0,
+      lastError: `${refusal(r.name, `${away.url}/${r.name}/rpc`)} (origin_refused)`,
+    });
   });
 }
 
