@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { Credentials } from '../src/protocol/connections.js';
+import { CallOrigin, GivenCredentials, MAX_ALLOWED_ORIGINS } from '../src/protocol/connections.js';
 import { PLAIN_DECIMAL_RULE, plainDecimal } from '../src/protocol/decimal.js';
 import { MAX_RELAY_AGENTS, RelayAgentCard } from '../src/protocol/tunnel.js';
 import { TrustedProxyList } from '../src/runtime/net/ip-lists.js';
@@ -28,7 +28,9 @@ export const LocalAgentConfig = z.object({
   local_url: z.url(),
   skills: z.array(Skill).max(100).default([]),
   /** how the relay proves itself to the local agent (as a connection's credentials); none by default */
-  credentials: Credentials.default({ kind: 'none' }),
+  credentials: GivenCredentials.default({ kind: 'none' }),
+  /** other origins its card may name for calls carrying those credentials (a connection's allowedOrigins) */
+  allowed_origins: z.array(CallOrigin).max(MAX_ALLOWED_ORIGINS).default([]),
 });
 export type LocalAgentConfig = z.infer<typeof LocalAgentConfig>;
 

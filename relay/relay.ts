@@ -132,7 +132,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   for (const a of c.agents) {
     // the relay streams its events up whatever the local agent offers (SSE, else each poll that changed something)
     cards.push({ name: a.name, description: a.description, skills: a.skills, streaming: true });
-    endpoints.set(a.name, { url: a.local_url, credentials: a.credentials });
+    endpoints.set(a.name, { url: a.local_url, credentials: a.credentials, allowedOrigins: a.allowed_origins });
   }
   if (c.local_agent_url !== undefined) {
     const card = await discoverLocal({ client, url: c.local_agent_url, log: o.log, timers, intervalMs, stopped: () => stopping });

@@ -40,6 +40,8 @@ export type ConnectionEvent =
   | { type: 'CALL_OK' }
   /** a call failed for a reason that says the remote is unwell (unreachable, timeout, bad answers) */
   | { type: 'CALL_FAULT'; error: string }
+  /** a call was refused for a reason the connection's settings or the remote's card must change (not counted) */
+  | { type: 'CALL_REFUSED'; error: string }
   /** discover again now (the connection's settings changed, or an operator asked) */
   | { type: 'REDISCOVER' }
   | { type: 'STOP' };
@@ -91,6 +93,7 @@ export function createConnectionMachine(deps: ConnectionMachineDeps) {
       openCircuit: assign(({ context }, p: { error: string }) => failed(context, p.error, () => deps.coolDownMs)),
       healthy: assign({ failures: 0, lastError: undefined }),
       fault: assign(({ context }, p: { error: string }) => ({ failures: context.failures + 1, lastError: p.error })),
+      refused: assign((_, p: { error: string }) => ({ lastError: p.error })),
     },
   }).createMachine({
     id: 'connection',
@@ -120,6 +123,7 @@ export function createConnectionMachine(deps: ConnectionMachineDeps) {
             { guard: 'tooManyFailures', target: 'circuitOpen', actions: { type: 'openCircuit', params: ({ event }) => ({ error: event.error }) } },
             { actions: { type: 'fault', params: ({ event }) => ({ error: event.error }) } },
           ],
+          CALL_REFUSED: { actions: { type: 'refused', params: ({ event }) => ({ error: event.error }) } },
           REDISCOVER: 'discovering',
         },
       },

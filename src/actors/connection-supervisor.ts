@@ -163,6 +163,8 @@ export class ConnectionSupervisor implements ConnectionCalls {
       });
     } catch (e) {
       if (isRemoteFault(e)) live.actor.send({ type: 'CALL_FAULT', error: errorText(e) });
+      // not the remote's health, but what every call will meet until the card or the connection changes: shown in the status
+      else if (e instanceof OutboundError && e.code === 'origin_refused') live.actor.send({ type: 'CALL_REFUSED', error: errorText(e) });
       throw e;
     } finally {
       c.signal?.removeEventListener('abort', onAbort);
@@ -196,6 +198,8 @@ export class ConnectionSupervisor implements ConnectionCalls {
       url: rec.url,
       credentials: this.o.openCredentials(rec),
       ...(rec.dialect !== 'auto' && { dialect: rec.dialect }),
+      allowedOrigins: rec.allowedOrigins,
+      name: rec.name,
     };
     const machine = createConnectionMachine({
       discover: async ({ fresh }) => {

@@ -36,6 +36,7 @@ const OPTIONS = {
   'retention-hours': { type: 'string' },
   trust: { type: 'string' },
   agents: { type: 'string' },
+  'allow-origins': { type: 'string' },
   'api-key-header': { type: 'string' },
   'api-key': { type: 'string' },
   'api-key-file': { type: 'string' },
@@ -93,6 +94,7 @@ const FLAGS_OF: Record<string, string> = {
   result_retention_hours: '--retention-hours',
   trust: '--trust',
   agents: '--agents',
+  allowed_origins: '--allow-origins',
   'credentials.kind': '--auth',
   'credentials.header': '--api-key-header',
   'credentials.value': '--api-key or --api-key-file',
@@ -191,6 +193,8 @@ function settingsFrom(v: Values): Record<string, unknown> {
   }
   // an empty --agents means every agent of the workspace (as for keys); on update, `--agents ''` sets that
   if (v.agents !== undefined) out.agents = list(v.agents);
+  // other origins the card may send calls to; `--allow-origins ''` leaves the URL's own alone
+  if (v['allow-origins'] !== undefined) out.allowedOrigins = list(v['allow-origins']);
   return out;
 }
 
@@ -215,6 +219,7 @@ function describe(c: ConnectionView): string[] {
     row('dialect', c.dialect),
     row('trust', c.trust),
     row('agents', c.agents.length === 0 ? 'every agent of the workspace' : c.agents.join(', ')),
+    row('allowed origins', c.allowed_origins.length === 0 ? "the url's own only" : c.allowed_origins.join(', ')),
     row('allowed data types', c.allowed_data_types.join(', ')),
     row('store results', yesNo(c.store_results)),
     row('result retention hours', String(c.result_retention_hours)),
@@ -243,9 +248,18 @@ export async function connectionsCommand(args: string[]): Promise<number> {
   const { values: v, positionals } = parseFlags({ args: rest, allowPositionals: true, strict: true, options: OPTIONS });
   const credentialFlags = ALL_CREDENTIAL_FLAGS.filter((f) => v[f.flag] !== undefined).map((f) => `--${f.flag}`);
   if (sub !== 'add' && sub !== 'update') {
-    const setting = ['url', 'auth', 'dialect', 'trust', 'agents', 'allowed-data-types', 'retention-hours', 'store-results', 'no-store-results'].find(
-      (f) => v[f as Flag] !== undefined,
-    );
+    const setting = [
+      'url',
+      'auth',
+      'dialect',
+      'trust',
+      'agents',
+      'allow-origins',
+      'allowed-data-types',
+      'retention-hours',
+      'store-results',
+      'no-store-results',
+    ].find((f) => v[f as Flag] !== undefined);
     const extra = setting ? `--${setting}` : credentialFlags[0];
     if (extra) throw inputError(`connections ${sub}: ${extra} is a flag of add and update only`);
   }

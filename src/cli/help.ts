@@ -15,6 +15,8 @@ settings:
   --trust LEVEL                read_only (get), execute (and send; default), autonomous (and cancel), admin (and stream)
   --agents a,b                 the service's agents that may use it (default: every agent of the workspace)
   --allowed-data-types t,d,f   the part kinds a message may carry out: text, data, file (default: all three)
+  --allow-origins o1,o2        other origins (https://host[:port]) the remote's card may send calls to with the
+                               credentials (default: none, calls go to the --url's origin only)
   --store-results              keep each result whole (default: a summary of at most 500 characters)
   --retention-hours H          stored results are deleted after H hours (default 168)
   --dialect auto|A|B|V1        the A2A dialect to speak (V1: A2A 1.0; default auto: read from the remote's card)
@@ -109,7 +111,8 @@ ${COMMON}`,
 
 Changes the settings and credentials given; the others stay. Credential flags of the current auth kind replace
 those fields only (e.g. just --client-secret-file); a new --auth needs all of that kind's credentials.
---agents '' lets every agent of the workspace use it again; --no-store-results turns result storage off.
+--agents '' lets every agent of the workspace use it again; --allow-origins '' clears the other origins;
+--no-store-results turns result storage off.
 ${CONNECTION_FLAGS}
 ${COMMON}`,
   'connections remove': `usage: a2a-gateway connections remove N --workspace W [--json]

@@ -1,6 +1,7 @@
 // Outbound connections (client mode): their settings, credentials, live status and stored results. Schemas only.
 import { z } from 'zod';
 import { Artifact, Dialect, Message, TaskStatus } from './model.js';
+import { HEADER_TEXT, HEADER_TEXT_RULE } from './records.js';
 import { TrustLevel } from './scopes.js';
 
 /** A connection's name: it names the connection in the CLI, in `ctx.call` and in a `remote` agent's config. */
@@ -44,6 +45,16 @@ export const Credentials = z.discriminatedUnion('kind', [
 export type Credentials = z.infer<typeof Credentials>;
 export type CredentialsInput = z.input<typeof Credentials>;
 
+/**
+ * Credentials as a connection is given them (added or updated): an API key or a bearer token goes out as an HTTP
+ * header on every call, so one holding a line break or a character outside printable ASCII could never be sent (Node
+ * refuses it, and every call failed as if the remote could not be reached). Stored ones are read as they are.
+ */
+export const GivenCredentials = Credentials.superRefine((c, ctx) => {
+  const sent = c.kind === 'apikey' ? { path: 'value', v: c.value } : c.kind === 'bearer' ? { path: 'token', v: c.token } : undefined;
+  if (sent && !HEADER_TEXT.test(sent.v)) ctx.addIssue({ code: 'custom', message: HEADER_TEXT_RULE, path: [sent.path] });
+});
+
 /** The categories of data a message may carry out: a part's kind. */
 export const DataCategory = z.enum(['text', 'data', 'file']);
 export type DataCategory = z.infer<typeof DataCategory>;
@@ -69,6 +80,28 @@ export const MAX_RETENTION_MS = MAX_RESULT_RETENTION_HOURS * 3_600_000;
 /** The retention a connection is given or changed to (the stored field stays unbounded: records kept before read). */
 export const ResultRetentionHoursInput = z.number().positive().max(MAX_RESULT_RETENTION_HOURS, `at most ${MAX_RESULT_RETENTION_HOURS} hours (10 years)`);
 
+/** How many other origins a connection may allow its card to name (a few API hosts; more is a slip). */
+export const MAX_ALLOWED_ORIGINS = 16;
+
+/**
+ * An origin (`scheme://host[:port]`, http or https, as `new URL(...).origin` writes it) besides the connection URL's
+ * own to which its calls may go when the remote's card names a JSON-RPC endpoint there (docs/decisions.md).
+ */
+export const CallOrigin = z
+  .string()
+  .max(2048, 'at most 2048 characters')
+  .superRefine((v, ctx) => {
+    let u: URL | undefined;
+    try {
+      u = new URL(v);
+    } catch {
+      u = undefined;
+    }
+    if (u === undefined || (u.protocol !== 'http:' && u.protocol !== 'https:'))
+      ctx.addIssue({ code: 'custom', message: 'must be an http(s) origin such as https://api.example.com' });
+    else if (u.origin !== v) ctx.addIssue({ code: 'custom', message: `must be an origin alone (scheme://host[:port]): ${u.origin}` });
+  });
+
 /** The settings a connection is made or updated with (everything but its secrets). */
 export const ConnectionSettings = z.object({
   workspace: z.string().min(1),
@@ -83,6 +116,11 @@ export const ConnectionSettings = z.object({
   trust: TrustLevel.default('execute'),
   /** ids of the service's own agents that may use it; empty means every agent of the workspace */
   agents: z.array(z.string().min(1)).default([]),
+  /**
+   * other origins the remote's card may name for its JSON-RPC endpoint: calls carry the connection's credentials, so
+   * by default they go to the URL's own origin only (docs/decisions.md)
+   */
+  allowedOrigins: z.array(CallOrigin).max(MAX_ALLOWED_ORIGINS, `at most ${MAX_ALLOWED_ORIGINS} origins`).default([]),
 });
 export type ConnectionSettings = z.infer<typeof ConnectionSettings>;
 
@@ -111,6 +149,7 @@ export function publicConnectionView(c: ConnectionRecord) {
     result_retention_hours: c.resultRetentionHours,
     trust: c.trust,
     agents: c.agents,
+    allowed_origins: c.allowedOrigins,
     created_at: new Date(c.createdAt).toISOString(),
     updated_at: new Date(c.updatedAt).toISOString(),
   };

@@ -96,15 +96,16 @@ export function publicKeyView(k: KeyRecord) {
 /** The longest value the gateway sends as a webhook header (receivers refuse header blocks past 8–16 KiB). */
 export const MAX_HEADER_VALUE = 4096;
 
+/** What an HTTP header value may hold, as this service sends one: printable ASCII and tab. */
+export const HEADER_TEXT = /^[\x20-\x7e\t]*$/;
+export const HEADER_TEXT_RULE = 'must be printable ASCII: it is sent as an HTTP header';
+
 /**
  * A caller's value that every delivery sends as an HTTP header (the notification token, a bearer credential). HTTP
  * has no way to carry a line break or a character outside Latin-1 there, so such a value could never be delivered:
  * each webhook would fail until given up. It is refused when the config is registered instead.
  */
-export const HeaderValue = z
-  .string()
-  .max(MAX_HEADER_VALUE, `at most ${MAX_HEADER_VALUE} characters`)
-  .regex(/^[\x20-\x7e\t]*$/, 'must be printable ASCII: it is sent as an HTTP header');
+export const HeaderValue = z.string().max(MAX_HEADER_VALUE, `at most ${MAX_HEADER_VALUE} characters`).regex(HEADER_TEXT, HEADER_TEXT_RULE);
 
 /**
  * The longest webhook URL taken, as sent and as the request line will carry it (a non-ASCII path is percent-encoded,

@@ -19,12 +19,7 @@ import {
   type TaskStatus,
 } from './model.js';
 import { fileFromV1 } from './codec-v1.js';
-import { RemoteDecodeError, type DecodeContext } from './remote-decode.js';
-
-/** Many servers write `null` for an absent field: read it as absent. */
-const nullsAbsent = (v: unknown): unknown =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null)) : v;
-const lenient = <S extends z.ZodType>(s: S) => z.preprocess(nullsAbsent, s);
+import { isObject, lenient, parse, RemoteDecodeError, RemoteId, type DecodeContext } from './remote-decode.js';
 
 /**
  * 1.0 states, with those the internal model has no room for read as the nearest one (as for 0.3): rejected ended the
@@ -78,9 +73,9 @@ function toPart(p: z.infer<typeof PartShape>): Part {
 
 const MessageShape = lenient(
   z.object({
-    messageId: z.string().optional(),
-    contextId: z.string().optional(),
-    taskId: z.string().optional(),
+    messageId: RemoteId.optional(),
+    contextId: RemoteId.optional(),
+    taskId: RemoteId.optional(),
     role: Role,
     parts: z.array(PartShape).default([]),
     metadata: Metadata.optional(),
@@ -101,31 +96,24 @@ const ArtifactShape = lenient(
 );
 const TaskShape = lenient(
   z.object({
-    id: z.string(),
-    contextId: z.string().optional(),
+    id: RemoteId,
+    contextId: RemoteId.optional(),
     status: StatusShape,
     artifacts: z.array(ArtifactShape).optional(),
     history: z.array(MessageShape).optional(),
     metadata: Metadata.optional(),
   }),
 );
-const StatusUpdate = lenient(z.object({ taskId: z.string().optional(), contextId: z.string().optional(), status: StatusShape }));
+const StatusUpdate = lenient(z.object({ taskId: RemoteId.optional(), contextId: RemoteId.optional(), status: StatusShape }));
 const ArtifactUpdate = lenient(
   z.object({
-    taskId: z.string().optional(),
-    contextId: z.string().optional(),
+    taskId: RemoteId.optional(),
+    contextId: RemoteId.optional(),
     artifact: ArtifactShape,
     append: z.boolean().optional(),
     lastChunk: z.boolean().optional(),
   }),
 );
-
-function parse<S extends z.ZodType>(schema: S, v: unknown, what: string): z.infer<S> {
-  const r = schema.safeParse(v);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  throw new RemoteDecodeError(`${[what, ...issue.path.map(String)].join('.')}: ${issue.message}`);
-}
 
 function toMessage(m: z.infer<typeof MessageShape> | undefined): Message | undefined {
   if (!m || m.parts.length === 0) return undefined;
@@ -181,8 +169,6 @@ function messageAsTask(v: unknown, ctx: DecodeContext, what: string): RemoteTask
     artifacts: [],
   };
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A send's result (`{task}` or `{message}`) or a get's or cancel's (a bare Task), in the internal model. */
 export function decodeRemoteTaskV1(v: unknown, ctx: DecodeContext, what = 'result'): RemoteTask {

@@ -5,6 +5,7 @@ import type { RemoteEvent, RemoteTask } from './connections.js';
 import {
   Extensions,
   extensionsOf,
+  MAX_ID_LENGTH,
   Metadata,
   referencesOf,
   ReferenceTaskIds,
@@ -34,7 +35,7 @@ export interface DecodeContext {
   taskId?: string;
 }
 
-/** Many servers write `null` for an absent field: read it as absent. */
+/** Many servers write `null` for an absent field: read it as absent (both dialects' decoders). */
 function nullsAbsent(v: unknown): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
   let hasNull = false;
@@ -42,7 +43,14 @@ function nullsAbsent(v: unknown): unknown {
   if (!hasNull) return v;
   return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null));
 }
-const lenient = <S extends z.ZodType>(s: S) => z.preprocess(nullsAbsent, s);
+export const lenient = <S extends z.ZodType>(s: S) => z.preprocess(nullsAbsent, s);
+
+/**
+ * An id a remote's answer names (a task's, a context's, a message's), bounded as a caller's are (MAX_ID_LENGTH): the
+ * client keeps it, sends it back (a follow-up, a poll, a cancel) and stores it with the result; only the answer's size
+ * bounded it before. '' is read: a finished task may name none.
+ */
+export const RemoteId = z.string().max(MAX_ID_LENGTH, `at most ${MAX_ID_LENGTH} characters`);
 
 /**
  * 0.2/0.3 states the internal model has no room for, read as the nearest one: `rejected` ended the task without doing
@@ -55,9 +63,9 @@ const RemoteMessage = lenient(
   z.object({
     role: Role,
     parts: z.array(PartIn),
-    messageId: z.string().optional(),
-    taskId: z.string().optional(),
-    contextId: z.string().optional(),
+    messageId: RemoteId.optional(),
+    taskId: RemoteId.optional(),
+    contextId: RemoteId.optional(),
     metadata: Metadata.optional(),
     extensions: Extensions.optional(),
     referenceTaskIds: ReferenceTaskIds.optional(),
@@ -84,9 +92,9 @@ type RemoteArtifact = z.infer<typeof RemoteArtifact>;
 
 const RemoteTaskShape = lenient(
   z.object({
-    id: z.string(),
-    contextId: z.string().optional(),
-    sessionId: z.string().optional(),
+    id: RemoteId,
+    contextId: RemoteId.optional(),
+    sessionId: RemoteId.optional(),
     status: RemoteStatus,
     artifacts: z.array(RemoteArtifact).optional(),
     history: z.array(RemoteMessage).optional(),
@@ -95,20 +103,21 @@ const RemoteTaskShape = lenient(
 );
 
 const StatusEvent = lenient(
-  z.object({ taskId: z.string().optional(), id: z.string().optional(), contextId: z.string().optional(), status: RemoteStatus, final: z.boolean().optional() }),
+  z.object({ taskId: RemoteId.optional(), id: RemoteId.optional(), contextId: RemoteId.optional(), status: RemoteStatus, final: z.boolean().optional() }),
 );
 const ArtifactEvent = lenient(
   z.object({
-    taskId: z.string().optional(),
-    id: z.string().optional(),
-    contextId: z.string().optional(),
+    taskId: RemoteId.optional(),
+    id: RemoteId.optional(),
+    contextId: RemoteId.optional(),
     artifact: RemoteArtifact,
     append: z.boolean().optional(),
     lastChunk: z.boolean().optional(),
   }),
 );
 
-function parse<S extends z.ZodType>(schema: S, v: unknown, what: string): z.infer<S> {
+/** `v` read by `schema` (either dialect's); a RemoteDecodeError naming the first failing field under `what` otherwise. */
+export function parse<S extends z.ZodType>(schema: S, v: unknown, what: string): z.infer<S> {
   const r = schema.safeParse(v);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
@@ -152,7 +161,7 @@ function toArtifact(a: RemoteArtifact, position: number): Artifact {
   };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A 0.2/0.3 agent may answer a send with a bare Message: the exchange is then over, a completed task of one message. */
 function messageAsTask(v: unknown, ctx: DecodeContext, what: string): RemoteTask {

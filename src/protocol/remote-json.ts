@@ -40,7 +40,9 @@ export function parseRemoteJson(text: string): unknown {
  * U+FFFD, `asSent`: the same JSON as sent. Text may be read as U+FFFD, but an id may not: the remote knows its task by
  * the id it sent, so the client checks the ids it takes against `asSent` (a2a-client/belongs.ts, `keptIds`).
  */
-export function readRemoteJson(text: string): { value: unknown; asSent?: unknown } {
+export function readRemoteJson(raw: string): { value: unknown; asSent?: unknown } {
+  // a leading byte order mark is no part of the JSON (RFC 8259 lets a reader ignore it; some servers write one)
+  const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
   // the reviver costs a call per value: only text that may hold a surrogate pays it
   if (!MAY_HOLD_SURROGATE.test(text)) return { value: JSON.parse(text) };
   const seen = { replaced: false };

@@ -8,6 +8,7 @@ import {
   type ConnectionStatus,
   ConnectionSettings,
   Credentials,
+  GivenCredentials,
   publicConnectionView,
   ResultRetentionHoursInput,
 } from '../protocol/connections.js';
@@ -64,15 +65,17 @@ const Given = {
   // the ids of agents it serves, by the rule every agent id follows: any other name reaches no agent, and one with a
   // control or bidi character would make `connections list` show another name than the one stored
   agents: listedOnce(z.array(AgentId)),
+  allowedOrigins: listedOnce(S.allowedOrigins.removeDefault()),
 };
 
 /** No credentials means auth `none` (as the CLI's default --auth). */
 export const AddConnectionInput = ConnectionSettings.extend({
   workspace: WorkspaceId,
-  credentials: Credentials.default({ kind: 'none' }),
+  credentials: GivenCredentials.default({ kind: 'none' }),
   resultRetentionHours: Given.resultRetentionHours.default(168),
   allowedDataTypes: Given.allowedDataTypes.default(['text', 'data', 'file']),
   agents: Given.agents.default([]),
+  allowedOrigins: Given.allowedOrigins.default([]),
 }).strict();
 export type AddConnectionInput = z.input<typeof AddConnectionInput>;
 
@@ -86,6 +89,7 @@ export const ConnectionPatch = z
     resultRetentionHours: Given.resultRetentionHours,
     trust: S.trust.removeDefault(),
     agents: Given.agents,
+    allowedOrigins: Given.allowedOrigins,
   })
   .partial()
   .strict();
@@ -115,6 +119,7 @@ const PUBLIC_NAME: Record<string, string> = {
   tokenUrl: 'token_url',
   clientId: 'client_id',
   clientSecret: 'client_secret',
+  allowedOrigins: 'allowed_origins',
 };
 
 /** A setting's name in an error: an update's `settings` group is left out (the field is `trust`, as in the views). */
@@ -172,6 +177,11 @@ async function guardUrl(deps: ConnectionAdminDeps, field: string, raw: string): 
   throw new ConnectionAdminError('ERR_CONNECTION_URL_REFUSED', `${v.refusal.message}${hint}`, field);
 }
 
+/** The other origins a card may name pass the same guard (each call is checked again, as the URL's are). */
+async function guardOrigins(deps: ConnectionAdminDeps, origins: readonly string[]): Promise<void> {
+  for (const [i, o] of origins.entries()) await guardUrl(deps, `allowed_origins[${i}]`, o);
+}
+
 async function guardCredentialUrls(deps: ConnectionAdminDeps, c: Credentials): Promise<void> {
   if (c.kind === 'oauth') await guardUrl(deps, 'credentials.token_url', c.tokenUrl);
 }
@@ -190,6 +200,7 @@ async function load(deps: ConnectionAdminDeps, ref: ConnectionRef): Promise<Conn
 export async function addConnection(deps: ConnectionAdminDeps, input: unknown): Promise<ConnectionView> {
   const { credentials, ...settings } = parseAddInput(input);
   await guardUrl(deps, 'url', settings.url);
+  await guardOrigins(deps, settings.allowedOrigins);
   await guardCredentialUrls(deps, credentials);
   const exists = () =>
     new ConnectionAdminError(
@@ -245,6 +256,7 @@ export async function updateConnection(deps: ConnectionAdminDeps, input: unknown
       const { id: _id, credentialKind, sealed, createdAt: _c, updatedAt: _u, ...current } = rec;
       const settings = parsed(ConnectionSettings, { ...current, ...u.settings });
       if (u.settings.url !== undefined) await guardUrl(deps, 'url', settings.url);
+      if (u.settings.allowedOrigins !== undefined) await guardOrigins(deps, settings.allowedOrigins);
       let next = { credentialKind, sealed };
       if (u.credentials !== undefined) {
         const credentials = mergeCredentials(deps, rec, u.credentials);
@@ -266,7 +278,7 @@ function mergeCredentials(deps: ConnectionAdminDeps, rec: ConnectionRecord, give
   const kind = given.kind ?? rec.credentialKind;
   const same = kind === rec.credentialKind;
   try {
-    return parsed(Credentials, same ? { ...openCredentials(deps, rec), ...given } : given, ['credentials']);
+    return parsed(GivenCredentials, same ? { ...openCredentials(deps, rec), ...given } : given, ['credentials']);
   } catch (e) {
     if (!(e instanceof ConnectionAdminError) || e.code !== 'ERR_CONNECTION_INPUT') throw e;
     const why = same

@@ -60,6 +60,21 @@ t.test('a body or a stream event past maxResponseBytes is refused', async (t) =>
     code: 'bad_response',
     message: /stream event is larger than 2000 bytes/,
   });
+  // empty data lines add nothing but the line ends that join them: 3,000 of them before a small task are one event
+  // of over 3,000 bytes (counted as 0 before, so a remote could pile up an array of millions of empty lines)
+  const task = (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, result: { kind: 'task', id: 't', status: { state: 'completed' } } });
+  const empties = remoteAt(
+    s,
+    'empties',
+    (_m, id) => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: `${'data:\n'.repeat(3_000)}data: ${task(id)}\n\n` }),
+    {
+      streaming: true,
+    },
+  );
+  t.match(await c.send({ endpoint: empties, message: userMessage('x'), stream: true }).catch((e: unknown) => e), {
+    code: 'bad_response',
+    message: /stream event is larger than 2000 bytes/,
+  });
   const garbled = remoteAt(s, 'garbled', () => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: ': hi\n\ndata: {nope\n\n' }), {
     streaming: true,
   });
@@ -119,4 +134,52 @@ t.test('a remote that is not there is unreachable', async (t) => {
   const c = testClient();
   t.teardown(() => c.close());
   t.match(await c.discover(none(`http://127.0.0.1:${port}/x`)).catch((e: unknown) => e), { code: 'unreachable', message: /ECONNREFUSED/ });
+});
+
+t.test('a poll answered "not now" (429, 502, 503, 504) is made again; five in a row fail the call', async (t) => {
+  const s = await cardServer(t);
+  const clock = new ManualClock(Date.now());
+  const timers = recordingTimers(clock, 10_000);
+  const c = testClient({ clock, timers, pollBaseMs: 200, pollMaxMs: 200, random: () => 0.999 });
+  t.teardown(() => c.close());
+  const task = (state: string) => ({ kind: 'task', id: 'r-1', contextId: 'c-1', status: { state } });
+  /** what each poll is answered, in turn: a status, or the task completed */
+  let polls: Array<number | 'done'> = [];
+  const endpoint = remoteAt(s, 'busy', (method, id) => {
+    if (method === 'message/send') return rpc(id, task('working'));
+    const next = polls.shift() ?? 'done';
+    if (next === 'done') return rpc(id, task('completed'));
+    return next === 502 ? { status: 502, body: '<html>bad gateway</html>' } : { status: next, body: { error: 'busy' } };
+  });
+  const run = async () => {
+    let done = false;
+    const outcome = c.send({ endpoint, message: userMessage('x') }).then(
+      (v) => ({ v }),
+      (e: unknown) => ({ e }),
+    );
+    void outcome.finally(() => {
+      done = true;
+    });
+    while (!done) {
+      await until(() => done || timers.armed > 0, 'a poll to be due');
+      if (!done) clock.advance(timers.waits.at(-1)!);
+    }
+    return outcome;
+  };
+  const gets = () => s.seen.filter((x) => x.path === '/busy/rpc' && JSON.parse(x.body).method === 'tasks/get').length;
+
+  polls = [503, 502, 429, 504];
+  t.match(await run(), { v: { id: 'r-1', status: { state: 'completed' } } }, 'completed after four passing failures');
+  t.equal(gets(), 5);
+
+  polls = [503, 503, 503, 503, 503];
+  const before = gets();
+  t.match(await run(), { e: { code: 'bad_response', message: 'the remote answered tasks/get with HTTP 503' } });
+  t.equal(gets() - before, 5, 'five polls, then the failure stands');
+
+  // anything else is not retried: a 500 fails the call at once
+  polls = [500];
+  const before500 = gets();
+  t.match(await run(), { e: { code: 'bad_response', message: 'the remote answered tasks/get with HTTP 500' } });
+  t.equal(gets() - before500, 1);
 });

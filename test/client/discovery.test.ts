@@ -151,7 +151,8 @@ t.test('dialect both ways: a 0.1 card at agent.json only is rev A (tasks/send), 
   s.route.set('/new/.well-known/agent-card.json', () => ({ status: 200, body: cardB(`${gw.url}/api/a2a/agents/echo`) }));
   const c = testClient();
   t.teardown(() => c.close());
-  const bearer = (url: string): RemoteEndpoint => ({ url, credentials: { kind: 'bearer', token: key } });
+  // the cards name the gateway, another origin than the card server's: the endpoints allow it for their token
+  const bearer = (url: string): RemoteEndpoint => ({ url, credentials: { kind: 'bearer', token: key }, allowedOrigins: [gw.url] });
 
   const old = await c.discover(bearer(`${s.url}/old`));
   t.equal(old.dialect, 'A');

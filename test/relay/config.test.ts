@@ -35,6 +35,7 @@ t.test('a YAML file gives every field; the rest takes its default', async (t) =>
     local_url: 'http://10.0.0.5:8080/api/a2a',
     skills: [{ id: 'echo', name: 'Echo', description: 'echoes text' }],
     credentials: { kind: 'none' },
+    allowed_origins: [],
   });
   const withKey = parseRelayConfig({ text: YAML.replace('    skills:', '    credentials: { kind: bearer, token: local-secret }\n    skills:') });
   t.same(withKey.agents[0]?.credentials, { kind: 'bearer', token: 'local-secret' }, 'a local agent that wants a key gets one');
@@ -93,6 +94,14 @@ t.test('a bad config names the field and its source', async (t) => {
   t.equal(bad(YAML.replace('api_key: file-key\n', '')).field, 'api_key');
   t.equal(bad(YAML, { LOG_LEVEL: 'chatty' }).field, 'log_level (from LOG_LEVEL)');
   t.equal(bad(YAML.replace('    skills:', '    credentials: { kind: magic }\n    skills:')).field, 'agents.0.credentials.kind');
+  t.equal(bad(YAML.replace('    skills:', '    allowed_origins: [http://10.0.0.6:8080/api]\n    skills:')).field, 'agents.0.allowed_origins.0');
+  // a token sent as a header on every turn must be one
+  t.equal(bad(YAML.replace('    skills:', '    credentials: { kind: bearer, token: "tok\\nen" }\n    skills:')).field, 'agents.0.credentials.token');
+  t.same(
+    parseRelayConfig({ text: YAML.replace('    skills:', '    allowed_origins: [http://10.0.0.6:8080]\n    skills:') }).agents[0]?.allowed_origins,
+    ['http://10.0.0.6:8080'],
+    'another origin its card may name',
+  );
   // a skill goes up the tunnel in the hello: its fields are bounded (a hello over the frame bound is never sent)
   t.equal(bad(YAML.replace('description: echoes text', `description: ${'x'.repeat(2001)}`)).field, 'agents.0.skills.0.description');
   t.equal(bad(YAML.replace('id: echo,', `id: ${'i'.repeat(257)},`)).field, 'agents.0.skills.0.id');

@@ -3,6 +3,7 @@
 // connection of that name, and an admin key of the workspace. The stage client-mode tests share.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Test } from 'tap';
+import type { CredentialsInput } from '../../src/protocol/connections.js';
 import type { ManualClock } from '../../src/runtime/clock.js';
 import { addConnection } from '../../src/runtime/connection-admin.js';
 import { parseAllowlist } from '../../src/runtime/net/guard.js';
@@ -17,6 +18,10 @@ export interface StagedRemote {
   /** the connection's trust (default admin) */
   trust?: 'admin' | 'execute';
   storeResults?: boolean;
+  /** the connection's credentials (default none) */
+  credentials?: CredentialsInput;
+  /** other origins its card may name */
+  allowedOrigins?: string[];
 }
 
 export interface RemoteStage {
@@ -60,9 +65,10 @@ export async function remoteStage(
       workspace: o.workspace,
       name: r.name,
       url: `${s.url}/${r.name}`,
-      credentials: { kind: 'none' },
+      credentials: r.credentials ?? { kind: 'none' },
       trust: r.trust ?? 'admin',
       ...(r.storeResults === true && { storeResults: true }),
+      ...(r.allowedOrigins && { allowedOrigins: r.allowedOrigins }),
     });
   return { s, ours, key };
 }

@@ -124,6 +124,7 @@ export function sampleConnection(opts: { workspace?: string; name: string; url?:
     resultRetentionHours: 1.5,
     trust: 'autonomous',
     agents: ['echo', 'summarizer'],
+    allowedOrigins: ['https://api.agents.example.test'],
     credentialKind: 'bearer',
     sealed: `AQ-sealed-${opts.name}`,
     createdAt: T0,

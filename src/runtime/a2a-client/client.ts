@@ -10,6 +10,7 @@ import { eventIds, followable, keptIds, ownContext, ownEvent, ownEventContext, o
 import { discover, type CardCacheOptions } from './card-cache.js';
 import { EndpointStates } from './endpoint.js';
 import { rpcCall, rpcStream, type RpcResult, type RpcTarget } from './jsonrpc.js';
+import { checkCallOrigin } from './origin.js';
 import { scrubError, scrubValue } from './scrub.js';
 import { A2AClientSettings, type A2AClientSettingsInput } from './settings.js';
 import { OutboundError, type A2AClient, type Discovered, type RemoteEndpoint, type SendOptions } from './types.js';
@@ -48,14 +49,11 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
 
   /** `taskId`: the task the answer is about, when known (a message answer naming none is about it) */
   const decodeCtx = (taskId?: string) => ({ receivedAt: new Date(o.clock.now()).toISOString(), ...(taskId ? { taskId } : {}) });
-  const target = (endpoint: RemoteEndpoint, d: Discovered, codec: ClientCodec, timeoutMs: number, signal?: AbortSignal): RpcTarget => ({
-    states,
-    st: states.of(endpoint),
-    url: d.card.url,
-    version: codec.version,
-    timeoutMs,
-    ...(signal && { signal }),
-  });
+  /** Where a JSON-RPC call goes: the card's endpoint, when the endpoint's credentials may go there (origin.ts). */
+  const target = (endpoint: RemoteEndpoint, d: Discovered, codec: ClientCodec, timeoutMs: number, signal?: AbortSignal): RpcTarget => {
+    checkCallOrigin(endpoint, d.card.url);
+    return { states, st: states.of(endpoint), url: d.card.url, version: codec.version, timeoutMs, ...(signal && { signal }) };
+  };
 
   async function discovered(endpoint: RemoteEndpoint, opts: { fresh?: boolean } = {}): Promise<Discovered> {
     if (closed) throw new OutboundError('unavailable', 'the A2A client is closed');

@@ -1,6 +1,6 @@
 // The client's one way onto the network: an HTTP(S) request through the SSRF guard, on the endpoint's kept-alive
 // agents, with no redirect followed, a response size limit, an abort signal and a deadline; every failure an OutboundError.
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, maxHeaderSize, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Timers } from '../clock.js';
 import { checkUrlStatic, guardedLookup, type Allowlist, type Resolve } from '../net/guard.js';
@@ -66,6 +66,10 @@ function networkError(e: unknown, url: URL): OutboundError {
   if (e instanceof OutboundError) return e;
   const err = e as NodeJS.ErrnoException;
   if (err.code === 'ERR_ADDRESS_REFUSED') return new OutboundError('url_refused', err.message, { cause: e });
+  // the remote answered, but not in HTTP we read: it is reachable, its answer is bad (an operator looks elsewhere)
+  if (err.code === 'HPE_HEADER_OVERFLOW')
+    return new OutboundError('bad_response', `the response head from ${url.origin} is larger than ${maxHeaderSize} bytes`, { cause: e });
+  if (err.code?.startsWith('HPE_')) return new OutboundError('bad_response', `the answer from ${url.origin} is not valid HTTP (${err.code})`, { cause: e });
   const what = err.code ? `${err.code}: ${err.message}` : String(err.message ?? e);
   return new OutboundError('unreachable', `${url.origin} cannot be reached (${what})`, { cause: e });
 }
@@ -117,17 +121,25 @@ function open(c: HttpCall, mayRetry: boolean): Promise<HttpResponse> {
     };
     c.signal?.addEventListener('abort', onAbort, { once: true });
 
-    req = (https ? httpsRequest : httpRequest)(url, {
-      method: c.method,
-      headers: {
-        'user-agent': 'a2a-gateway-client/1',
-        ...(body && { 'content-type': 'application/json', 'content-length': String(body.length) }),
-        ...c.headers,
-      },
-      agent: https ? c.agents.https : c.agents.http,
-      // every new socket goes through the guard: what is checked is what is connected to
-      lookup: guardedLookup({ allowlist: c.allowlist, resolve: c.resolve, what: REMOTE_URL }),
-    });
+    try {
+      req = (https ? httpsRequest : httpRequest)(url, {
+        method: c.method,
+        headers: {
+          'user-agent': 'a2a-gateway-client/1',
+          ...(body && { 'content-type': 'application/json', 'content-length': String(body.length) }),
+          ...c.headers,
+        },
+        agent: https ? c.agents.https : c.agents.http,
+        // every new socket goes through the guard: what is checked is what is connected to
+        lookup: guardedLookup({ allowlist: c.allowlist, resolve: c.resolve, what: REMOTE_URL }),
+      });
+    } catch (e) {
+      // Node refused the request before sending it (a header value it cannot send): its deadline and listener go too
+      over = true;
+      cleanup();
+      reject(e);
+      return;
+    }
     req.on('error', (e) => {
       if (over) return;
       over = true;

@@ -47,7 +47,13 @@ function checkId(answered: unknown, requestId: string, o: { method: string; erro
 }
 
 const statusError = (method: string, status: number) =>
-  new OutboundError('bad_response', `the remote answered ${method} with HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`);
+  new OutboundError(
+    'bad_response',
+    `the remote answered ${method} with HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`,
+    {
+      httpStatus: status,
+    },
+  );
 
 /**
  * How deep an answer may nest: the data of a part nests as accepted params may (MAX_JSON_DEPTH), inside the envelope
@@ -72,11 +78,7 @@ function resultOf(json: unknown, requestId: string, method: string, status: numb
       remoteCode: e.code,
     });
   }
-  if (status < 200 || status >= 300)
-    throw new OutboundError(
-      'bad_response',
-      `the remote answered ${method} with HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`,
-    );
+  if (status < 200 || status >= 300) throw statusError(method, status);
   if (!r.success || !('result' in (json as object)) || r.data.result === undefined) {
     throw new OutboundError('bad_response', `the remote's answer to ${method} is not a JSON-RPC response with a result`);
   }

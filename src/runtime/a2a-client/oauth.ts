@@ -2,6 +2,7 @@
 // checked with zod; secrets never appear in an error.
 import { z } from 'zod';
 import type { Credentials } from '../../protocol/connections.js';
+import { HEADER_TEXT, HEADER_TEXT_RULE } from '../../protocol/records.js';
 import { cutCodePoints } from '../../protocol/summary.js';
 import { httpExchange, type HttpCall } from './http.js';
 import { MAX_REMOTE_ERROR, OutboundError } from './types.js';
@@ -15,7 +16,8 @@ export interface Token {
 }
 
 const TokenAnswer = z.object({
-  access_token: z.string().min(1),
+  // it goes out as the Authorization header of every call: one that cannot be sent is no token
+  access_token: z.string().min(1).regex(HEADER_TEXT, HEADER_TEXT_RULE),
   token_type: z
     .string()
     .refine((t) => t.toLowerCase() === 'bearer', 'only Bearer tokens are supported')

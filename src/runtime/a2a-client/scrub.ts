@@ -74,5 +74,8 @@ function chainHolds(e: unknown, secrets: readonly string[]): boolean {
 /** The error with its message scrubbed; when a secret was in it or in its causes, without the causes (a log may print them). */
 export function scrubError(e: OutboundError, secrets: readonly string[]): OutboundError {
   if (secrets.length === 0 || !chainHolds(e, secrets)) return e;
-  return new OutboundError(e.code, scrubText(e.message, secrets), e.remoteCode === undefined ? {} : { remoteCode: e.remoteCode });
+  return new OutboundError(e.code, scrubText(e.message, secrets), {
+    ...(e.remoteCode !== undefined && { remoteCode: e.remoteCode }),
+    ...(e.httpStatus !== undefined && { httpStatus: e.httpStatus }),
+  });
 }

@@ -34,7 +34,8 @@ export async function* readSse(body: Readable, maxEventBytes: number): AsyncGene
     let value = colon < 0 ? '' : l.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'data') {
-      size += value.length;
+      // the line end that joins it to the one before counts: empty data lines would otherwise pile up without bound
+      size += value.length + (data.length > 0 ? 1 : 0);
       if (size > maxEventBytes) throw tooBig();
       data.push(value);
     } else if (field === 'event') event = value;

@@ -10,6 +10,10 @@ export interface RemoteEndpoint {
   readonly credentials: Credentials;
   /** force a dialect instead of reading it from the card */
   readonly dialect?: Dialect;
+  /** origins besides the URL's own that the card may name for its JSON-RPC endpoint (origin.ts) */
+  readonly allowedOrigins?: readonly string[];
+  /** what errors call the endpoint (a connection's name) */
+  readonly name?: string;
 }
 
 /** The parts of a remote Agent Card the client relies on, read leniently from either dialect's card. */
@@ -77,6 +81,8 @@ export type OutboundErrorCode =
   | 'canceled'
   /** the OAuth token endpoint refused or failed */
   | 'token_failed'
+  /** the card names a JSON-RPC endpoint on another origin than the endpoint's, not allowed: nothing was sent there */
+  | 'origin_refused'
   // refusals of the connection layer, before anything leaves:
   /** no connection of that name in the workspace */
   | 'no_connection'
@@ -101,11 +107,14 @@ export const MAX_REMOTE_ERROR = 1_000;
 export class OutboundError extends Error {
   readonly code: OutboundErrorCode;
   readonly remoteCode: number | undefined;
-  constructor(code: OutboundErrorCode, message: string, o: { remoteCode?: number; cause?: unknown } = {}) {
+  /** the HTTP status the remote answered with, when a non-2xx status is what failed the call */
+  readonly httpStatus: number | undefined;
+  constructor(code: OutboundErrorCode, message: string, o: { remoteCode?: number; httpStatus?: number; cause?: unknown } = {}) {
     super(message, o.cause === undefined ? undefined : { cause: o.cause });
     this.name = 'OutboundError';
     this.code = code;
     this.remoteCode = o.remoteCode;
+    this.httpStatus = o.httpStatus;
   }
 }
 

@@ -66,12 +66,38 @@ export interface PollOptions {
 /** A task's state, status message and artifacts: what a poll reports when it changed. */
 const seen = (t: RemoteTask) => JSON.stringify([t.status.state, t.status.message, t.artifacts]);
 
-/** Polls until the task settles: waits base, 2×base, ... up to max (equal jitter), reporting each poll that changed something. */
+/** HTTP statuses that say "not now" (busy, a proxy between deploys), not that the task or the answer is wrong. */
+const PASSING_STATUSES = new Set([429, 502, 503, 504]);
+
+/**
+ * A poll's failure that may pass: the remote could not be reached or did not answer in time, or said "not now". A
+ * tasks/get changes nothing, so it is asked again; a bad answer, a JSON-RPC error or a refusal is not.
+ */
+export const passingFailure = (e: unknown): boolean =>
+  e instanceof OutboundError &&
+  (e.code === 'unreachable' || e.code === 'timeout' || (e.code === 'bad_response' && e.httpStatus !== undefined && PASSING_STATUSES.has(e.httpStatus)));
+
+/** Polls in a row that may fail for a passing reason before the last failure stands. */
+export const MAX_PASSING_POLL_FAILURES = 5;
+
+/**
+ * Polls until the task settles: waits base, 2×base, ... up to max (equal jitter), reporting each poll that changed
+ * something. A poll that fails for a passing reason is made again after the next wait, up to MAX_PASSING_POLL_FAILURES
+ * in a row: one 503 from a proxy failed a long task (and cancelled it) before.
+ */
 export async function pollUntilSettled(task: RemoteTask, o: PollOptions): Promise<RemoteTask> {
   let cur = task;
+  let failures = 0;
   for (let n = 1; !isSettled(cur); n++) {
     await pause(o.timers, backoffDelay({ baseMs: o.baseMs, maxMs: o.maxMs }, n, o.random), o.signal);
-    const next = await o.get();
+    let next: RemoteTask;
+    try {
+      next = await o.get();
+    } catch (e) {
+      if (o.signal.aborted || !passingFailure(e) || ++failures >= MAX_PASSING_POLL_FAILURES) throw e;
+      continue;
+    }
+    failures = 0;
     if (seen(next) !== seen(cur)) o.onChange?.(next);
     cur = next;
   }
