@@ -118,13 +118,16 @@ export class RpcError extends Error {
   readonly data: Record<string, unknown> | undefined;
   /** extra response headers, e.g. Retry-After for RATE_LIMITED */
   readonly headers: Record<string, string> | undefined;
+  /** the message as an A2A 1.0 caller reads it, when it differs (it names a task state: `stateMessages`) */
+  readonly messageV1: string | undefined;
 
-  constructor(reason: ErrorReason, opts: { message?: string; data?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
+  constructor(reason: ErrorReason, opts: { message?: string; messageV1?: string; data?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
     super(opts.message ?? ERRORS[reason].message);
     this.name = 'RpcError';
     this.reason = reason;
     this.data = opts.data;
     this.headers = opts.headers;
+    this.messageV1 = opts.messageV1;
   }
 
   get code(): number {
@@ -153,8 +156,16 @@ export class RpcError extends Error {
     };
     // 1.0 (9.5): validation errors SHOULD carry a BadRequest naming the fields; the ErrorInfo stays first
     const badRequest = this.reason === 'INVALID_PARAMS' ? badRequestOf(this.message, this.data) : undefined;
-    return { code: V1_CODES[this.reason] ?? this.code, message: this.message, data: badRequest ? [info, badRequest] : [info] };
+    return { code: V1_CODES[this.reason] ?? this.code, message: this.messageV1 ?? this.message, data: badRequest ? [info, badRequest] : [info] };
   }
+}
+
+/**
+ * An error message that names task states, in both dialects: `text` is given each state's name as the dialect spells
+ * it (`completed` for the revisions, `TASK_STATE_COMPLETED` for 1.0), as the caller's Task and `data.state` spell it.
+ */
+export function stateMessages(text: (name: (state: string) => string) => string): { message: string; messageV1: string } {
+  return { message: text((s) => s), messageV1: text(stateNameV1) };
 }
 
 export const isRpcError = (e: unknown): e is RpcError => e instanceof RpcError;
