@@ -120,10 +120,12 @@ const PROBLEM_TEXT: Record<JsonProblem['problem'], string> = {
   'lone-surrogate': 'is not well-formed Unicode: a \\u escape of a lone UTF-16 surrogate (half of a pair) cannot be stored as sent',
   'proto-key': 'is a key the gateway does not take: "__proto__" would be read as an object\'s prototype and lost',
   'non-finite': 'is a number past the range of a double (such as 1e400): it would be read as Infinity and answered as null',
+  'unsafe-integer':
+    'is an integer past ±9007199254740991 (2^53 − 1): read as a double it would lose digits (12345678901234567890 reads as 12345678901234567000); send it as a string',
 };
 
 /** Params the gateway could not keep as sent: -32602 naming the path (and the limit, for depth). */
-function unkeptParams(p: JsonProblem): RpcError {
+export function unkeptParams(p: JsonProblem): RpcError {
   return new RpcError('INVALID_PARAMS', {
     message: `Invalid params: ${p.path} ${PROBLEM_TEXT[p.problem]}`,
     data: { path: p.path, ...(p.problem === 'depth' && { limit: MAX_JSON_DEPTH }) },
