@@ -17,7 +17,11 @@ export interface TextFindings {
 const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
 
 interface Frame {
-  /** an object's keys so far (a list while short: cheaper than a Set for the few keys most objects have); undefined for a list */
+  /** an object (else a list) */
+  object: boolean;
+  /** an object's first key: most objects of a hostile body have one, and need no list for it */
+  first: string | undefined;
+  /** an object's keys from its second on, the first included (a list while short: cheaper than a Set) */
   keys: string[] | Set<string> | undefined;
   /** the current key (object) or index (list) */
   at: string | number;
@@ -28,9 +32,18 @@ interface Frame {
 /** keys an object's list holds before they move to a Set */
 const SHORT_KEYS = 16;
 
-/** Adds `key` to the frame's keys; false when it was there already. */
-function addKey(f: Frame & { keys: string[] | Set<string> }, key: string): boolean {
+/** Adds `key` to the object's keys; false when it was there already. */
+function addKey(f: Frame, key: string): boolean {
+  if (f.first === undefined) {
+    f.first = key;
+    return true;
+  }
   const keys = f.keys;
+  if (keys === undefined) {
+    if (key === f.first) return false;
+    f.keys = [f.first, key];
+    return true;
+  }
   if (Array.isArray(keys)) {
     if (keys.includes(key)) return false;
     keys.push(key);
@@ -73,10 +86,12 @@ const isNumberChar = (c: number): boolean => (c >= 48 && c <= 57) || c === 45 ||
  */
 export function textFindings(text: string): Map<number, TextFindings> {
   const out = new Map<number, TextFindings>();
-  const stack: Frame[] = [];
+  // frames are kept and reused by depth (a body of 400,000 small objects allocates a handful, not 400,000)
+  const frames: Frame[] = [];
+  let depth = 0;
   let batch = false;
   const note = (kind: keyof TextFindings, last?: string) => {
-    const path = stack.map((f) => f.at);
+    const path = frames.slice(0, depth).map((f) => f.at);
     if (last !== undefined) path[path.length - 1] = last;
     // a batch's path starts at the call's index; a single call's at its own keys
     const call = batch ? (path.shift() as number) : -1;
@@ -90,25 +105,31 @@ export function textFindings(text: string): Map<number, TextFindings> {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       const end = stringEnd(text, i);
-      const top = stack[stack.length - 1];
-      if (top?.keys !== undefined && top.wantKey) {
+      const top = depth > 0 ? frames[depth - 1]! : undefined;
+      if (top?.object === true && top.wantKey) {
         const raw = text.slice(i + 1, end);
         const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
-        if (!addKey(top as Frame & { keys: string[] | Set<string> }, key)) note('duplicateKey', key);
+        if (!addKey(top, key)) note('duplicateKey', key);
         top.at = key;
         top.wantKey = false;
       }
       i = end + 1;
     } else if (c === 123 /* { */ || c === 91 /* [ */) {
-      if (stack.length === 0 && c === 91) batch = true;
-      stack.push(c === 123 ? { keys: [], at: '', wantKey: true } : { keys: undefined, at: 0, wantKey: false });
+      if (depth === 0 && c === 91) batch = true;
+      const f = frames[depth] ?? (frames[depth] = { object: false, first: undefined, keys: undefined, at: 0, wantKey: false });
+      f.object = c === 123;
+      f.first = undefined;
+      f.keys = undefined;
+      f.at = f.object ? '' : 0;
+      f.wantKey = f.object;
+      depth++;
       i++;
     } else if (c === 125 /* } */ || c === 93 /* ] */) {
-      stack.pop();
+      depth--;
       i++;
     } else if (c === 44 /* , */) {
-      const top = stack[stack.length - 1]!;
-      if (top.keys === undefined) (top.at as number)++;
+      const top = frames[depth - 1]!;
+      if (!top.object) (top.at as number)++;
       else top.wantKey = true;
       i++;
     } else if ((c >= 48 && c <= 57) || c === 45) {
