@@ -5,7 +5,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimits } from '../protocol/records.js';
 import { dialectOfVersionHeader, errorsInV1, isSupportedVersion, SUPPORTED_VERSIONS } from '../protocol/codec.js';
 import { effectiveScopes } from '../protocol/scopes.js';
 import { echoed } from '../protocol/one-line.js';
-import { unkeptParams } from '../protocol/params.js';
+import { unsafeIntegerParams } from '../protocol/params.js';
 import { type KeyHasher, presentedKey, verifyKey } from '../runtime/keys.js';
 import { rateLimitHeaders } from '../runtime/limiter/headers.js';
 import type { LimitDecision, Limiter } from '../runtime/limiter/types.js';
@@ -116,7 +116,7 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
       requestId: input.requestId,
     };
     // as a number past a double's range is (parseParams): the value JSON.parse made is not the one sent
-    if (input.call.unsafeIntegerAt !== undefined) throw unkeptParams({ path: input.call.unsafeIntegerAt, problem: 'unsafe-integer' });
+    if (input.call.unsafeIntegerAt !== undefined) throw unsafeIntegerParams(input.call.params, input.call.unsafeIntegerAt);
     const result = await row.handler(input.call.params, ctx, parts);
     return { ok: true, result, headers };
   } catch (e) {

@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 envelope: decoding a request body into calls, and building responses. No I/O.
 import { RpcError, type JsonRpcErrorObject, type JsonRpcErrorObjectV1 } from './errors.js';
 import { pathText, textFindings, type TextFindings } from './json-text.js';
-import { echoed } from './one-line.js';
+import { echoed, shownPath } from './one-line.js';
 
 export type RpcId = string | number | null;
 
@@ -59,9 +59,9 @@ function readableId(v: unknown): RpcId {
  * Answered with id null when `id` is the key named twice (which of them would be echoed?).
  */
 function twiceNamed(path: readonly (string | number)[], id: RpcId): DecodedEntry {
-  const field = echoed(pathText(path));
+  const field = shownPath(pathText(path));
   const key = echoed(String(path[path.length - 1]));
-  const where = path.length > 1 ? ` in ${echoed(pathText(path.slice(0, -1)))}` : '';
+  const where = path.length > 1 ? ` in ${shownPath(pathText(path.slice(0, -1)))}` : '';
   return {
     ok: false,
     id: path.length === 1 && path[0] === 'id' ? null : id,

@@ -57,6 +57,11 @@ t.test('a key given twice is -32600 naming its path; nothing runs or is stored',
   t.equal(batch.json[1]?.error?.code, -32600, 'the call holding the key twice is refused');
   t.equal(batch.json[1]?.error?.data?.field, 'params.a');
 
+  const long = 'k'.repeat(300_000);
+  const big = await gw.rpc({ key, body: `{"jsonrpc":"2.0","id":4,"method":"agents/list","params":{"${long}":1,"${long}":2}}` });
+  t.equal(big.json.error?.code, -32600, 'a long key given twice');
+  t.ok(JSON.stringify(big.json).length < 2_000, 'is named cut to a bound, not repeated whole');
+
   const fine = await gw.rpc({
     key,
     body: `{"jsonrpc":"2.0","id":3,"method":"message/send","params":${text('f').replace('"parts":[', '"parts":[{"kind":"text","text":"x"},')}}`,

@@ -84,9 +84,7 @@ t.test('an integer past ±(2^53 − 1) in params is -32602 naming the path; noth
     key,
     body: envelope(
       'message/send',
-      messageB(
-        '"parts":[{"kind":"data","data":{"max":9007199254740991,"min":-9007199254740991,"exp":1e20,"frac":-0.000125,"text":"12345678901234567890"}}]',
-      ),
+      messageB('"parts":[{"kind":"data","data":{"max":9007199254740991,"min":-9007199254740991,"exp":1e20,"frac":-0.000125,"text":"12345678901234567890"}}]'),
     ),
   });
   t.same(
@@ -94,4 +92,23 @@ t.test('an integer past ±(2^53 − 1) in params is -32602 naming the path; noth
     { max: 9007199254740991, min: -9007199254740991, exp: 1e20, frac: -0.000125, text: '12345678901234567890' },
     'integers within the bound, exponent and fraction forms, and digits in a string are taken',
   );
+});
+
+// The path these refusals name holds the caller's keys: a 500,000-character key holding 1e400 made an answer (and a
+// log line) of a megabyte. A refused integer nested past the depth limit is refused for its depth, as parseParams does.
+t.test('the path a refusal names is cut to a bound; depth is reported before a deep integer', async (t) => {
+  const gw = await startTestGateway();
+  t.teardown(() => gw.close());
+  const { key } = await gw.key();
+  const long = 'k'.repeat(500_000);
+  for (const value of ['1e400', '12345678901234567890']) {
+    const r = await gw.rpc({ key, body: envelope('message/send', messageB(`"parts":[{"kind":"data","data":{"${long}":${value}}}]`)) });
+    t.equal(r.json.error?.code, -32602, `${value}: -32602`);
+    t.ok(JSON.stringify(r.json).length < 2_000, `${value}: the answer stays small (${JSON.stringify(r.json).length} characters)`);
+    t.match(r.json.error?.data?.path, /^params\.message\.parts\.0\.data\.kkk+…$/, `${value}: the path is cut, and says so`);
+  }
+  const deep = `{"a":${'{"b":'.repeat(100)}12345678901234567890${'}'.repeat(100)}}`;
+  const r = await gw.rpc({ key, body: envelope('message/send', messageB(`"parts":[{"kind":"data","data":${deep}}]`)) });
+  t.match(r.json.error?.message, /nests deeper than 64 levels/, 'a deep integer is refused for its depth');
+  t.equal(r.json.error?.data?.limit, 64);
 });
