@@ -21,6 +21,11 @@ export const ERRORS = {
   REQUEST_TIMEOUT: { code: -32600, http: 408, message: 'Request timeout: the request body did not arrive in time' },
   /** Not a JSON-RPC condition of the spec: the Host header is not a valid host[:port]. Travels as -32600 with HTTP 400. */
   BAD_HOST: { code: -32600, http: 400, message: 'Bad request: the Host header is not a valid host[:port]' },
+  /**
+   * Not a JSON-RPC condition of the spec: a header read as one value (Authorization, A2A-Version, Content-Length,
+   * ...) came on more than one line. Travels as -32600 with HTTP 400, and the connection is closed.
+   */
+  REPEATED_HEADER: { code: -32600, http: 400, message: 'Bad request: a header read as one value was given more than once' },
   /** A2A 1.0's: the A2A-Version header names a version the gateway does not speak (any dialect gets 1.0's code). */
   VERSION_NOT_SUPPORTED: { code: -32009, http: 200, message: 'Version not supported' },
   /**
