@@ -26,6 +26,11 @@ export const ERRORS = {
    * ...) came on more than one line. Travels as -32600 with HTTP 400, and the connection is closed.
    */
   REPEATED_HEADER: { code: -32600, http: 400, message: 'Bad request: a header read as one value was given more than once' },
+  /**
+   * Not a JSON-RPC condition of the spec: the body came with a Content-Encoding (gzip, br, ...), which the gateway
+   * does not decode. Travels as -32600 with HTTP 415.
+   */
+  UNSUPPORTED_ENCODING: { code: -32600, http: 415, message: 'Unsupported media type: the request body must not be content-encoded' },
   /** A2A 1.0's: the A2A-Version header names a version the gateway does not speak (any dialect gets 1.0's code). */
   VERSION_NOT_SUPPORTED: { code: -32009, http: 200, message: 'Version not supported' },
   /**

@@ -91,6 +91,22 @@ function repeated(res: HttpResponse, state: ResponseState, o: { header: string; 
   });
 }
 
+/**
+ * A Content-Encoding other than identity (`gzip`, `br`, ...): 415 naming it. The gateway does not decode bodies, so a
+ * gzip body read "not valid UTF-8", and a plain body labelled gzip was run as plain, while a firewall in front that
+ * failed to decompress it may have let it through uninspected.
+ */
+const encodedBody = (header: string): boolean => header !== '' && header.trim().toLowerCase() !== 'identity';
+
+function encoded(res: HttpResponse, state: ResponseState, o: { encoding: string; v1: boolean }): void {
+  const named = echoed(o.encoding);
+  const err = new RpcError('UNSUPPORTED_ENCODING', {
+    message: `Unsupported media type: the request body has Content-Encoding '${named}'; send it uncompressed`,
+    data: { header: 'Content-Encoding', encoding: named },
+  });
+  sendJson(res, state, ERRORS.UNSUPPORTED_ENCODING.http, errorResponse(null, err, { v1: o.v1 }));
+}
+
 /** 413; `v1`: the request named A2A 1.0, and reads the error in 1.0's shape. */
 function tooLarge(res: HttpResponse, state: ResponseState, o: { limit: number; drained: boolean; v1: boolean }): void {
   const err = new RpcError('PAYLOAD_TOO_LARGE', { message: `Request body too large: the limit is ${o.limit} bytes`, data: { limit: o.limit } });
@@ -139,6 +155,7 @@ function rpcRoute(o: HttpServerOptions) {
     const baseUrl = baseUrlOf(req, res, scheme);
     const forwardedFor = forwardedForOf(req, proxies);
     const twice = repeatedHeader(req, RPC_SINGLE_HEADERS);
+    const encoding = req.getHeader('content-encoding');
     const state = trackAbort(res);
     // read at the first need, at the latest when a failed key is counted; a client already gone has no address left
     let peer: string | undefined;
@@ -149,6 +166,7 @@ function rpcRoute(o: HttpServerOptions) {
         if (!b.ok && b.why === 'timeout') return timedOut(res, state, { ms: deadline.ms, v1 });
         if (!b.ok) return tooLarge(res, state, { limit: gateway.maxBodyBytes, drained: b.drained, v1 });
         if (twice !== undefined) return repeated(res, state, { header: twice, v1 });
+        if (encodedBody(encoding)) return encoded(res, state, { encoding, v1 });
         if (baseUrl === undefined) return badHost(res, state, { rpc: true, v1 });
         const reply = await gateway.rpc({ body: b.body, authorization, a2aVersion, lastEventId, agentId, baseUrl, requestId, address });
         writeReply(res, state, reply, sse);

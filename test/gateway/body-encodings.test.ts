@@ -40,3 +40,34 @@ t.test('a body in UTF-16 or UTF-32 is -32700 naming its encoding; UTF-8 with a B
   const latin1 = await post(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"agents/list","params":{"x":"caf\u00e9"}}', 'latin1'));
   t.match(latin1.json.error?.message, /not valid UTF-8$/, 'Latin-1 is not valid UTF-8, as before');
 });
+
+// The gateway does not decode content codings: a gzip body read "not valid UTF-8", and a plain body labelled gzip was
+// run as plain (a firewall in front that failed to decompress it may have let it through uninspected).
+t.test('a body with a Content-Encoding other than identity is 415 naming it; nothing runs', async (t) => {
+  const { gzipSync } = await import('node:zlib');
+  const gw = await startTestGateway();
+  t.teardown(() => gw.close());
+  const { key } = await gw.key();
+  const send =
+    '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"m-enc","parts":[{"kind":"text","text":"x"}]}}}';
+  const post = (body: Buffer, headers: Record<string, string>) =>
+    fetch(`${gw.url}/api/a2a`, { method: 'POST', body: new Uint8Array(body), headers: { Authorization: `Bearer ${key}`, ...headers } }).then(async (r) => ({
+      status: r.status,
+      json: await r.json(),
+    }));
+  for (const [encoding, body] of [
+    ['gzip', gzipSync(send)],
+    ['gzip', Buffer.from(send)],
+    ['br', Buffer.from(send)],
+    ['GZIP, identity', Buffer.from(send)],
+  ] as const) {
+    const r = await post(body, { 'Content-Encoding': encoding });
+    t.equal(r.status, 415, `Content-Encoding ${encoding}: 415`);
+    t.match(r.json, { id: null, error: { code: -32600, data: { reason: 'UNSUPPORTED_ENCODING', header: 'Content-Encoding', encoding } } }, 'naming it');
+  }
+  const v1 = await post(Buffer.from(send), { 'Content-Encoding': 'gzip', 'A2A-Version': '1.0' });
+  t.equal(v1.json.error?.data?.[0]?.reason, 'UNSUPPORTED_ENCODING', "1.0's shape under A2A-Version: 1.0");
+  t.equal((await gw.rpc({ key, method: 'tasks/list', params: {} })).json.result?.tasks?.length, 0, 'nothing ran');
+  const identity = await post(Buffer.from(send), { 'Content-Encoding': 'identity' });
+  t.equal(identity.json.result?.status?.state, 'completed', 'identity is served');
+});
