@@ -1,4 +1,4 @@
-// The two LMDB reads that went around the store's decoding: a legacy task's seq (`task-seq`, read by the write that
+// The LMDB reads that went around the store's decoding: a legacy task's seq (`task-seq`, read by the write that
 // folds it into `task-state`) and the readiness ping's read of the meta store. A damaged value in either (bytes that
 // are not msgpack, a seq that is not a whole number) is a damaged record, reported by kind and id: the task write
 // replaces it (before: msgpackr's bare error, or a seq that never matched, failed every later write of the task), and
@@ -86,4 +86,24 @@ t.test('lmdb: a damaged value under the ping key leaves /readyz ready and is log
   const logged = lines.filter((l) => l.msg.startsWith('damaged stored record'));
   t.equal(logged.length, 1, 'logged once for three probes');
   t.match(logged[0]?.fields, { record: 'meta', id: 'ping' });
+});
+
+// Found in the same sweep: moving an older version's delivery lists on open read them with a raw range read, so a
+// list whose bytes do not decode threw msgpackr's error out of the open: the gateway did not start.
+t.test("lmdb: an older version's delivery list whose bytes do not decode is dropped and reported; the store opens", async (t) => {
+  const path = await withDir(t);
+  const s0 = await openLmdbStore({ path });
+  await s0.close();
+  const good = { id: 'job-1', taskId: 'task-1', configId: 'cfg', attempts: 1, result: 'delivered', status: 200, error: null, at: Date.UTC(2026, 0, 1) };
+  const raw: RootDatabase = open({ path, noSubdir: false, maxDbs: 32 });
+  await raw.openDB({ name: LMDB_DBS.dashboardDeliveries, encoding: 'binary' }).put('ws-bad', NOT_MSGPACK);
+  await raw.openDB({ name: LMDB_DBS.dashboardDeliveries, useRecords: false } as never).put('ws-a', [good]);
+  await raw.close();
+
+  const seen: StoreCorruptError[] = [];
+  const s = await openLmdbStore({ path, onCorrupt: (e) => seen.push(e) });
+  t.teardown(() => s.close());
+  t.ok(told(seen).includes('delivery ws-bad'), 'the damaged list is reported by kind and workspace');
+  t.strictSame(await s.dashboard.deliveries('ws-bad'), [], 'and dropped, as a list no schema reads is');
+  t.match(await s.dashboard.deliveries('ws-a'), [{ id: 'job-1' }], 'the good list is moved all the same');
 });

@@ -117,7 +117,7 @@ export async function openLmdbStore(opts: {
   const resultsExpiry = root.openDB<true, Key>({ name: LMDB_DBS.resultsExpiry, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false });
   const fresh = () => root.resetReadTxn();
   const deliveryLog = db(LMDB_DBS.dashboardDeliveryLog);
-  await upgradeDeliveryLists({ root, lists: db(LMDB_DBS.dashboardDeliveries), deliveryLog });
+  await upgradeDeliveryLists({ root, lists: db(LMDB_DBS.dashboardDeliveries), deliveryLog, onCorrupt });
   const dashboard = lmdbDashboardStore({
     root,
     sessions: db(LMDB_DBS.dashboardSessions),
