@@ -3,7 +3,7 @@
 // a change of a task that another instance changed first. The supervisor owns the live actors; this module reaches
 // them through its options.
 import { randomUUID } from 'node:crypto';
-import { RpcError } from '../protocol/errors.js';
+import { RpcError, stateMessages } from '../protocol/errors.js';
 import { TaskState, TERMINAL_STATES, type Task } from '../protocol/model.js';
 import type { Clock, Timers } from '../runtime/clock.js';
 import type { CancelReply, CancelRequest, EventBus } from '../runtime/events/bus.js';
@@ -33,7 +33,10 @@ export interface CrossInstanceOptions {
 const MAX_MOVED_TRIES = 5;
 
 const notCancelable = (id: string, state: string | undefined) =>
-  new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${id} is ${state ?? 'finished'} and cannot be canceled`, data: { state } });
+  new RpcError('TASK_NOT_CANCELABLE', {
+    ...stateMessages((name) => `Task ${id} is ${state === undefined ? 'finished' : name(state)} and cannot be canceled`),
+    data: { state },
+  });
 
 const isTaskState = (s: string): s is TaskState => TaskState.safeParse(s).success;
 

@@ -1,6 +1,6 @@
 // Owns the live task actors: starts them, persists every transition, restores settled tasks on demand, recovers after a crash.
 import { createActor } from 'xstate';
-import { RpcError } from '../protocol/errors.js';
+import { RpcError, stateMessages } from '../protocol/errors.js';
 import { SETTLED_STATES, TERMINAL_STATES, type Message, type Task } from '../protocol/model.js';
 import type { Clock, Timers } from '../runtime/clock.js';
 import { isStoreUnavailable } from '../runtime/store/errors.js';
@@ -141,11 +141,11 @@ export class TaskSupervisor {
     const refused = (t: Task) =>
       TERMINAL_STATES.has(t.status.state)
         ? new RpcError('UNSUPPORTED_OPERATION', {
-            message: `Task ${t.id} is ${t.status.state}; a terminal task takes no more messages`,
+            ...stateMessages((name) => `Task ${t.id} is ${name(t.status.state)}; a terminal task takes no more messages`),
             data: { path: 'params.message', state: t.status.state },
           })
         : new RpcError('INVALID_PARAMS', {
-            message: `Task ${t.id} is ${t.status.state}; it takes a message only in input-required`,
+            ...stateMessages((name) => `Task ${t.id} is ${name(t.status.state)}; it takes a message only in ${name('input-required')}`),
             data: { path: 'params.message', state: t.status.state },
           });
     for (let tries = 1; ; tries++) {
@@ -158,7 +158,10 @@ export class TaskSupervisor {
   /** `requestId`: the cancel call's, stamped on the canceled status (also when another instance runs the task) */
   async cancel(task: Task, o: { requestId?: string } = {}): Promise<Task> {
     const refused = (t: Task) =>
-      new RpcError('TASK_NOT_CANCELABLE', { message: `Task ${t.id} is ${t.status.state} and cannot be canceled`, data: { state: t.status.state } });
+      new RpcError('TASK_NOT_CANCELABLE', {
+        ...stateMessages((name) => `Task ${t.id} is ${name(t.status.state)} and cannot be canceled`),
+        data: { state: t.status.state },
+      });
     for (let tries = 1; ; tries++) {
       const running = task.status.state === 'submitted' || task.status.state === 'working';
       if (running && !this.live.has(keyOf(task.workspaceId, task.id))) return this.elsewhere.cancelElsewhere({ task, requestId: o.requestId });

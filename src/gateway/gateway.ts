@@ -4,6 +4,7 @@ import { ERRORS, RpcError } from '../protocol/errors.js';
 import { StreamResult } from './context.js';
 import { toSanitizedJson } from '../runtime/sanitizer.js';
 import { RawJson } from '../protocol/raw-json.js';
+import { wideEncodingOf } from '../protocol/body-encoding.js';
 import type { AdminApi, GatewayApi, HttpReply, JsonReply, RpcHttpRequest, CardRequest, TunnelApi } from './api.js';
 import { agentCard, isPublic, serviceCard } from './card.js';
 import { runCall, type PipelineDeps } from './pipeline.js';
@@ -50,6 +51,14 @@ const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-
 
 /** Strict: a body that is not valid UTF-8 is a parse error, never silently repaired with U+FFFD. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** The body as text, or undefined when it is not valid UTF-8 (a leading UTF-8 BOM is dropped, as RFC 8259 allows). */
+function utf8Text(body: Buffer): string | undefined {
+  try {
+    return utf8.decode(body);
+  } catch {
+    return undefined;
+  }
+}
 
 export function createGateway(o: GatewayOptions): GatewayApi {
   const metrics = o.metrics ?? noMetrics;
@@ -125,11 +134,14 @@ export function createGateway(o: GatewayOptions): GatewayApi {
   /** one request id per HTTP call (a batch's calls share it) */
   async function rpcReply(req: RpcHttpRequest, requestId: string): Promise<HttpReply> {
     const baseUrl = o.publicUrl ?? req.baseUrl;
-    let text: string;
-    try {
-      text = utf8.decode(req.body);
-    } catch {
-      const err = new RpcError('PARSE_ERROR', { message: 'Parse error: request body is not valid UTF-8' });
+    const wide = wideEncodingOf(req.body);
+    const text = wide === undefined ? utf8Text(req.body) : undefined;
+    if (text === undefined) {
+      const message =
+        wide === undefined
+          ? 'Parse error: request body is not valid UTF-8'
+          : `Parse error: request body is ${wide}, not UTF-8; send JSON-RPC bodies in UTF-8 (RFC 8259 §8.1)`;
+      const err = new RpcError('PARSE_ERROR', { message, ...(wide !== undefined && { data: { encoding: wide } }) });
       metrics.call('invalid', err.reason, 0);
       return reply(err.httpStatus, {}, errorResponse(null, err, { v1: versionAnswersV1(req.a2aVersion) }));
     }

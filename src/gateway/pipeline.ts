@@ -5,6 +5,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimits } from '../protocol/records.js';
 import { dialectOfVersionHeader, errorsInV1, isSupportedVersion, SUPPORTED_VERSIONS } from '../protocol/codec.js';
 import { effectiveScopes } from '../protocol/scopes.js';
 import { echoed } from '../protocol/one-line.js';
+import { unsafeIntegerParams } from '../protocol/params.js';
 import { type KeyHasher, presentedKey, verifyKey } from '../runtime/keys.js';
 import { rateLimitHeaders } from '../runtime/limiter/headers.js';
 import type { LimitDecision, Limiter } from '../runtime/limiter/types.js';
@@ -114,6 +115,8 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
       baseUrl: input.baseUrl,
       requestId: input.requestId,
     };
+    // as a number past a double's range is (parseParams): the value JSON.parse made is not the one sent
+    if (input.call.unsafeIntegerAt !== undefined) throw unsafeIntegerParams(input.call.params, input.call.unsafeIntegerAt);
     const result = await row.handler(input.call.params, ctx, parts);
     return { ok: true, result, headers };
   } catch (e) {

@@ -132,12 +132,22 @@ export const codecs: Record<TaskDialect, DialectCodec> = {
   V1: { ...v1Codec, read: readsV1 },
 };
 
+/**
+ * The `major.minor` an `A2A-Version` value names (a patch part ignored, each part read as a number: `00.3` is 0.3), or
+ * undefined when it is not a version. One reading for whether it is spoken and for the dialect it picks: `0.03` was
+ * spoken (0.3) but picked no dialect (its text did not start with "0.3").
+ */
+function versionOf(v: string): string | undefined {
+  const m = /^(\d+)(?:\.(\d+))?(?:\.\d+)?$/.exec(v.trim());
+  return m ? `${Number(m[1])}.${Number(m[2] ?? 0)}` : undefined;
+}
+
 /** `A2A-Version: 0.1` means revision A; 0.2 and 0.3 mean revision B; anything else says nothing of the shared 0.x names. */
 export function dialectOfVersionHeader(v: string | undefined): Dialect | undefined {
   if (!v) return undefined;
-  const s = v.trim();
-  if (s.startsWith('0.1')) return 'A';
-  if (s.startsWith('0.2') || s.startsWith('0.3')) return 'B';
+  const version = versionOf(v);
+  if (version === '0.1') return 'A';
+  if (version === '0.2' || version === '0.3') return 'B';
   return undefined;
 }
 
@@ -150,9 +160,8 @@ export const SUPPORTED_VERSIONS: readonly string[] = ['0.1', '0.2', '0.3', '1.0'
  */
 export function isSupportedVersion(v: string | undefined): boolean {
   if (v === undefined || v.trim() === '') return true;
-  const m = /^(\d+)(?:\.(\d+))?(?:\.\d+)?$/.exec(v.trim());
-  if (!m) return false;
-  return SUPPORTED_VERSIONS.includes(`${Number(m[1])}.${Number(m[2] ?? 0)}`);
+  const version = versionOf(v);
+  return version !== undefined && SUPPORTED_VERSIONS.includes(version);
 }
 
 /** Errors read as 1.0's when the method is a 1.0 name or the header names 1.0 or later (an unsupported 2.0 included). */

@@ -1,5 +1,7 @@
 // JSON-RPC 2.0 envelope: decoding a request body into calls, and building responses. No I/O.
 import { RpcError, type JsonRpcErrorObject, type JsonRpcErrorObjectV1 } from './errors.js';
+import { pathText, textFindings, type TextFindings } from './json-text.js';
+import { echoed, shownPath } from './one-line.js';
 
 export type RpcId = string | number | null;
 
@@ -13,6 +15,11 @@ export interface RpcCall {
   hasId: boolean;
   method: string;
   params: unknown;
+  /**
+   * The path (`params.data.n`) of an integer in the params written past ±(2^53 − 1): JSON.parse rounded it, so the
+   * value at that path is not the one sent. The call is refused with -32602 where its params are read (see pipeline).
+   */
+  unsafeIntegerAt?: string;
 }
 
 export type RpcResponse = { jsonrpc: '2.0'; id: RpcId; result: unknown } | { jsonrpc: '2.0'; id: RpcId; error: JsonRpcErrorObject | JsonRpcErrorObjectV1 };
@@ -46,11 +53,31 @@ function readableId(v: unknown): RpcId {
   return typeof v === 'string' || (typeof v === 'number' && echoableNumber(v)) ? v : null;
 }
 
-export function decodeEntry(raw: unknown): DecodedEntry {
+/**
+ * A key the request names twice in one object (`{"method":"tasks/get","method":"message/send"}`): JSON.parse keeps
+ * the last, but a proxy, firewall or log in front of us that keeps the first read another call than the one run.
+ * Answered with id null when `id` is the key named twice (which of them would be echoed?).
+ */
+function twiceNamed(path: readonly (string | number)[], id: RpcId): DecodedEntry {
+  const field = shownPath(pathText(path));
+  const key = echoed(String(path[path.length - 1]));
+  const where = path.length > 1 ? ` in ${shownPath(pathText(path.slice(0, -1)))}` : '';
+  return {
+    ok: false,
+    id: path.length === 1 && path[0] === 'id' ? null : id,
+    error: new RpcError('INVALID_REQUEST', {
+      message: `Invalid request: the key "${key}" is given twice${where}; each key of an object must be given once`,
+      data: { field },
+    }),
+  };
+}
+
+export function decodeEntry(raw: unknown, found: TextFindings = {}): DecodedEntry {
   if (!isPlainObject(raw)) {
     return { ok: false, id: null, error: new RpcError('INVALID_REQUEST', { message: 'Invalid request: a request must be a JSON object' }) };
   }
   const id = readableId(raw.id);
+  if (found.duplicateKey) return twiceNamed(found.duplicateKey, id);
   const invalid = (field: string, why: string): DecodedEntry => ({
     ok: false,
     id,
@@ -78,7 +105,11 @@ export function decodeEntry(raw: unknown): DecodedEntry {
   }
   if (typeof raw.method !== 'string' || raw.method.length === 0) return invalid('method', 'must be a non-empty string');
   // params that are not an object (a string, null, an array) are the method's to refuse: -32602, as a2a-js answers
-  return { ok: true, call: { id, hasId: 'id' in raw && raw.id !== null, method: raw.method, params: raw.params } };
+  const unsafe = found.unsafeInteger?.[0] === 'params' ? pathText(found.unsafeInteger) : undefined;
+  return {
+    ok: true,
+    call: { id, hasId: 'id' in raw && raw.id !== null, method: raw.method, params: raw.params, ...(unsafe !== undefined && { unsafeIntegerAt: unsafe }) },
+  };
 }
 
 /**
@@ -106,9 +137,10 @@ export function decodeBody(body: string, o: { maxBatchSize: number }): DecodedBo
         }),
       };
     }
-    return { kind: 'batch', entries: parsed.map(decodeEntry) };
+    const found = textFindings(body);
+    return { kind: 'batch', entries: parsed.map((raw, i) => decodeEntry(raw, found.get(i))) };
   }
-  return { kind: 'single', entry: decodeEntry(parsed) };
+  return { kind: 'single', entry: decodeEntry(parsed, textFindings(body).get(-1)) };
 }
 
 export const resultResponse = (id: RpcId, result: unknown): RpcResponse => ({ jsonrpc: '2.0', id, result });

@@ -21,6 +21,16 @@ export const ERRORS = {
   REQUEST_TIMEOUT: { code: -32600, http: 408, message: 'Request timeout: the request body did not arrive in time' },
   /** Not a JSON-RPC condition of the spec: the Host header is not a valid host[:port]. Travels as -32600 with HTTP 400. */
   BAD_HOST: { code: -32600, http: 400, message: 'Bad request: the Host header is not a valid host[:port]' },
+  /**
+   * Not a JSON-RPC condition of the spec: a header read as one value (Authorization, A2A-Version, Content-Length,
+   * ...) came on more than one line. Travels as -32600 with HTTP 400, and the connection is closed.
+   */
+  REPEATED_HEADER: { code: -32600, http: 400, message: 'Bad request: a header read as one value was given more than once' },
+  /**
+   * Not a JSON-RPC condition of the spec: the body came with a Content-Encoding (gzip, br, ...), which the gateway
+   * does not decode. Travels as -32600 with HTTP 415.
+   */
+  UNSUPPORTED_ENCODING: { code: -32600, http: 415, message: 'Unsupported media type: the request body must not be content-encoded' },
   /** A2A 1.0's: the A2A-Version header names a version the gateway does not speak (any dialect gets 1.0's code). */
   VERSION_NOT_SUPPORTED: { code: -32009, http: 200, message: 'Version not supported' },
   /**
@@ -118,13 +128,16 @@ export class RpcError extends Error {
   readonly data: Record<string, unknown> | undefined;
   /** extra response headers, e.g. Retry-After for RATE_LIMITED */
   readonly headers: Record<string, string> | undefined;
+  /** the message as an A2A 1.0 caller reads it, when it differs (it names a task state: `stateMessages`) */
+  readonly messageV1: string | undefined;
 
-  constructor(reason: ErrorReason, opts: { message?: string; data?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
+  constructor(reason: ErrorReason, opts: { message?: string; messageV1?: string; data?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
     super(opts.message ?? ERRORS[reason].message);
     this.name = 'RpcError';
     this.reason = reason;
     this.data = opts.data;
     this.headers = opts.headers;
+    this.messageV1 = opts.messageV1;
   }
 
   get code(): number {
@@ -153,8 +166,16 @@ export class RpcError extends Error {
     };
     // 1.0 (9.5): validation errors SHOULD carry a BadRequest naming the fields; the ErrorInfo stays first
     const badRequest = this.reason === 'INVALID_PARAMS' ? badRequestOf(this.message, this.data) : undefined;
-    return { code: V1_CODES[this.reason] ?? this.code, message: this.message, data: badRequest ? [info, badRequest] : [info] };
+    return { code: V1_CODES[this.reason] ?? this.code, message: this.messageV1 ?? this.message, data: badRequest ? [info, badRequest] : [info] };
   }
+}
+
+/**
+ * An error message that names task states, in both dialects: `text` is given each state's name as the dialect spells
+ * it (`completed` for the revisions, `TASK_STATE_COMPLETED` for 1.0), as the caller's Task and `data.state` spell it.
+ */
+export function stateMessages(text: (name: (state: string) => string) => string): { message: string; messageV1: string } {
+  return { message: text((s) => s), messageV1: text(stateNameV1) };
 }
 
 export const isRpcError = (e: unknown): e is RpcError => e instanceof RpcError;

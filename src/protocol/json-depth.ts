@@ -19,9 +19,11 @@ export function tooDeepAt(value: unknown, o: { limit: number; root: string }): s
  * task read back differs from the one answered and two ids differing only there name one Redis task. `proto-key`: a
  * `__proto__` key, which the param schemas drop (JavaScript reads it as the prototype), so the caller's field would
  * vanish without a word. `non-finite`: a number past a double's range (`1e400`), which JSON.parse reads as Infinity: a
- * module agent would be handed Infinity, while every answer, webhook and remote agent reads null.
+ * module agent would be handed Infinity, while every answer, webhook and remote agent reads null. `unsafe-integer`: an
+ * integer written past ±(2^53 − 1), which JSON.parse rounds (12345678901234567890 reads as ...7000); only the text
+ * shows it (`json-text.ts`), so it is found where the body is decoded, not by this walk.
  */
-export type JsonProblem = { path: string; problem: 'depth' | 'lone-surrogate' | 'proto-key' | 'non-finite' };
+export type JsonProblem = { path: string; problem: 'depth' | 'lone-surrogate' | 'proto-key' | 'non-finite' | 'unsafe-integer' };
 
 /** A value JSON text cannot carry back as it was sent: a string with a lone surrogate, a non-finite number. */
 function unkeptScalar(v: unknown): JsonProblem['problem'] | undefined {

@@ -22,3 +22,12 @@ export const MAX_ECHOED = 100;
 
 /** A caller's value as an error message or its data repeats it: one line, at most MAX_ECHOED code points, `…` when cut. */
 export const echoed = (s: string): string => oneLine(s, MAX_ECHOED);
+
+/**
+ * The most of a path into a caller's JSON an error repeats (`params.message.parts.0.data.n`): its keys are the
+ * caller's own, and one key may be most of a 1 MiB body. 64 levels of short keys still fit.
+ */
+export const MAX_SHOWN_PATH = 300;
+
+/** A path into a caller's JSON as an error names it: one line, at most MAX_SHOWN_PATH code points, `…` when cut. */
+export const shownPath = (path: string): string => oneLine(path, MAX_SHOWN_PATH);

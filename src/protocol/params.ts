@@ -1,7 +1,8 @@
 // Method params as callers send them (read leniently: parts by `type` or `kind`), parsed with zod; errors name the field.
 import { z } from 'zod';
 import { RpcError } from './errors.js';
-import { jsonProblemAt, MAX_JSON_DEPTH, type JsonProblem } from './json-depth.js';
+import { jsonProblemAt, MAX_JSON_DEPTH, tooDeepAt, type JsonProblem } from './json-depth.js';
+import { shownPath } from './one-line.js';
 import {
   DataPart,
   Extensions,
@@ -120,14 +121,27 @@ const PROBLEM_TEXT: Record<JsonProblem['problem'], string> = {
   'lone-surrogate': 'is not well-formed Unicode: a \\u escape of a lone UTF-16 surrogate (half of a pair) cannot be stored as sent',
   'proto-key': 'is a key the gateway does not take: "__proto__" would be read as an object\'s prototype and lost',
   'non-finite': 'is a number past the range of a double (such as 1e400): it would be read as Infinity and answered as null',
+  'unsafe-integer':
+    'is an integer past ±9007199254740991 (2^53 − 1): read as a double it would lose digits (12345678901234567890 reads as 12345678901234567000); send it as a string',
 };
 
 /** Params the gateway could not keep as sent: -32602 naming the path (and the limit, for depth). */
 function unkeptParams(p: JsonProblem): RpcError {
+  // a 500,000-character key holding 1e400 was answered, and logged, whole
+  const path = shownPath(p.path);
   return new RpcError('INVALID_PARAMS', {
-    message: `Invalid params: ${p.path} ${PROBLEM_TEXT[p.problem]}`,
-    data: { path: p.path, ...(p.problem === 'depth' && { limit: MAX_JSON_DEPTH }) },
+    message: `Invalid params: ${path} ${PROBLEM_TEXT[p.problem]}`,
+    data: { path, ...(p.problem === 'depth' && { limit: MAX_JSON_DEPTH }) },
   });
+}
+
+/**
+ * The refusal of params holding an integer past ±(2^53 − 1) at `path` (found in the body's text). Params also nested
+ * past the depth limit are refused for that, as parseParams would: its walk stops at the limit.
+ */
+export function unsafeIntegerParams(params: unknown, path: string): RpcError {
+  const deep = tooDeepAt(params, { limit: MAX_JSON_DEPTH, root: 'params' });
+  return unkeptParams(deep !== undefined ? { path: deep, problem: 'depth' } : { path, problem: 'unsafe-integer' });
 }
 
 /** Parses `params` with `schema`; a failure is INVALID_PARAMS whose message and data name the failing path. */

@@ -12,7 +12,8 @@ import { send, sendJson, trackAbort, type ResponseState } from './http-response.
 import { startSse, type SseLimits } from './sse.js';
 import { listenExclusive } from './listen.js';
 import { addressOf, forwardedForOf, httpsOf, type Proxies } from './peer.js';
-import { hostLines, hostOf, TWO_HOSTS } from './host.js';
+import { hostOf, TWO_HOSTS } from './host.js';
+import { CARD_SINGLE_HEADERS, repeatedHeader, RPC_SINGLE_HEADERS } from './header-lines.js';
 
 export interface HttpServerOptions {
   gateway: GatewayApi;
@@ -73,6 +74,39 @@ function writeReply(res: HttpResponse, state: ResponseState, reply: HttpReply, s
   startSse(res, state, reply, sse);
 }
 
+/**
+ * 400 naming a header given on more than one line; the connection is closed after it (with two Content-Length lines
+ * the body's end is in doubt, and a client that sends either is not one to keep talking to).
+ */
+function repeated(res: HttpResponse, state: ResponseState, o: { header: string; v1: boolean }): void {
+  const err = new RpcError('REPEATED_HEADER', {
+    message: `Bad request: the ${o.header} header is given more than once; send it once`,
+    data: { header: o.header },
+  });
+  send(res, state, {
+    status: ERRORS.REPEATED_HEADER.http,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(errorResponse(null, err, { v1: o.v1 })),
+    close: true,
+  });
+}
+
+/**
+ * A Content-Encoding other than identity (`gzip`, `br`, ...): 415 naming it. The gateway does not decode bodies, so a
+ * gzip body read "not valid UTF-8", and a plain body labelled gzip was run as plain, while a firewall in front that
+ * failed to decompress it may have let it through uninspected.
+ */
+const encodedBody = (header: string): boolean => header !== '' && header.trim().toLowerCase() !== 'identity';
+
+function encoded(res: HttpResponse, state: ResponseState, o: { encoding: string; v1: boolean }): void {
+  const named = echoed(o.encoding);
+  const err = new RpcError('UNSUPPORTED_ENCODING', {
+    message: `Unsupported media type: the request body has Content-Encoding '${named}'; send it uncompressed`,
+    data: { header: 'Content-Encoding', encoding: named },
+  });
+  sendJson(res, state, ERRORS.UNSUPPORTED_ENCODING.http, errorResponse(null, err, { v1: o.v1 }));
+}
+
 /** 413; `v1`: the request named A2A 1.0, and reads the error in 1.0's shape. */
 function tooLarge(res: HttpResponse, state: ResponseState, o: { limit: number; drained: boolean; v1: boolean }): void {
   const err = new RpcError('PAYLOAD_TOO_LARGE', { message: `Request body too large: the limit is ${o.limit} bytes`, data: { limit: o.limit } });
@@ -120,6 +154,8 @@ function rpcRoute(o: HttpServerOptions) {
     const requestId = req.getHeader('x-request-id') || undefined;
     const baseUrl = baseUrlOf(req, res, scheme);
     const forwardedFor = forwardedForOf(req, proxies);
+    const twice = repeatedHeader(req, RPC_SINGLE_HEADERS);
+    const encoding = req.getHeader('content-encoding');
     const state = trackAbort(res);
     // read at the first need, at the latest when a failed key is counted; a client already gone has no address left
     let peer: string | undefined;
@@ -129,6 +165,8 @@ function rpcRoute(o: HttpServerOptions) {
       .then(async (b) => {
         if (!b.ok && b.why === 'timeout') return timedOut(res, state, { ms: deadline.ms, v1 });
         if (!b.ok) return tooLarge(res, state, { limit: gateway.maxBodyBytes, drained: b.drained, v1 });
+        if (twice !== undefined) return repeated(res, state, { header: twice, v1 });
+        if (encodedBody(encoding)) return encoded(res, state, { encoding, v1 });
         if (baseUrl === undefined) return badHost(res, state, { rpc: true, v1 });
         const reply = await gateway.rpc({ body: b.body, authorization, a2aVersion, lastEventId, agentId, baseUrl, requestId, address });
         writeReply(res, state, reply, sse);
@@ -147,7 +185,7 @@ function cardRoute(o: HttpServerOptions, fromParam: boolean) {
     const state = trackAbort(res);
     const agentId = fromParam ? segment(req, 0) : undefined;
     // the card is served `public`: a cache in front must not key it on one Host line while its URL comes from another
-    if (hostLines(req) > 1) return badHost(res, state, { rpc: false, message: TWO_HOSTS });
+    if (repeatedHeader(req, CARD_SINGLE_HEADERS) !== undefined) return badHost(res, state, { rpc: false, message: TWO_HOSTS });
     const baseUrl = baseUrlOf(req, res, scheme);
     if (baseUrl === undefined) return badHost(res, state, { rpc: false });
     const card = gateway.card({ agentId, baseUrl });

@@ -28,3 +28,22 @@ t.test('?A2A-Version= on the endpoint reads as the header', async (t) => {
   const listed = await gw.rpc({ method: 'tasks/list', params: { status: 'TASK_STATE_WORKING' }, key, path: '/api/a2a?A2A-Version=1.0' });
   t.same(listed.json.result?.tasks, [], "tasks/list reads 1.0's status filter under the parameter");
 });
+
+// `A2A-Version: 00.3` (or 0.03) was accepted as 0.3 but picked no dialect for the shared names (its text did not start
+// with "0.3"), so tasks/get answered a rev A task in rev A's shape where `0.3` answers it in 0.3's.
+t.test('a version written with leading zeros picks the dialect it is accepted as', async (t) => {
+  const gw = await startTestGateway();
+  t.teardown(() => gw.close());
+  const { key } = await gw.key();
+  const sent = await gw.rpc({ method: 'tasks/send', params: { id: 'rev-a-task', message: { role: 'user', parts: [{ type: 'text', text: 'x' }] } }, key });
+  t.equal(sent.json.result?.id, 'rev-a-task');
+  for (const version of ['0.3', '00.3', '0.03', '0.3.0', '000.002']) {
+    const got = await gw.rpc({ method: 'tasks/get', params: { id: 'rev-a-task' }, key, headers: { 'A2A-Version': version } });
+    t.equal(got.json.result?.kind, 'task', `A2A-Version ${version}: answered in 0.3's shape`);
+  }
+  for (const version of ['0.1', '00.1', '0.01.0']) {
+    const got = await gw.rpc({ method: 'tasks/get', params: { id: 'rev-a-task' }, key, headers: { 'A2A-Version': version } });
+    t.equal(got.json.result?.kind, undefined, `A2A-Version ${version}: answered in rev A's shape`);
+    t.ok(got.json.result?.sessionId, "with rev A's sessionId");
+  }
+});

@@ -1,7 +1,7 @@
 // Streaming methods: a send that streams (tasks/sendSubscribe, message/stream, SendStreamingMessage) and a stream of
 // an existing task (tasks/resubscribe, SubscribeToTask), each in the call's dialect.
 import { codecs } from '../../protocol/codec.js';
-import { RpcError } from '../../protocol/errors.js';
+import { RpcError, stateMessages } from '../../protocol/errors.js';
 import { TERMINAL_STATES } from '../../protocol/model.js';
 import { echoed } from '../../protocol/one-line.js';
 import { StreamResult, answerDialect, readsOf, viewOptions, visibleTask, type CallContext, type GatewayParts } from '../context.js';
@@ -56,7 +56,7 @@ export async function resubscribe(params: unknown, ctx: CallContext, parts: Gate
   // 1.0: a terminal task has nothing more to stream (a client that missed its end replays it with Last-Event-ID)
   if (afterSeq === undefined && TERMINAL_STATES.has(t.status.state) && ctx.dialect !== undefined && codecs[ctx.dialect].subscribe.refusesTerminal) {
     throw new RpcError('UNSUPPORTED_OPERATION', {
-      message: `Task ${t.id} is ${t.status.state}: a terminal task cannot be subscribed to (send Last-Event-ID to replay its events)`,
+      ...stateMessages((name) => `Task ${t.id} is ${name(t.status.state)}: a terminal task cannot be subscribed to (send Last-Event-ID to replay its events)`),
       data: { id: t.id, state: t.status.state },
     });
   }

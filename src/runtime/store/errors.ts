@@ -6,6 +6,7 @@ import { firstIssue } from '../../protocol/input-issue.js';
 export type RecordKind =
   | 'key'
   | 'task'
+  | 'task-seq'
   | 'push-config'
   | 'meta'
   | 'event'

@@ -54,12 +54,23 @@ function appendDelivery(log: Database<unknown, Key>, workspace: string, d: Deliv
  * the lists are emptied as they are moved, so a later open finds nothing to do. A damaged list is dropped, as the older
  * version itself replaced one at its next delivery.
  */
-export async function upgradeDeliveryLists(o: { root: RootDatabase; lists: Database<unknown, Key>; deliveryLog: Database<unknown, Key> }): Promise<void> {
+export async function upgradeDeliveryLists(o: {
+  root: RootDatabase;
+  lists: Database<unknown, Key>;
+  deliveryLog: Database<unknown, Key>;
+  /** told of a list whose bytes do not decode (dropped all the same) */
+  onCorrupt?: OnCorrupt;
+}): Promise<void> {
   const { root, lists, deliveryLog } = o;
   if (lists.getKeysCount({ limit: 1 }) === 0) return;
   await root.transaction(() => {
-    // read whole before any removal: no cursor runs over what the loop changes
-    for (const { key, value } of [...lists.getRange()]) {
+    // read whole before any removal: no cursor runs over what the loop changes. Bytes that do not decode are a
+    // damaged list too (a raw range read threw msgpackr's error here, and the store, so the gateway, did not open)
+    const entries: Array<{ key: Key; value: unknown }> = [];
+    for (const e of rangeDecoded({ db: lists, range: {}, record: 'delivery', idOf: String })) {
+      entries.push({ key: e.key, value: replacing(o.onCorrupt, () => e.value) });
+    }
+    for (const { key, value } of entries) {
       lists.remove(key);
       const list = DeliveryList.safeParse(value).data;
       if (typeof key !== 'string' || !list) continue;

@@ -39,7 +39,8 @@
 import { mkdir } from 'node:fs/promises';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import type { Store } from '../types.js';
-import type { OnCorrupt } from '../validate.js';
+import { listed, type OnCorrupt } from '../validate.js';
+import { getDecoded } from './decoded.js';
 import { lmdbConnectionStore } from './connections.js';
 import { lmdbDashboardStore, upgradeDeliveryLists } from './dashboard.js';
 import { lmdbRelayStore } from './relays.js';
@@ -116,7 +117,7 @@ export async function openLmdbStore(opts: {
   const resultsExpiry = root.openDB<true, Key>({ name: LMDB_DBS.resultsExpiry, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false });
   const fresh = () => root.resetReadTxn();
   const deliveryLog = db(LMDB_DBS.dashboardDeliveryLog);
-  await upgradeDeliveryLists({ root, lists: db(LMDB_DBS.dashboardDeliveries), deliveryLog });
+  await upgradeDeliveryLists({ root, lists: db(LMDB_DBS.dashboardDeliveries), deliveryLog, onCorrupt });
   const dashboard = lmdbDashboardStore({
     root,
     sessions: db(LMDB_DBS.dashboardSessions),
@@ -149,7 +150,9 @@ export async function openLmdbStore(opts: {
     dashboard,
     async ping() {
       fresh();
-      meta.get('ping');
+      // a read of the store, not of a record: bytes there that do not decode are a damaged record (reported, as a
+      // listing's are), not a store that cannot be reached; without a listener, the StoreCorruptError naming it
+      listed(onCorrupt, () => getDecoded({ db: meta, key: 'ping', record: 'meta', id: 'ping' }));
     },
     close() {
       closing ??= root.close();

@@ -4,7 +4,8 @@ import type { TaskEvent } from '../../../protocol/events.js';
 import { Task, TERMINAL_STATES, type TaskState } from '../../../protocol/model.js';
 import type { TaskPutOptions, TaskStore } from '../types.js';
 import { taskKey } from '../types.js';
-import { checked, listed, type OnCorrupt } from '../validate.js';
+import { checked, listed, replacing, type OnCorrupt } from '../validate.js';
+import { StoreCorruptError } from '../errors.js';
 import { getDecoded } from './decoded.js';
 import { dropEvents, putEvents } from './events.js';
 import { dropPushConfigs, holdsPushConfigs } from './push-configs.js';
@@ -56,6 +57,19 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
   };
 
   /**
+   * Inside a write transaction: the seq an earlier build kept in `task-seq`. A damaged one (bytes that are not msgpack,
+   * a value that is not a seq) is reported and read as absent, as a legacy record without a seq is: the write that
+   * meets it drops it. Failing instead (msgpackr's bare error, or a seq that never matched) failed that task's every
+   * later write for good.
+   */
+  const legacySeq = (key: string): number | undefined =>
+    replacing(onCorrupt, () => {
+      const v = getDecoded({ db: taskSeq as Database<unknown, Key>, key, record: 'task-seq', id: key });
+      if (v !== undefined && !(typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) throw new StoreCorruptError({ record: 'task-seq', id: key });
+      return v as number | undefined;
+    });
+
+  /**
    * The one task write path: check and write inside one write transaction, so two writers can never both pass the
    * check (create: nothing stored; put: stored task not terminal, and at `expectSeq` when given).
    */
@@ -65,7 +79,7 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
     const written = root.transaction((): boolean | 'has-push-configs' => {
       // the check reads the uncached index entry, never the task cache (another store instance may have written)
       const prev = readIndex(taskState.get(key));
-      const prevSeq = prev?.legacy ? taskSeq.get(key) : prev?.seq;
+      const prevSeq = prev?.legacy ? legacySeq(key) : prev?.seq;
       if (!admits({ state: prev?.state, seq: prevSeq, create: w.create, expectSeq: w.expectSeq })) return false;
       // before any put: a refused write leaves nothing behind
       if (w.withoutPushConfigs && holdsPushConfigs(o.pushConfigs, key)) return 'has-push-configs';
