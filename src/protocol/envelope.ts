@@ -1,6 +1,6 @@
 // JSON-RPC 2.0 envelope: decoding a request body into calls, and building responses. No I/O.
 import { RpcError, type JsonRpcErrorObject, type JsonRpcErrorObjectV1 } from './errors.js';
-import { pathText, textFindings, type TextFindings } from './json-text.js';
+import { findingsOf, pathText, type TextFindings } from './json-text.js';
 import { echoed, shownPath } from './one-line.js';
 
 export type RpcId = string | number | null;
@@ -137,10 +137,10 @@ export function decodeBody(body: string, o: { maxBatchSize: number }): DecodedBo
         }),
       };
     }
-    const found = textFindings(body);
+    const found = findingsOf(body, parsed);
     return { kind: 'batch', entries: parsed.map((raw, i) => decodeEntry(raw, found.get(i))) };
   }
-  return { kind: 'single', entry: decodeEntry(parsed, textFindings(body).get(-1)) };
+  return { kind: 'single', entry: decodeEntry(parsed, findingsOf(body, parsed).get(-1)) };
 }
 
 export const resultResponse = (id: RpcId, result: unknown): RpcResponse => ({ jsonrpc: '2.0', id, result });

@@ -142,5 +142,60 @@ export function textFindings(text: string): Map<number, TextFindings> {
   return out;
 }
 
+/** What a value holds that decides whether the text pass can find anything. */
+interface Shape {
+  /** keys of every object in it */
+  keys: number;
+  /** a number past ±(2^53 − 1) is in it: the only way an integer literal written past that range parses */
+  big: boolean;
+}
+
+/** deeper than this, the walk gives up and the text pass decides (it has no stack to overflow) */
+const SHAPE_DEPTH = 64;
+
+/** Adds `v`'s keys and big numbers to `s`; false when it is nested past SHAPE_DEPTH. */
+function addShape(v: unknown, depth: number, s: Shape): boolean {
+  if (typeof v === 'number') {
+    if (v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER) s.big = true;
+    return true;
+  }
+  if (v === null || typeof v !== 'object') return true;
+  if (depth > SHAPE_DEPTH) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!addShape(v[i], depth + 1, s)) return false;
+    return true;
+  }
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    s.keys++;
+    if (!addShape((v as Record<string, unknown>)[k], depth + 1, s)) return false;
+  }
+  return true;
+}
+
+function colonCount(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf(':'); i !== -1; i = text.indexOf(':', i + 1)) n++;
+  return n;
+}
+
+/**
+ * Whether `text` (which JSON.parse made `parsed` of) surely has nothing for textFindings: no number past ±(2^53 − 1)
+ * in `parsed`, and no more colons in `text` than keys in `parsed`. Sound because each key in the text stands before
+ * exactly one colon outside strings: a key named twice leaves the text more keys, so more colons, than `parsed` has.
+ * A colon inside a string only sends the body to the text pass. About a tenth of that pass's cost on a small call.
+ */
+function surelyPlain(text: string, parsed: unknown): boolean {
+  const s: Shape = { keys: 0, big: false };
+  return addShape(parsed, 0, s) && !s.big && colonCount(text) === s.keys;
+}
+
+const NOTHING: ReadonlyMap<number, TextFindings> = new Map();
+
+/** textFindings of a body, skipping the text pass when `parsed` shows there is nothing to find (the common call). */
+export function findingsOf(text: string, parsed: unknown): ReadonlyMap<number, TextFindings> {
+  return surelyPlain(text, parsed) ? NOTHING : textFindings(text);
+}
+
 /** A path as the gateway's errors name one: `params.message.parts.0.data.n`. */
 export const pathText = (path: JsonPath): string => path.join('.');
