@@ -29,17 +29,25 @@ interface Stream {
 }
 
 interface OpenStream extends Stream {
-  /** its largest single write: the bound is on top of it (a snapshot of many agents' cards must get through whole) */
+  /** its largest single write: the bound is on top of it (the reader's socket holds one such write unsent) */
   largest: number;
+  /** what it is being sent piece by piece as it reads (`trickle`): the next piece, undefined when done */
+  next: (() => string | undefined) | undefined;
 }
+
+/** Pieces of a trickle are written while less than this waits unsent: a reader gets them as fast as it reads. */
+const TRICKLE_LOW_WATER = 64 * 1024;
 
 export class LiveStreams {
   private readonly open = new Map<ServerResponse, OpenStream>();
   private readonly perHolder = new Map<string, number>();
   readonly limits: LiveStreamLimits;
 
-  constructor(limits: Partial<LiveStreamLimits> = {}) {
+  private readonly onCut: (() => void) | undefined;
+
+  constructor(limits: Partial<LiveStreamLimits> = {}, o: { onCut?: () => void } = {}) {
     this.limits = { ...LIVE_STREAM_DEFAULTS, ...limits };
+    this.onCut = o.onCut;
   }
 
   /** Whether one more stream may open for `holder`; a refusal says which bound it met. */
@@ -58,7 +66,8 @@ export class LiveStreams {
 
   /** Counts `res` as open until it closes (the client went away, or it was ended or cut off here). */
   add(res: ServerResponse, s: Stream) {
-    this.open.set(res, { ...s, largest: 0 });
+    this.open.set(res, { ...s, largest: 0, next: undefined });
+    res.on('drain', () => this.pump(res));
     this.perHolder.set(s.holder, (this.perHolder.get(s.holder) ?? 0) + 1);
     res.once('close', () => {
       if (!this.open.delete(res)) return;
@@ -79,12 +88,41 @@ export class LiveStreams {
     if (!s || res.destroyed || res.writableEnded) return;
     s.largest = Math.max(s.largest, Buffer.byteLength(text));
     res.write(text);
-    if (res.writableLength > this.limits.maxBufferedBytes + s.largest) res.destroy();
+    if (res.writableLength > this.limits.maxBufferedBytes + s.largest) {
+      res.destroy();
+      this.onCut?.();
+    }
+  }
+
+  /**
+   * Sends one stream `next()`'s pieces as it reads them (a few at a time while little waits unsent, the rest as its
+   * socket drains), until `next` answers undefined: a bulk of many small events never waits in memory for a reader,
+   * and never counts against the bound. A later trickle on the same stream replaces this one.
+   */
+  trickle(res: ServerResponse, next: () => string | undefined) {
+    const s = this.open.get(res);
+    if (!s) return;
+    s.next = next;
+    this.pump(res);
+  }
+
+  private pump(res: ServerResponse) {
+    const s = this.open.get(res);
+    while (s?.next && !res.destroyed && !res.writableEnded && res.writableLength < TRICKLE_LOW_WATER) {
+      const piece = s.next();
+      if (piece === undefined) s.next = undefined;
+      else this.write(res, piece);
+    }
   }
 
   /** Writes `text` to every open stream. */
   broadcast(text: string) {
     for (const res of this.open.keys()) this.write(res, text);
+  }
+
+  /** The open streams. */
+  all(): ServerResponse[] {
+    return [...this.open.keys()];
   }
 
   /** Ends the streams opened under `session` (its sign-out). */
