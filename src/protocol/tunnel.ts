@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { AgentEvent, AgentRunInput, AgentSkill } from './agent-events.js';
 import { Message } from './model.js';
+import { CARD_BOUNDS } from './relay-card-bounds.js';
 
 export const TUNNEL_VERSION = 1;
 /** The largest frame either end accepts (a turn's task snapshot travels in one). */
@@ -25,11 +26,21 @@ export const RelayAgentCard = z.object({
     .min(1)
     .max(64)
     .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore'),
-  description: z.string().max(2000).default(''),
-  skills: z.array(AgentSkill).max(100).default([]),
+  description: z.string().max(CARD_BOUNDS.description).default(''),
+  skills: z.array(AgentSkill).max(CARD_BOUNDS.skills).default([]),
   streaming: z.boolean().default(false),
 });
 export type RelayAgentCard = z.infer<typeof RelayAgentCard>;
+
+/**
+ * A card as a hello announces it: its name as above, the rest of any length or count (within the frame's bound). The
+ * gateway cuts it to RelayAgentCard's bounds (`boundedCard`) and logs what it cut: a relay of an older version sends
+ * its local agent's skills as written, and refusing its whole hello would keep every one of its agents offline.
+ */
+export const AnnouncedAgentCard = RelayAgentCard.extend({
+  description: z.string().default(''),
+  skills: z.array(AgentSkill).default([]),
+});
 
 /** A stream id: one per turn, chosen by the gateway. */
 const Sid = z.number().int().nonnegative();
@@ -37,7 +48,7 @@ const Sid = z.number().int().nonnegative();
 /** What the relay sends. */
 export const RelayFrame = z.discriminatedUnion('t', [
   /** first frame after the upgrade: who it is and its agents ("sends agent cards at startup") */
-  z.object({ t: z.literal('hello'), v: z.literal(TUNNEL_VERSION), workspace: z.string().min(1), agents: z.array(RelayAgentCard).max(MAX_RELAY_AGENTS) }),
+  z.object({ t: z.literal('hello'), v: z.literal(TUNNEL_VERSION), workspace: z.string().min(1), agents: z.array(AnnouncedAgentCard).max(MAX_RELAY_AGENTS) }),
   /** one event of a turn, as the worker pool emits them */
   z.object({ t: z.literal('event'), sid: Sid, event: AgentEvent }),
   /** the turn ended well (its events were all sent before) */
