@@ -1,8 +1,9 @@
 // The admin UI's live streams (/api/events): which are open and whose, bounded in number (per holder, and in all) and
 // in what each may leave unread. A holder is a sign-in session, or a client address where there is none (HTTP Basic,
 // no password). The gateway's SSE writer (src/transport/sse.ts) is uWS and out of the relay's reach (relay/ never
-// imports src/transport); this keeps its rule on node:http: past `maxBufferedBytes` queued, a reader is cut off.
+// imports src/transport); this writer on node:http cuts a reader by the same rule (src/protocol/stream-lag.ts).
 import type { ServerResponse } from 'node:http';
+import { fallenBehind, MAX_UNREAD_BYTES } from '../../src/protocol/stream-lag.js';
 
 export interface LiveStreamLimits {
   /** streams open at once, all holders together */
@@ -17,7 +18,7 @@ export interface LiveStreamLimits {
  * A browser opens at most 6 connections to one host (HTTP/1.1), so 16 per holder never stops a real operator's tabs;
  * 64 in all is many operators. 1 MiB unread is the gateway's own SSE bound (`streaming.maxBufferedBytes`).
  */
-export const LIVE_STREAM_DEFAULTS: LiveStreamLimits = { maxStreams: 64, maxStreamsPerHolder: 16, maxBufferedBytes: 1024 * 1024 };
+export const LIVE_STREAM_DEFAULTS: LiveStreamLimits = { maxStreams: 64, maxStreamsPerHolder: 16, maxBufferedBytes: MAX_UNREAD_BYTES };
 
 /** Why a stream was not opened: the HTTP status, a code and words for the API's error shape. */
 export type Refusal = { status: 429 | 503; code: string; message: string };
@@ -88,7 +89,8 @@ export class LiveStreams {
     if (!s || res.destroyed || res.writableEnded) return;
     s.largest = Math.max(s.largest, Buffer.byteLength(text));
     res.write(text);
-    if (res.writableLength > this.limits.maxBufferedBytes + s.largest) {
+    // node counts the write its socket holds in writableLength: the largest one is the event on top of the bound
+    if (fallenBehind({ unsent: res.writableLength, bound: this.limits.maxBufferedBytes, inFlight: s.largest })) {
       res.destroy();
       this.onCut?.();
     }
