@@ -4,15 +4,15 @@
 import { readFile } from 'node:fs/promises';
 import { createActor, type SnapshotFrom } from 'xstate';
 import { boundedCard } from '../src/protocol/relay-card-bounds.js';
-import type { RelayAgentCard } from '../src/protocol/tunnel.js';
+import { MAX_FRAME_BYTES, type RelayAgentCard } from '../src/protocol/tunnel.js';
 import { createA2AClient } from '../src/runtime/a2a-client/client.js';
 import type { A2AClient, RemoteEndpoint } from '../src/runtime/a2a-client/types.js';
 import { type Clock, systemClock, systemTimers, type Timers } from '../src/runtime/clock.js';
 import { errorText, type Log } from '../src/runtime/log.js';
 import { parseAllowlist, type Resolve } from '../src/runtime/net/guard.js';
-import { checkGatewayUrl, type RelayConfig } from './config.js';
+import { checkGatewayUrl, type RelayConfig, RelayConfigError } from './config.js';
 import { actorClock, startHealthChecks, type HealthChecks } from './health.js';
-import { openSession, type Session, WELCOME_TIMEOUT_MS } from './session.js';
+import { helloBytes, openSession, type Session, WELCOME_TIMEOUT_MS } from './session.js';
 import { supervise } from './supervisor.js';
 import type { RelayObserver, TunnelView } from './observer.js';
 import { createTunnelMachine } from './tunnel-machine.js';
@@ -130,11 +130,25 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     cards.push({ name: a.name, description: a.description, skills: a.skills, streaming: true });
     endpoints.set(a.name, { url: a.local_url, credentials: a.credentials });
   }
+  /**
+   * The hello carries every card in one frame: over the bound it could never be sent, and the relay would wait for a
+   * welcome that cannot come, reconnecting for ever with a misleading reason. Refused at start instead, naming the field.
+   */
+  const checkHello = () => {
+    const bytes = helloBytes({ workspace: c.workspace_id, cards });
+    if (bytes > MAX_FRAME_BYTES)
+      throw new RelayConfigError(
+        'agents',
+        `the agents' cards make a hello of ${bytes} bytes, over the tunnel's frame bound of ${MAX_FRAME_BYTES} (the hello carries them in one frame): fewer agents, or fewer or shorter skills`,
+      );
+  };
+  checkHello();
   if (c.local_agent_url !== undefined) {
     const card = await discoverLocal({ client, url: c.local_agent_url, log: o.log, timers, intervalMs, stopped: () => stopping });
     if (card) {
       cards.push(card);
       endpoints.set(card.name, { url: c.local_agent_url, credentials: { kind: 'none' } });
+      checkHello();
     }
   }
 

@@ -1,7 +1,8 @@
 // What the admin UI's live stream tells of a local agent: its summary (name, health, counts, what its card is in a few
-// fields), never the card itself. 100 agents of 100 skills are about 25 MB of cards, which were written whole into
-// this process's memory for each page on every connect. The page reads one agent's card when it is asked for (GET /api/agents/NAME); the descriptions (up to 2,000 characters each)
-// follow the opening snapshot one agent per event, paced by what the reader takes.
+// fields), never the card itself. 100 agents of 100 skills are megabytes of cards (up to the 4 MiB a hello carries),
+// which were written whole into this process's memory for each page on every connect. The page reads one agent's
+// card when it is asked for (GET /api/agents/NAME); the descriptions (up to 2,000 characters each) follow the opening
+// snapshot one agent per event, paced by what the reader takes.
 import type { RelayAgentCard } from '../../src/protocol/tunnel.js';
 
 /** A local agent as the admin UI keeps it: health, counts, and its card as the relay announced it. */
