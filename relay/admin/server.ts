@@ -163,6 +163,10 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
 
   const api = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
     const p = url.pathname;
+    // another site's page cannot read the answers (no CORS), but it can make the requests from the operator's own
+    // browser: hold live streams counted against the operator (the client address without a password; a browser's
+    // cached HTTP Basic credentials are sent cross-site too) and the browser's few connections to this host
+    if (req.method === 'GET' && !sameOrigin(req)) return apiError(res, 403, 'cross_site', "the admin API answers the admin UI's own pages and scripts");
     if (req.method === 'GET' && p === '/api/status') return sendJson(res, 200, state.status());
     if (req.method === 'GET' && p === '/api/agents') return sendJson(res, 200, { agents: state.agents() });
     const agent = /^\/api\/agents\/([^/]+)$/.exec(p);

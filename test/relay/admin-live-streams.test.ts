@@ -230,3 +230,31 @@ t.test("a health round sends each open page what changed, not every agent's card
   );
   t.equal(api.agents[0]?.lastCheck, clock.now(), 'checked in the new round');
 });
+
+t.test("another site's page cannot open live streams from the operator's browser (nor read the API)", async (t) => {
+  const admin = await startAdmin({ config: parseRelayConfig({ text: JSON.stringify(base) }), log: () => {}, streams: { maxStreamsPerHolder: 2 } });
+  t.teardown(() => admin.close());
+  const tries: Array<Record<string, string>> = [
+    { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+    { 'sec-fetch-site': 'same-site' },
+    { origin: 'http://evil.example' },
+  ];
+  for (const headers of tries) {
+    for (const path of ['/api/events', '/api/status', '/api/tasks']) {
+      const r = await fetch(`${admin.url}${path}`, { headers });
+      t.equal(r.status, 403, `${path} from ${JSON.stringify(headers)}: refused`);
+      // a stream that opened is closed here, not read to its (never) end
+      const body = r.status === 403 ? ((await r.json()) as { error: { code: string } }) : await r.body?.cancel();
+      t.equal(body?.error.code, 'cross_site');
+    }
+  }
+  // the operator's own page and scripts hold their streams as before: the refused ones took no place
+  const own = [await openStream(admin.url, ''), await openStream(admin.url, '')];
+  t.same(
+    own.map((s) => s.status),
+    [200, 200],
+  );
+  const page = await fetch(`${admin.url}/api/status`, { headers: { 'sec-fetch-site': 'same-origin' } });
+  t.equal(page.status, 200, "the UI's own fetch is answered");
+  for (const s of own) s.cancel();
+});
