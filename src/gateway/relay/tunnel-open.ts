@@ -6,6 +6,7 @@
 import { ERRORS } from '../../protocol/errors.js';
 import type { KeyRecord } from '../../protocol/records.js';
 import type { RelayRecord } from '../../protocol/relays.js';
+import { echoed } from '../../protocol/one-line.js';
 import { boundedCard } from '../../protocol/relay-card-bounds.js';
 import { TUNNEL_VERSION, type RelayAgentCard } from '../../protocol/tunnel.js';
 import type { Clock, Timers } from '../../runtime/clock.js';
@@ -122,8 +123,10 @@ async function greet(
   const { hello, socket } = o;
   const who = { workspace: rec.workspace, relay: rec.name };
   if (hello.workspace !== rec.workspace) {
-    d.log('relay refused: hello names another workspace', { ...who, announced: hello.workspace });
-    socket.send(encodeFrame({ t: 'error', message: `this key's relay serves workspace ${rec.workspace}, not ${hello.workspace}` }));
+    // the relay's own text, of any length up to the frame bound: repeated back (and logged) as one short line
+    const announced = echoed(hello.workspace);
+    d.log('relay refused: hello names another workspace', { ...who, announced });
+    socket.send(encodeFrame({ t: 'error', message: `this key's relay serves workspace ${rec.workspace}, not ${announced}` }));
     socket.close(CLOSE.policy, 'workspace mismatch');
     return undefined;
   }
