@@ -2,12 +2,19 @@
 // stream id per turn. Schemas only: both ends parse every frame they receive with these.
 import { z } from 'zod';
 import { AgentEvent, AgentRunInput, AgentSkill } from './agent-events.js';
+import { MAX_JSON_DEPTH } from './json-depth.js';
 import { Message } from './model.js';
 import { CARD_BOUNDS } from './relay-card-bounds.js';
 
 export const TUNNEL_VERSION = 1;
 /** The largest frame either end accepts (a turn's task snapshot travels in one). */
 export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/**
+ * How deep a relay's frame may nest: an event carries its data as the relay's client took it from the local agent
+ * (an answer nests at most MAX_JSON_DEPTH + 8, the client's MAX_ANSWER_DEPTH, and a frame wraps an event in fewer
+ * levels than an answer wraps it). Deeper data, stored, overflows the store's encoder.
+ */
+export const MAX_FRAME_DEPTH = MAX_JSON_DEPTH + 8;
 /** The most agents a relay announces (and so the most one health frame reports). */
 export const MAX_RELAY_AGENTS = 100;
 /** The tunnel's path on the gateway (a WebSocket upgrade with the relay's key as Bearer). */
