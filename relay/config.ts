@@ -4,15 +4,12 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CallOrigin, GivenCredentials, MAX_ALLOWED_ORIGINS } from '../src/protocol/connections.js';
 import { PLAIN_DECIMAL_RULE, plainDecimal } from '../src/protocol/decimal.js';
+import { CARD_BOUNDS, SKILL_BOUNDS } from '../src/protocol/relay-card-bounds.js';
 import { MAX_RELAY_AGENTS, RelayAgentCard } from '../src/protocol/tunnel.js';
 import { TrustedProxyList } from '../src/runtime/net/ip-lists.js';
 
-/**
- * The longest skill fields a card may carry up the tunnel: 100 skills of them stay far below a frame's bound (a hello
- * over it is never sent, and the relay would wait for a welcome forever) and the admin UI's agents view stays small.
- * A configured skill over them is refused naming the field; a discovered card's (LOCAL_AGENT_URL) is cut.
- */
-export const SKILL_BOUNDS = { id: 256, name: 256, description: 2000 } as const;
+// the cards' bounds (src/protocol/relay-card-bounds.ts): a configured skill over them is refused naming the field; a
+// discovered card's (LOCAL_AGENT_URL) is cut, as the gateway cuts an announced one
 
 const Skill = z.object({
   id: z.string().min(1).max(SKILL_BOUNDS.id),
@@ -23,10 +20,10 @@ const Skill = z.object({
 /** One local agent: its name is its agent id on the gateway (in the relay's workspace). */
 export const LocalAgentConfig = z.object({
   name: RelayAgentCard.shape.name,
-  description: z.string().max(2000).default(''),
+  description: z.string().max(CARD_BOUNDS.description).default(''),
   /** the local agent's base URL (its card is under `/.well-known/`) */
   local_url: z.url(),
-  skills: z.array(Skill).max(100).default([]),
+  skills: z.array(Skill).max(CARD_BOUNDS.skills).default([]),
   /** how the relay proves itself to the local agent (as a connection's credentials); none by default */
   credentials: GivenCredentials.default({ kind: 'none' }),
   /** other origins its card may name for calls carrying those credentials (a connection's allowedOrigins) */

@@ -3,15 +3,16 @@
 // `done` says how it ended: 0 when stopped, 1 when the retries ran out.
 import { readFile } from 'node:fs/promises';
 import { createActor, type SnapshotFrom } from 'xstate';
-import type { RelayAgentCard } from '../src/protocol/tunnel.js';
+import { boundedCard } from '../src/protocol/relay-card-bounds.js';
+import { MAX_FRAME_BYTES, type RelayAgentCard } from '../src/protocol/tunnel.js';
 import { createA2AClient } from '../src/runtime/a2a-client/client.js';
 import type { A2AClient, RemoteEndpoint } from '../src/runtime/a2a-client/types.js';
 import { type Clock, systemClock, systemTimers, type Timers } from '../src/runtime/clock.js';
 import { errorText, type Log } from '../src/runtime/log.js';
 import { parseAllowlist, type Resolve } from '../src/runtime/net/guard.js';
-import { checkGatewayUrl, type RelayConfig, SKILL_BOUNDS } from './config.js';
+import { checkGatewayUrl, type RelayConfig, RelayConfigError } from './config.js';
 import { actorClock, startHealthChecks, type HealthChecks } from './health.js';
-import { openSession, type Session, WELCOME_TIMEOUT_MS } from './session.js';
+import { helloBytes, openSession, type Session, WELCOME_TIMEOUT_MS } from './session.js';
 import { supervise } from './supervisor.js';
 import type { RelayObserver, TunnelView } from './observer.js';
 import { createTunnelMachine } from './tunnel-machine.js';
@@ -74,10 +75,10 @@ const agentName = (s: string): string =>
     .replace(/^-+|-+$/g, '')
     .slice(0, 64) || 'agent';
 
-/** `s` at most `max` characters: a local agent's card is its own to write, and goes up the tunnel in one frame. */
-const cut = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
-
-/** The card of the LOCAL_AGENT_URL agent, read from it (retried each health interval until it answers). */
+/**
+ * The card of the LOCAL_AGENT_URL agent, read from it (retried each health interval until it answers), within the
+ * cards' bounds: a local agent's card is its own to write, and goes up the tunnel in one frame.
+ */
 async function discoverLocal(o: {
   client: A2AClient;
   url: string;
@@ -94,13 +95,8 @@ async function discoverLocal(o: {
       const raw = d.card.raw as { skills?: Array<{ id?: unknown; name?: unknown; description?: unknown }> };
       const skills = (Array.isArray(raw.skills) ? raw.skills : [])
         .filter((s) => typeof s.id === 'string' && typeof s.name === 'string' && s.id !== '' && s.name !== '')
-        .slice(0, 100)
-        .map((s) => ({
-          id: cut(s.id as string, SKILL_BOUNDS.id),
-          name: cut(s.name as string, SKILL_BOUNDS.name),
-          description: cut(typeof s.description === 'string' ? s.description : '', SKILL_BOUNDS.description),
-        }));
-      return { name: agentName(d.card.name), description: cut(d.card.description, 2000), skills, streaming: true };
+        .map((s) => ({ id: s.id as string, name: s.name as string, description: typeof s.description === 'string' ? s.description : '' }));
+      return boundedCard({ name: agentName(d.card.name), description: d.card.description, skills, streaming: true }).card;
     } catch (e) {
       o.log('local agent card not readable yet, retrying', { url: o.url, error: errorText(e) });
       await new Promise<void>((r) => o.timers.after(o.intervalMs, r));
@@ -134,11 +130,25 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     cards.push({ name: a.name, description: a.description, skills: a.skills, streaming: true });
     endpoints.set(a.name, { url: a.local_url, credentials: a.credentials, allowedOrigins: a.allowed_origins });
   }
+  /**
+   * The hello carries every card in one frame: over the bound it could never be sent, and the relay would wait for a
+   * welcome that cannot come, reconnecting for ever with a misleading reason. Refused at start instead, naming the field.
+   */
+  const checkHello = () => {
+    const bytes = helloBytes({ workspace: c.workspace_id, cards });
+    if (bytes > MAX_FRAME_BYTES)
+      throw new RelayConfigError(
+        'agents',
+        `the agents' cards make a hello of ${bytes} bytes, over the tunnel's frame bound of ${MAX_FRAME_BYTES} (the hello carries them in one frame): fewer agents, or fewer or shorter skills`,
+      );
+  };
+  checkHello();
   if (c.local_agent_url !== undefined) {
     const card = await discoverLocal({ client, url: c.local_agent_url, log: o.log, timers, intervalMs, stopped: () => stopping });
     if (card) {
       cards.push(card);
       endpoints.set(card.name, { url: c.local_agent_url, credentials: { kind: 'none' } });
+      checkHello();
     }
   }
 

@@ -86,6 +86,10 @@ export interface Session {
 
 const packr = new Packr({ useRecords: false });
 
+/** The size of the hello announcing `cards`, as sent: it goes in one frame, so it must be within MAX_FRAME_BYTES. */
+export const helloBytes = (o: { workspace: string; cards: RelayAgentCard[] }): number =>
+  packr.pack({ t: 'hello', v: TUNNEL_VERSION, workspace: o.workspace, agents: o.cards } satisfies RelayFrame).length;
+
 export function tunnelUrl(gatewayUrl: string): string {
   return `${gatewayUrl.replace(/\/+$/, '')}${TUNNEL_PATH}`;
 }

@@ -8,6 +8,7 @@ import { DEFAULT_ADMIN_AUTH_FAILURES, DEFAULT_ADMIN_LIMITS, DEFAULT_AUTH_FAILURE
 import { DEMO_AGENTS } from './demo-agents.js';
 import { PLAIN_DECIMAL_RULE, plainDecimal } from './protocol/decimal.js';
 import { MAX_TIMEOUT_MS } from './protocol/long-timeout.js';
+import { MAX_UNREAD_BYTES } from './protocol/stream-lag.js';
 import { IpOrCidr, TrustedProxyList } from './runtime/net/ip-lists.js';
 
 /** Agent ids name URLs and tasks, so a repeated id would run another agent than the one chosen; a module agent needs its file. */
@@ -256,18 +257,14 @@ export const Config = z
         /** events kept per task for resubscribe replay */
         eventRetention: z.number().int().positive().default(1000),
         /** bytes a slow reader may leave unsent before its stream is closed */
-        maxBufferedBytes: z
-          .number()
-          .int()
-          .positive()
-          .default(1024 * 1024),
+        maxBufferedBytes: z.number().int().positive().default(MAX_UNREAD_BYTES),
         /** how often the keys holding open streams are read again: a revoked key's streams end within this */
         keyCheckMs: z.number().int().positive().default(1_000),
         /** SSE streams one key may hold open on one instance at once; the next is refused with HTTP 429 until one closes */
         maxStreamsPerKey: z.number().int().positive().default(100),
       })
       .strict()
-      .default({ pingIntervalMs: 15_000, eventRetention: 1000, maxBufferedBytes: 1024 * 1024, keyCheckMs: 1_000, maxStreamsPerKey: 100 }),
+      .default({ pingIntervalMs: 15_000, eventRetention: 1000, maxBufferedBytes: MAX_UNREAD_BYTES, keyCheckMs: 1_000, maxStreamsPerKey: 100 }),
   })
   .strict();
 export type Config = z.infer<typeof Config>;

@@ -1,5 +1,6 @@
 // The relay's Prometheus metrics (a registry of its own, so nothing else in the process adds to it): the tunnel's state,
-// reconnects, turns by agent and outcome, the local agents' latency and health. Fed as a RelayObserver.
+// reconnects, turns by agent and outcome, the local agents' latency and health (fed as a RelayObserver); and the admin
+// UI's own live streams: how many are open, how many were cut off for falling behind.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { collectProcessMetrics } from '../../src/runtime/metrics/process-metrics.js';
 import type { RelayObserver, TunnelView, TurnStart } from '../observer.js';
@@ -15,11 +16,18 @@ const stateLabel = (v: TunnelView): (typeof STATES)[number] => {
 
 export interface RelayMetrics extends RelayObserver {
   readonly registry: Registry;
+  /** counts a live stream cut off for falling behind */
+  streamCut(): void;
   /** stops the process metrics' event-loop monitor and GC observer (the admin UI closing) */
   stop(): void;
 }
 
-export function createRelayMetrics(): RelayMetrics {
+export interface RelayMetricsOptions {
+  /** the admin UI's live streams open now (read at each scrape) */
+  openStreams?: () => number;
+}
+
+export function createRelayMetrics(o: RelayMetricsOptions = {}): RelayMetrics {
   const registry = new Registry();
   const processMetrics = collectProcessMetrics({ registry, prefix: 'a2a_relay_' });
   const tunnelState = new Gauge({
@@ -52,12 +60,27 @@ export function createRelayMetrics(): RelayMetrics {
     labelNames: ['agent'],
     registers: [registry],
   });
+  const openStreams = o.openStreams;
+  new Gauge({
+    name: 'a2a_relay_admin_streams',
+    help: "The admin UI's live streams (/api/events) open now",
+    registers: [registry],
+    collect() {
+      this.set(openStreams?.() ?? 0);
+    },
+  });
+  const streamsCut = new Counter({
+    name: 'a2a_relay_admin_streams_cut_total',
+    help: "The admin UI's live streams cut off because their reader fell too far behind",
+    registers: [registry],
+  });
   for (const s of STATES) tunnelState.set({ state: s }, 0);
 
   let last: string | undefined;
   return {
     registry,
     stop: () => processMetrics.stop(),
+    streamCut: () => streamsCut.inc(),
     tunnel(v) {
       const now = stateLabel(v);
       if (now === last) return;

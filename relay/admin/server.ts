@@ -16,6 +16,8 @@ import { type LiveStreamLimits, LiveStreams } from './live-streams.js';
 import { loginPage } from './login-page.js';
 import { createRelayMetrics } from './metrics.js';
 import { AdminState, type Change } from './state.js';
+import { RelayAgentCard } from '../../src/protocol/tunnel.js';
+import { echoed } from '../../src/protocol/one-line.js';
 
 export interface AdminOptions {
   config: RelayConfig;
@@ -67,11 +69,11 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     secrets: [c.api_key],
     ...(o.capacity && { capacity: o.capacity }),
   });
-  const metrics = createRelayMetrics();
+  const streams: LiveStreams = new LiveStreams(o.streams, { onCut: () => metrics.streamCut() });
+  const metrics = createRelayMetrics({ openStreams: () => streams.size });
   const proxies = c.admin_trusted_proxies.length > 0 ? trustedProxies(c.admin_trusted_proxies) : undefined;
   const auth = createAdminAuth({ password: c.admin_password, clock, proxies });
   const assets = loadAssets();
-  const streams = new LiveStreams(o.streams);
   let relay: Relay | undefined;
 
   const observer: RelayObserver = {
@@ -101,7 +103,22 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
 
   // one framing for every change, done once per change however many streams are open
   const frame = (ch: Change) => `event: ${ch.type}\ndata: ${JSON.stringify(ch.data)}\n\n`;
-  state.listen((ch) => streams.broadcast(frame(ch)));
+  /** then each agent's description, one per event, as the stream reads (the snapshot leaves them out: agent-summary.ts) */
+  const descriptions = (res: ServerResponse) => {
+    const names = state.summaries().map((a) => a.name);
+    let i = 0;
+    streams.trickle(res, () => {
+      for (; i < names.length; ) {
+        const a = state.summary(names[i++]!);
+        if (a) return frame({ type: 'agent', data: { name: a.name, description: a.description ?? '' } });
+      }
+      return undefined;
+    });
+  };
+  state.listen((ch) => {
+    streams.broadcast(frame(ch));
+    if (ch.type === 'agents') for (const res of streams.all()) descriptions(res);
+  });
 
   const events = (req: IncomingMessage, res: ServerResponse) => {
     const token = auth.sessionOf(req);
@@ -113,7 +130,8 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     streams.add(res, { holder, session: token });
     streams.write(res, 'retry: 2000\n\n');
     streams.write(res, frame({ type: 'status', data: state.status() }));
-    streams.write(res, frame({ type: 'agents', data: state.agents() }));
+    streams.write(res, frame({ type: 'agents', data: state.summaries() }));
+    descriptions(res);
     // a session that expires ends its stream at the next keep-alive (signing out ends it at once: endSession)
     const ping = setInterval(() => (token === undefined || auth.live(token) ? streams.write(res, ': keep-alive\n\n') : res.end()), o.keepAliveMs ?? 15_000);
     ping.unref();
@@ -145,8 +163,24 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
 
   const api = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
     const p = url.pathname;
+    // another site's page cannot read the answers (no CORS), but it can make the requests from the operator's own
+    // browser: hold live streams counted against the operator (the client address without a password; a browser's
+    // cached HTTP Basic credentials are sent cross-site too) and the browser's few connections to this host
+    if (req.method === 'GET' && !sameOrigin(req)) return apiError(res, 403, 'cross_site', "the admin API answers the admin UI's own pages and scripts");
     if (req.method === 'GET' && p === '/api/status') return sendJson(res, 200, state.status());
     if (req.method === 'GET' && p === '/api/agents') return sendJson(res, 200, { agents: state.agents() });
+    const agent = /^\/api\/agents\/([^/]+)$/.exec(p);
+    if (req.method === 'GET' && agent) {
+      // the name as the relay's card schema takes it: anything else names no agent, and is not repeated back whole
+      let name = agent[1]!;
+      try {
+        name = decodeURIComponent(name);
+      } catch {
+        // a malformed escape: taken as written, which names no agent
+      }
+      const a = RelayAgentCard.shape.name.safeParse(name).success ? state.agentView(name) : undefined;
+      return a ? sendJson(res, 200, a) : apiError(res, 404, 'not_found', `no agent ${echoed(name)} on this relay`);
+    }
     if (req.method === 'GET' && p === '/api/events') return events(req, res);
     if (req.method === 'GET' && p === '/api/session') return sendJson(res, 200, { password: auth.required });
     if (req.method === 'GET' && p === '/api/tasks') {

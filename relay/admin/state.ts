@@ -7,11 +7,13 @@ import type { Clock } from '../../src/runtime/clock.js';
 import type { RelayAgentCard } from '../../src/protocol/tunnel.js';
 import type { RelayObserver, TunnelView, TurnStart } from '../observer.js';
 import type { TurnResult } from '../turn.js';
+import { type AgentSummary, type AgentView, summaryOf } from './agent-summary.js';
 import { plainWords } from './plain-words.js';
 import { maskedText } from '../mask.js';
 import { DETAIL_CAP, showable } from './sanitize.js';
 
 export type Connection = 'starting' | 'connecting' | 'connected' | 'backing off' | 'given up' | 'stopped';
+export type { AgentView } from './agent-summary.js';
 export type TurnState = 'running' | 'completed' | 'input-required' | 'failed' | 'canceled';
 
 export interface StatusView {
@@ -30,19 +32,6 @@ export interface StatusView {
   nextAttemptAt: number | undefined;
   /** while backing off after a refusal with Retry-After: the wait the gateway asked for (why the next attempt is when it is) */
   retryAfterMs: number | undefined;
-}
-
-export interface AgentView {
-  name: string;
-  url: string;
-  card: RelayAgentCard | undefined;
-  health: 'up' | 'down' | 'unknown';
-  lastCheck: number | undefined;
-  latencyMs: number | undefined;
-  error: string | undefined;
-  errorWords: string | undefined;
-  served: number;
-  failed: number;
 }
 
 export interface TurnSummary {
@@ -64,15 +53,15 @@ export interface TurnDetail extends TurnSummary {
 }
 
 /**
- * One agent's fields that changed, by name (a field that became undefined is null: JSON has no undefined). An agent
- * seen for the first time comes whole. Its card is sent only when it changed: a health check or a turn's end moves a
- * few small fields, and every open page would otherwise be sent every agent's whole card again.
+ * One agent's summary fields that changed, by name (a field that became undefined is null: JSON has no undefined). An
+ * agent seen for the first time comes whole. Never its card (agent-summary.ts): a page reads that when shown it.
  */
-export type AgentPatch = { name: string } & { [K in Exclude<keyof AgentView, 'name'>]?: AgentView[K] | null };
+export type AgentPatch = { name: string } & { [K in Exclude<keyof AgentSummary, 'name'>]?: AgentSummary[K] | null };
 
 export type Change =
   | { type: 'status'; data: StatusView }
-  | { type: 'agents'; data: AgentView[] }
+  /** every agent's summary, descriptions left out (each stream is sent them one agent per event, as it reads) */
+  | { type: 'agents'; data: AgentSummary[] }
   | { type: 'agent'; data: AgentPatch }
   | { type: 'task'; data: TurnSummary };
 
@@ -117,6 +106,8 @@ export class AdminState implements RelayObserver {
   private view: TunnelView | undefined;
   private reconnects = 0;
   private readonly agentsByName = new Map<string, AgentView>();
+  /** agent name -> how many times its card changed (AgentSummary.cardRev) */
+  private readonly cardRevs = new Map<string, number>();
   private readonly turns = new Map<string, TurnEntry>();
   private seq = 0;
   private readonly listeners = new Set<(c: Change) => void>();
@@ -138,8 +129,12 @@ export class AdminState implements RelayObserver {
 
   /** the agents served, once the relay knows them (LOCAL_AGENT_URL's card is read at start-up) */
   setAgents(list: Array<{ card: RelayAgentCard; url: string }>) {
-    for (const { card, url } of list) Object.assign(this.agent(card.name), { card, url });
-    this.tell({ type: 'agents', data: this.agents() });
+    for (const { card, url } of list) {
+      const a = this.agent(card.name);
+      if (a.card !== card) this.cardRevs.set(card.name, (this.cardRevs.get(card.name) ?? 0) + 1);
+      Object.assign(a, { card, url });
+    }
+    this.tell({ type: 'agents', data: this.summaries() });
   }
 
   /** an agent's entry, made on first sight (a health round can come before the relay hands over its cards) */
@@ -182,6 +177,23 @@ export class AdminState implements RelayObserver {
 
   agents(): AgentView[] {
     return [...this.agentsByName.values()].map((a) => ({ ...a }));
+  }
+
+  /** one agent whole, its card included (undefined: not known) */
+  agentView(name: string): AgentView | undefined {
+    const a = this.agentsByName.get(name);
+    return a && { ...a };
+  }
+
+  /** every agent's summary for an opening snapshot: no description (it follows, one agent per event) */
+  summaries(): AgentSummary[] {
+    return [...this.agentsByName.values()].map((a) => summaryOf(a, this.cardRevs.get(a.name) ?? 0, { withDescription: false }));
+  }
+
+  /** one agent's summary with its description (undefined: not known) */
+  summary(name: string): AgentSummary | undefined {
+    const a = this.agentsByName.get(name);
+    return a && summaryOf(a, this.cardRevs.get(name) ?? 0, { withDescription: true });
   }
 
   /** newest first, filtered by agent and state */
@@ -233,18 +245,17 @@ export class AdminState implements RelayObserver {
     }
   }
 
-  /** a copy of an agent's entry as it stands (undefined: not seen yet), to tell later what a change moved */
-  private known(name: string): AgentView | undefined {
-    const a = this.agentsByName.get(name);
-    return a && { ...a };
+  /** an agent's summary as it stands (undefined: not seen yet), to tell later what a change moved */
+  private known(name: string): AgentSummary | undefined {
+    return this.summary(name);
   }
 
-  /** tells the fields of agent `name` that differ from `before` (all of them for a new agent), if any */
-  private tellPatch(name: string, before: AgentView | undefined) {
-    const now = this.agentsByName.get(name);
+  /** tells the summary fields of agent `name` that differ from `before` (all of them for a new agent), if any */
+  private tellPatch(name: string, before: AgentSummary | undefined) {
+    const now = this.summary(name);
     if (!now) return;
     const data: Record<string, unknown> = { name };
-    for (const k of Object.keys(now) as Array<keyof AgentView>) if (before === undefined || before[k] !== now[k]) data[k] = now[k] ?? null;
+    for (const k of Object.keys(now) as Array<keyof AgentSummary>) if (before === undefined || before[k] !== now[k]) data[k] = now[k] ?? null;
     if (Object.keys(data).length > 1) this.tell({ type: 'agent', data: data as AgentPatch });
   }
 

@@ -2,11 +2,19 @@
 // stream id per turn. Schemas only: both ends parse every frame they receive with these.
 import { z } from 'zod';
 import { AgentEvent, AgentRunInput, AgentSkill } from './agent-events.js';
+import { MAX_JSON_DEPTH } from './json-depth.js';
 import { Message } from './model.js';
+import { CARD_BOUNDS } from './relay-card-bounds.js';
 
 export const TUNNEL_VERSION = 1;
 /** The largest frame either end accepts (a turn's task snapshot travels in one). */
 export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/**
+ * How deep a relay's frame may nest: an event carries its data as the relay's client took it from the local agent
+ * (an answer nests at most MAX_JSON_DEPTH + 8, the client's MAX_ANSWER_DEPTH, and a frame wraps an event in fewer
+ * levels than an answer wraps it). Deeper data, stored, overflows the store's encoder.
+ */
+export const MAX_FRAME_DEPTH = MAX_JSON_DEPTH + 8;
 /** The most agents a relay announces (and so the most one health frame reports). */
 export const MAX_RELAY_AGENTS = 100;
 /** The tunnel's path on the gateway (a WebSocket upgrade with the relay's key as Bearer). */
@@ -25,11 +33,21 @@ export const RelayAgentCard = z.object({
     .min(1)
     .max(64)
     .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash, underscore'),
-  description: z.string().max(2000).default(''),
-  skills: z.array(AgentSkill).max(100).default([]),
+  description: z.string().max(CARD_BOUNDS.description).default(''),
+  skills: z.array(AgentSkill).max(CARD_BOUNDS.skills).default([]),
   streaming: z.boolean().default(false),
 });
 export type RelayAgentCard = z.infer<typeof RelayAgentCard>;
+
+/**
+ * A card as a hello announces it: its name as above, the rest of any length or count (within the frame's bound). The
+ * gateway cuts it to RelayAgentCard's bounds (`boundedCard`) and logs what it cut: a relay of an older version sends
+ * its local agent's skills as written, and refusing its whole hello would keep every one of its agents offline.
+ */
+export const AnnouncedAgentCard = RelayAgentCard.extend({
+  description: z.string().default(''),
+  skills: z.array(AgentSkill).default([]),
+});
 
 /** A stream id: one per turn, chosen by the gateway. */
 const Sid = z.number().int().nonnegative();
@@ -37,7 +55,7 @@ const Sid = z.number().int().nonnegative();
 /** What the relay sends. */
 export const RelayFrame = z.discriminatedUnion('t', [
   /** first frame after the upgrade: who it is and its agents ("sends agent cards at startup") */
-  z.object({ t: z.literal('hello'), v: z.literal(TUNNEL_VERSION), workspace: z.string().min(1), agents: z.array(RelayAgentCard).max(MAX_RELAY_AGENTS) }),
+  z.object({ t: z.literal('hello'), v: z.literal(TUNNEL_VERSION), workspace: z.string().min(1), agents: z.array(AnnouncedAgentCard).max(MAX_RELAY_AGENTS) }),
   /** one event of a turn, as the worker pool emits them */
   z.object({ t: z.literal('event'), sid: Sid, event: AgentEvent }),
   /** the turn ended well (its events were all sent before) */

@@ -1,6 +1,7 @@
 // The SSE writer: one framing function, backpressure-aware writes with a per-stream byte bound, clean ends.
 import type { HttpResponse } from 'uWebSockets.js';
 import type { SseEvent, SseSink, StreamReply } from '../gateway/api.js';
+import { fallenBehind } from '../protocol/stream-lag.js';
 import { statusLine, type ResponseState } from './http-response.js';
 
 /**
@@ -79,7 +80,8 @@ export function startSse(res: HttpResponse, state: ResponseState, reply: StreamR
     }
     queue.push(s);
     queuedBytes += Buffer.byteLength(s);
-    return queuedBytes <= limits.maxBufferedBytes;
+    // uWS holds the write that filled the socket itself, outside `queuedBytes`: the one event on top of the bound
+    return !fallenBehind({ unsent: queuedBytes, bound: limits.maxBufferedBytes });
   };
 
   res.cork(() => {

@@ -56,7 +56,15 @@ function useLive() {
       getJson('/api/session').catch(() => undefined);
     });
     es.addEventListener('status', (e) => onStatus(JSON.parse(e.data)));
-    es.addEventListener('agents', (e) => setAgents(JSON.parse(e.data)));
+    // every agent's summary (its card is read when shown); the descriptions follow as `agent` events
+    // (a description already shown stays until its fresh one comes: a reconnect does not blank the list)
+    es.addEventListener('agents', (e) => {
+      const fresh = JSON.parse(e.data);
+      setAgents((old) => {
+        const shown = new Map(old.map((a) => [a.name, a.description]));
+        return fresh.map((a) => ({ description: shown.get(a.name), ...a }));
+      });
+    });
     // one agent's changed fields (null: now unset); a name not listed yet comes whole
     es.addEventListener('agent', (e) => {
       const patch = JSON.parse(e.data);
@@ -143,7 +151,7 @@ function App() {
   }, [route.split('/')[0]]);
   let view;
   const [section, id] = route.split('/');
-  if (section === 'agents') view = html`<${AgentsView} agents=${live.agents} />`;
+  if (section === 'agents') view = html`<${AgentsView} agents=${live.agents} getJson=${getJson} />`;
   else if (section === 'tasks' && id) view = html`<${TaskDetail} id=${id} tick=${live.taskTick[id] ?? 0} getJson=${getJson} />`;
   else if (section === 'tasks') view = html`<${TasksView} tasks=${live.tasks} agents=${live.agents} />`;
   else view = html`<${ConnectionView} status=${live.status} clock=${() => Date.now() + skew} />`;

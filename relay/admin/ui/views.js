@@ -44,18 +44,50 @@ export function ConnectionView({ status, clock }) {
   </section>`;
 }
 
-export function AgentsView({ agents }) {
+/**
+ * An agent's card, read when its details are opened (the live stream carries its summary only: 100 agents of 100
+ * skills are megabytes of cards), and again when the card changed (cardRev) while open.
+ */
+function CardDetails({ agent, getJson }) {
+  const [open, setOpen] = useState(false);
+  const [card, setCard] = useState(undefined);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    if (!open) return undefined;
+    let live = true;
+    setFailed(false);
+    getJson(`/api/agents/${encodeURIComponent(agent.name)}`)
+      .then((r) => live && r && setCard({ rev: agent.cardRev, skills: r.card?.skills ?? [] }))
+      .catch(() => live && setFailed(true));
+    return () => {
+      live = false;
+    };
+  }, [open, agent.name, agent.cardRev]);
+  const n = agent.skillCount;
+  return html`<details onToggle=${(e) => setOpen(e.currentTarget.open)}>
+    <summary>Card: ${n} skill${n === 1 ? '' : 's'}</summary>
+    ${
+      failed
+        ? html`<p class="error-text small">The card could not be read; close and open again to retry.</p>`
+        : card
+          ? html`<ul class="skills">${card.skills.map((s) => html`<li><strong>${s.name}</strong> <code>${s.id}</code>${s.description ? html` — ${s.description}` : null}</li>`)}</ul>`
+          : html`<p class="muted small">Loading the card…</p>`
+    }
+  </details>`;
+}
+
+export function AgentsView({ agents, getJson }) {
   return html`<section aria-labelledby="agents-h">
     <h1 id="agents-h">Agents</h1>
     ${agents.length === 0 ? html`<p class="muted">No local agent yet (a LOCAL_AGENT_URL card is read at start-up).</p>` : null}
     <ul class="agents">
       ${agents.map(
-        (a) => html`<li class="card agent" data-agent=${a.name}>
+        (a) => html`<li class="card agent" data-agent=${a.name} key=${a.name}>
           <div class="agent-head">
             <h2>${a.name}</h2>
             <span data-testid="agent-health"><${Pill} state=${a.health} /></span>
           </div>
-          <p class="muted">${a.card?.description || 'No description.'}</p>
+          <p class="muted">${a.description === undefined ? '…' : a.description || 'No description.'}</p>
           <dl class="facts compact">
             <dt>Local URL</dt><dd><code>${a.url || '—'}</code></dd>
             <dt>Last check</dt><dd>${clockTime(a.lastCheck)}</dd>
@@ -64,13 +96,7 @@ export function AgentsView({ agents }) {
             <dt>Turns failed</dt><dd data-testid="failed">${a.failed}</dd>
             ${a.health === 'down' && a.error ? html`<dt>Why down</dt><dd><${ErrorText} words=${a.errorWords} raw=${a.error} /></dd>` : null}
           </dl>
-          ${
-            a.card?.skills?.length
-              ? html`<details><summary>Card: ${a.card.skills.length} skill${a.card.skills.length === 1 ? '' : 's'}</summary>
-                  <ul class="skills">${a.card.skills.map((s) => html`<li><strong>${s.name}</strong> <code>${s.id}</code>${s.description ? html` — ${s.description}` : null}</li>`)}</ul>
-                </details>`
-              : html`<p class="muted small">Card: no skills listed${a.card?.streaming ? ', streams' : ''}.</p>`
-          }
+          ${a.skillCount ? html`<${CardDetails} agent=${a} getJson=${getJson} />` : html`<p class="muted small">Card: no skills listed${a.streaming ? ', streams' : ''}.</p>`}
         </li>`,
       )}
     </ul>

@@ -1,7 +1,7 @@
 // The tunnel's wire form: msgpack maps (no msgpackr records, so any msgpack reader on the relay side can read them).
 import { Packr, Unpackr } from 'msgpackr';
-import { notJsonAt } from '../../protocol/json-depth.js';
-import { type GatewayFrame, RelayFrame } from '../../protocol/tunnel.js';
+import { notJsonAt, tooDeepAt } from '../../protocol/json-depth.js';
+import { type GatewayFrame, MAX_FRAME_DEPTH, RelayFrame } from '../../protocol/tunnel.js';
 
 const packr = new Packr({ useRecords: false });
 // a 64-bit integer (another msgpack writer's big int) is read as a number, as JSON.parse reads one, never a BigInt
@@ -19,6 +19,8 @@ export function decodeFrame(bytes: Uint8Array): { ok: true; frame: RelayFrame } 
   }
   // msgpack's extensions carry more than JSON (Sets, Dates, typed arrays): a frame's content is stored and answered as
   // JSON, so anything else is refused here, as the schema refuses a wrong shape
+  const deep = tooDeepAt(value, { limit: MAX_FRAME_DEPTH, root: 'frame' });
+  if (deep !== undefined) return { ok: false, why: `invalid frame: nested deeper than ${MAX_FRAME_DEPTH} levels (at ${deep.slice(0, 200)})` };
   const odd = notJsonAt(value, 'frame');
   if (odd) return { ok: false, why: `invalid frame: ${odd.path}: a ${odd.what}, which is not JSON data` };
   const r = RelayFrame.safeParse(value);

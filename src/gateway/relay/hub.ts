@@ -295,12 +295,7 @@ export class RelayHub implements TunnelApi {
       void this.d.store.relays
         .get(link.workspace, link.name)
         .then((rec) => {
-          if (rec && this.links.get(linkKey(rec.workspace, rec.name)) === link)
-            this.register(
-              link,
-              rec,
-              m.agents.flatMap((a) => rec.agents[a]?.card ?? []),
-            );
+          if (rec && this.links.get(linkKey(rec.workspace, rec.name)) === link) this.register(link, rec, storedCards(rec, m.agents));
         })
         .catch((e: unknown) => this.d.log('relay record not read', { workspace: link.workspace, relay: link.name, error: errorText(e) }));
     }

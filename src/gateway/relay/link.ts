@@ -6,6 +6,7 @@ import { AgentSpec, type AgentRunResult } from '../../protocol/agent-events.js';
 import type { KeyRecord } from '../../protocol/records.js';
 import { DEFAULT_RELAY_AGENT_TRUST, type RelayRecord } from '../../protocol/relays.js';
 import { TRUST_SCOPES } from '../../protocol/scopes.js';
+import { boundedCard } from '../../protocol/relay-card-bounds.js';
 import type { RelayAgentCard, RelayAgentHealth } from '../../protocol/tunnel.js';
 import { AgentShadowError, type AgentRegistry, type AgentRunner, type AgentTurn } from '../../runtime/agents/registry.js';
 import type { TunnelSession } from './tunnel-session.js';
@@ -63,7 +64,12 @@ export const settingsOf = (rec: RelayRecord) =>
     )
     .digest('base64url')
     .slice(0, 22);
-export const storedCards = (rec: RelayRecord) => Object.values(rec.agents).flatMap((a) => (a.card ? [a.card] : []));
+/** A record's announced cards, within the cards' bounds (a record stored by an older gateway may hold longer ones). */
+export const storedCards = (rec: RelayRecord, names: readonly string[] = Object.keys(rec.agents)) =>
+  names.flatMap((n) => {
+    const card = rec.agents[n]?.card;
+    return card ? [boundedCard(card).card] : [];
+  });
 
 /** The announced cards this link may register: no repeats, none that would shadow an agent it does not own. */
 export function acceptableCards(d: LinkDeps, link: RelayLink, rec: RelayRecord, cards: readonly RelayAgentCard[]): RelayAgentCard[] {

@@ -6,6 +6,8 @@
 import { ERRORS } from '../../protocol/errors.js';
 import type { KeyRecord } from '../../protocol/records.js';
 import type { RelayRecord } from '../../protocol/relays.js';
+import { echoed } from '../../protocol/one-line.js';
+import { boundedCard } from '../../protocol/relay-card-bounds.js';
 import { TUNNEL_VERSION, type RelayAgentCard } from '../../protocol/tunnel.js';
 import type { Clock, Timers } from '../../runtime/clock.js';
 import { type KeyHasher, presentedKey, verifyKey } from '../../runtime/keys.js';
@@ -121,16 +123,24 @@ async function greet(
   const { hello, socket } = o;
   const who = { workspace: rec.workspace, relay: rec.name };
   if (hello.workspace !== rec.workspace) {
-    d.log('relay refused: hello names another workspace', { ...who, announced: hello.workspace });
-    socket.send(encodeFrame({ t: 'error', message: `this key's relay serves workspace ${rec.workspace}, not ${hello.workspace}` }));
+    // the relay's own text, of any length up to the frame bound: repeated back (and logged) as one short line
+    const announced = echoed(hello.workspace);
+    d.log('relay refused: hello names another workspace', { ...who, announced });
+    socket.send(encodeFrame({ t: 'error', message: `this key's relay serves workspace ${rec.workspace}, not ${announced}` }));
     socket.close(CLOSE.policy, 'workspace mismatch');
     return undefined;
   }
+  // cut to the cards' bounds: the agent is announced with what fits, and its operator reads in the log what was cut
+  const cards = hello.agents.map((c) => {
+    const b = boundedCard(c);
+    if (b.cuts.length > 0) d.log('relay agent card cut to its bounds', { ...who, agent: c.name, cut: b.cuts.join('; ') });
+    return b.card;
+  });
   const link = d.links.linkOf(rec);
   link.session?.end('replaced by a new tunnel of the same relay', { code: CLOSE.replaced, reason: 'replaced by a new tunnel' });
   let stored: RelayRecord | undefined;
   try {
-    stored = await recordAnnouncement({ relays: d.store.relays, clock: d.clock }, rec, d.links.acceptable(link, rec, hello.agents));
+    stored = await recordAnnouncement({ relays: d.store.relays, clock: d.clock }, rec, d.links.acceptable(link, rec, cards));
   } catch (e) {
     d.log('relay announcement not stored', { ...who, error: errorText(e) });
     socket.close(CLOSE.goingAway, 'store unavailable; retry');
@@ -146,7 +156,7 @@ async function greet(
   if (o.gone()) return undefined;
   // another tunnel of this relay greeted while this one was stored (two hellos at once): this later one is the relay's
   link.session?.end('replaced by a new tunnel of the same relay', { code: CLOSE.replaced, reason: 'replaced by a new tunnel' });
-  const accepted = d.links.register(link, stored, d.links.acceptable(link, stored, hello.agents));
+  const accepted = d.links.register(link, stored, d.links.acceptable(link, stored, cards));
   const unwatch = d.keyWatch.watch(key.id, (why) => {
     d.log('relay disconnected: its key lapsed', { ...who, why });
     s.end(`key ${why}`, { code: CLOSE.keyLapsed, reason: `key ${why}` });
