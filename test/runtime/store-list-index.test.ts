@@ -226,3 +226,30 @@ for (const engine of engines) {
     });
   });
 }
+
+t.test('lmdb: an open indexes the tasks an earlier build wrote to the dir after this one, and drops those it swept', async (t) => {
+  const path = await mkdtemp(join(tmpdir(), 'a2a-list-index-'));
+  t.teardown(() => rm(path, { recursive: true, force: true }));
+  let store = await openLmdbStore({ path });
+  for (let i = 0; i < 5; i++) await store.tasks.create(task({ id: `t${i}`, ctx: 'c', state: 'working', time: T0 + i }));
+  await store.close();
+  // what an earlier build does to the dir: writes tasks with no listing entry, and deletes one leaving its entries
+  // (the open compares the counts of tasks and of indexed tasks: an earlier build that wrote as many as it swept
+  // goes unseen)
+  const env = open({ path, noSubdir: false, maxDbs: 32 });
+  const tasks = env.openDB({ name: LMDB_DBS.tasks });
+  await tasks.put('W/older', task({ id: 'older', ctx: 'c', state: 'completed', time: T0 + 100 }));
+  await tasks.put('W/older2', task({ id: 'older2', ctx: 'c', state: 'working', time: T0 + 50 }));
+  await tasks.remove('W/t2');
+  await env.close();
+
+  store = await openLmdbStore({ path });
+  t.teardown(() => store.close());
+  const page = await store.tasks.listPage({ workspaceId: 'W', offset: 0, limit: 50 });
+  t.strictSame(
+    page.tasks.map((x) => x.id),
+    ['older', 'older2', 't4', 't3', 't1', 't0'],
+  );
+  t.equal(page.total, 6, 'the total counts what is stored');
+  t.equal((await store.tasks.listPage({ workspaceId: 'W', contextId: 'c', state: 'working', offset: 0, limit: 50 })).total, 5);
+});

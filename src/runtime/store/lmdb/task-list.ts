@@ -141,8 +141,11 @@ export function lmdbTaskList(o: LmdbTaskListOptions) {
 export type LmdbTaskList = ReturnType<typeof lmdbTaskList>;
 
 /**
- * Indexes, once, every task stored before the index existed (a data dir of an earlier build): on open, before the
- * store serves, a slice of tasks per transaction. A damaged record is left out (it cannot say where it is listed).
+ * On open, before the store serves: indexes every task the index lacks (a data dir of an earlier build, or one an
+ * earlier build wrote to again after a downgrade), and drops the entries of tasks no longer stored (that build's
+ * sweep leaves them), a slice per transaction. Skipped when the index was built and holds as many tasks as are stored
+ * (two native key counts); a damaged record is left out (it cannot say where it is listed), so a dir holding one is
+ * walked on every open, at a key read per task.
  */
 export async function buildTaskList(o: {
   root: RootDatabase;
@@ -152,7 +155,7 @@ export async function buildTaskList(o: {
   counts: Database<number, Key>;
   onCorrupt?: OnCorrupt;
 }): Promise<number> {
-  if (o.counts.get(BUILT) !== undefined) return 0;
+  if (o.counts.get(BUILT) !== undefined && o.at.getKeysCount() === o.tasks.getKeysCount()) return 0;
   let added = 0;
   let start: string | undefined;
   for (;;) {
@@ -176,6 +179,28 @@ export async function buildTaskList(o: {
     });
     start = slice[slice.length - 1];
   }
+  await dropGone(o);
   await o.counts.put(BUILT, 1);
   return added;
+}
+
+/** Takes out of the index every task no longer stored, a slice per transaction. */
+async function dropGone(o: { root: RootDatabase; tasks: Database<unknown, Key>; list: LmdbTaskList; at: Database<unknown, string> }): Promise<void> {
+  let start: string | undefined;
+  for (;;) {
+    const slice: string[] = [];
+    for (const k of o.at.getKeys({ ...(start !== undefined && { start }), limit: 1_001 })) {
+      if (typeof k !== 'string' || k === start) continue;
+      slice.push(k);
+      if (slice.length === 1_000) break;
+    }
+    if (slice.length === 0) return;
+    const gone = slice.filter((key) => !o.tasks.doesExist(key));
+    if (gone.length > 0) {
+      await o.root.transaction(() => {
+        for (const key of gone) o.list.remove(key);
+      });
+    }
+    start = slice[slice.length - 1];
+  }
 }
