@@ -146,6 +146,20 @@ export class AgentRegistry {
     return caps === undefined || caps.has(scope);
   }
 
+  /**
+   * Whether the key reads `scope` on every task of its workspace, whatever agent ran it: no agent the workspace can
+   * name (its own or a shared one) refuses the key or caps the scope, and an agent gone refuses nothing. A listing
+   * that may skip no task can then read the listing index's page and total as they are.
+   */
+  readsEveryTask(key: KeyRecord, scope: Scope): boolean {
+    if (key.agents.length > 0) return false;
+    for (const e of this.entries.values()) {
+      if (e.spec.workspace !== SHARED && e.spec.workspace !== key.workspaceId) continue;
+      if (!(e.reach?.(key) ?? true) || (e.scopes !== undefined && !e.scopes.has(scope))) return false;
+    }
+    return true;
+  }
+
   /** false for an agent that cannot take a turn now (its relay is away); true for one that always can */
   online(workspace: string, id: string): boolean {
     const e = this.find(workspace, id);

@@ -13,6 +13,15 @@ export interface RedisIdPrefixes {
   readonly pushInflight: string;
   readonly results: string;
   readonly workspaceTasks: string;
+  /** before a listing index's scope (see RedisKeys.taskList; the sweep and repair scripts build them from the record) */
+  readonly taskList: string;
+}
+
+/** A listing index's scope: a workspace, and optionally one context and one state. */
+export interface TaskListScope {
+  workspaceId: string;
+  contextId?: string;
+  state?: TaskState;
 }
 
 export interface RedisKeys {
@@ -32,6 +41,13 @@ export interface RedisKeys {
   tasksInState(state: TaskState): string;
   /** set: the task keys of one workspace (listByWorkspace reads it; every task write adds to it, the sweep removes, the repair pass adds what an older writer left out) */
   workspaceTasks(workspace: string): string;
+  /**
+   * sorted set: the task keys of one listing scope (workspace; + context; + state; + both), scored by minus the
+   * status time, so rank order is the listing's (newest first, ties by id); every task write moves its own entries
+   */
+  taskList(scope: TaskListScope): string;
+  /** string: present once the listing sorted sets hold every task stored before they existed */
+  readonly taskListBuilt: string;
   /** string: present once the workspace task sets hold every task stored before they existed (see store/redis/workspace-index.ts) */
   readonly workspaceTasksBuilt: string;
   /** string expiring after the repair period: present while one instance's claim on the current workspace set repair pass stands */
@@ -88,6 +104,7 @@ export function redisKeys(prefix: string): RedisKeys {
     pushInflight: `${prefix}push-inflight:`,
     results: `${prefix}results:`,
     workspaceTasks: `${prefix}tasks:workspace:`,
+    taskList: `${prefix}tasks:list:`,
   };
   return {
     keyRecords: `${prefix}keys`,
@@ -98,6 +115,8 @@ export function redisKeys(prefix: string): RedisKeys {
     tasksEnded: `${prefix}tasks:ended`,
     tasksInState: (state) => `${prefix}tasks:state:${state}`,
     workspaceTasks: (workspace) => `${idPrefix.workspaceTasks}${workspace}`,
+    taskList: (scope) => `${idPrefix.taskList}${taskListSuffix(scope)}`,
+    taskListBuilt: `${prefix}tasks:list-index-built`,
     workspaceTasksBuilt: `${prefix}tasks:workspace-index-built`,
     workspaceTasksRepair: `${prefix}tasks:workspace-index-repair`,
     pushConfigs: (taskId) => `${idPrefix.pushConfigs}${taskId}`,
@@ -119,6 +138,28 @@ export function redisKeys(prefix: string): RedisKeys {
     idPrefix,
   };
 }
+
+/**
+ * A listing scope's name after its prefix. A workspace id is written with its UTF-8 length before it wherever a
+ * context id follows, so no pair of ids can name another pair's set (the Lua scripts write the same, string.len
+ * counting bytes); a state name has no ':'.
+ */
+function taskListSuffix(s: TaskListScope): string {
+  const wsAndContext = (ctx: string) => `${Buffer.byteLength(s.workspaceId)}:${s.workspaceId}${ctx}`;
+  if (s.contextId !== undefined && s.state !== undefined) return `cs:${s.state}:${wsAndContext(s.contextId)}`;
+  if (s.contextId !== undefined) return `c:${wsAndContext(s.contextId)}`;
+  if (s.state !== undefined) return `s:${s.state}:${s.workspaceId}`;
+  return `w:${s.workspaceId}`;
+}
+
+/**
+ * What follows the state in the names of a task's two state-bearing listing sets (`s:<state>` and `cs:<state>`
+ * after the prefix): a write script names the sets of a state the task leaves from these.
+ */
+export const taskListStateTails = (workspaceId: string, contextId: string): { state: string; both: string } => ({
+  state: `:${workspaceId}`,
+  both: `:${Buffer.byteLength(workspaceId)}:${workspaceId}${contextId}`,
+});
 
 /** A connection's field in the connection hashes. A name has no '/', so the field names one (workspace, name) pair. */
 export const connectionField = (workspace: string, name: string): string => `${workspace}/${name}`;

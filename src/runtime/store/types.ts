@@ -57,6 +57,25 @@ export interface TaskPutOptions extends TaskWriteEvents {
   expectSeq?: number;
 }
 
+/** One page of a workspace's listing, read from the listing index (see TaskStore.listPage). */
+export interface ListPageQuery {
+  workspaceId: string;
+  contextId?: string;
+  state?: TaskState;
+  /** only tasks whose status time is at or after this (ms) */
+  since?: number;
+  /** where the page starts in the listing order */
+  offset: number;
+  limit: number;
+}
+
+export interface ListPage {
+  /** the page, newest status first (ties by id); an index entry whose task is gone or no longer matches is left out */
+  tasks: Task[];
+  /** how many tasks the query matches, before the page is cut */
+  total: number;
+}
+
 export interface TaskStore {
   /**
    * Inserts the task (and its events) under taskKey(workspaceId, id) only when no task is stored there: one atomic
@@ -80,6 +99,13 @@ export interface TaskStore {
    * callers' wait may grow with it.
    */
   scanWorkspace(workspaceId: string, visit: (task: Task) => void): Promise<void>;
+  /**
+   * One page of the workspace's tasks newest status first (ties by id, compared as UTF-8 bytes), filtered by
+   * context, state and status time, from the listing index the task writes keep: its cost follows the page, not the
+   * workspace (Redis: O(log n + page); LMDB: the offset is stepped over in the native cursor, the total is a counter
+   * or, with `since`, a native count of the range).
+   */
+  listPage(q: ListPageQuery): Promise<ListPage>;
   /**
    * Retention: deletes up to `limit` tasks that became terminal at or before `endedBy` (their terminal record's
    * `updatedAt`), with their state index entries, events and push configs. Returns their task keys (oldest first).

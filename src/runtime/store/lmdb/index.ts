@@ -12,6 +12,10 @@
 //   task-seq        task id -> its record's seq        (only in data dirs written before the seq moved into
 //                                                       task-state; read and dropped by the task's next write or sweep)
 //   tasks-ended     [endedAt, task id] -> true         (terminal tasks by when they ended: retention sweeps it)
+//   task-list       [scope..., -statusTime, id] -> true (the listing index: each task under its workspace, context,
+//                                                       state and context+state, newest first; see task-list.ts)
+//   task-list-at    task key -> [statusTime, contextId, state] (where a task's listing entries are)
+//   task-list-count [scope...] -> entries in the scope  (a listing's total; 'built' marks the one-time build done)
 //   push-configs    [taskId, configId] -> StoredPushConfig
 //   meta            key -> any value
 //   meta-expires    key -> expiresAt                   (meta entries put with an expiry; see meta.ts)
@@ -50,6 +54,7 @@ import { lmdbMetaStore } from './meta.js';
 import { lmdbPushConfigStore } from './push-configs.js';
 import { lmdbPushJobStore } from './push-jobs.js';
 import { lmdbResultStore } from './results.js';
+import { buildTaskList, lmdbTaskList } from './task-list.js';
 import { lmdbTaskStore } from './tasks.js';
 
 /** Sub-database names; exported so tests can reach the raw layout (e.g. to plant a corrupt value). */
@@ -61,6 +66,9 @@ export const LMDB_DBS = {
   tasksByState: 'tasks-by-state',
   taskSeq: 'task-seq',
   tasksEnded: 'tasks-ended',
+  taskList: 'task-list',
+  taskListAt: 'task-list-at',
+  taskListCount: 'task-list-count',
   pushConfigs: 'push-configs',
   meta: 'meta',
   metaExpires: 'meta-expires',
@@ -106,6 +114,14 @@ export async function openLmdbStore(opts: {
   });
   const taskSeq = root.openDB<number, string>({ name: LMDB_DBS.taskSeq, cache: false, ...plain });
   const ended = root.openDB<true, Key>({ name: LMDB_DBS.tasksEnded, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false });
+  const listAt = root.openDB<unknown, string>({ name: LMDB_DBS.taskListAt, cache: false, ...plain });
+  const listCounts = root.openDB<number, Key>({ name: LMDB_DBS.taskListCount, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false });
+  const list = lmdbTaskList({
+    entries: root.openDB<true, Key>({ name: LMDB_DBS.taskList, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false }),
+    at: listAt,
+    counts: listCounts,
+  });
+  await buildTaskList({ root, tasks, list, at: listAt, counts: listCounts, ...(onCorrupt && { onCorrupt }) });
   const pushConfigs = db(LMDB_DBS.pushConfigs);
   const meta = db(LMDB_DBS.meta);
   const events = db(LMDB_DBS.events);
@@ -132,7 +148,7 @@ export async function openLmdbStore(opts: {
   return {
     kind: 'lmdb',
     keys: lmdbKeyStore({ root, keys, keyHash, fresh, onCorrupt }),
-    tasks: lmdbTaskStore({ root, tasks, taskState, byState, taskSeq, ended, events, pushConfigs, pushJobs, fresh, onCorrupt }),
+    tasks: lmdbTaskStore({ root, tasks, taskState, byState, taskSeq, ended, events, pushConfigs, pushJobs, list, fresh, onCorrupt }),
     pushConfigs: lmdbPushConfigStore({ root, db: pushConfigs, fresh }),
     pushJobs: lmdbPushJobStore({ root, db: pushJobs, fresh, onCorrupt }),
     events: lmdbEventStore({ root, db: events, fresh }),

@@ -1,4 +1,5 @@
-// The LMDB tasks: `tasks` and their indexes (`task-state`, `tasks-by-state`, `tasks-ended`, and the legacy `task-seq`); one write path, one sweep.
+// The LMDB tasks: `tasks` and their indexes (`task-state`, `tasks-by-state`, `tasks-ended`, the listing's `task-list`,
+// and the legacy `task-seq`); one write path, one sweep.
 import type { Database, Key, RootDatabase } from 'lmdb';
 import type { TaskEvent } from '../../../protocol/events.js';
 import { Task, TERMINAL_STATES, type TaskState } from '../../../protocol/model.js';
@@ -12,6 +13,8 @@ import { dropPushConfigs, holdsPushConfigs } from './push-configs.js';
 import { TaskHasPushConfigsError } from '../errors.js';
 import { assertKeysFit } from './key-size.js';
 import { putPushJobs } from './push-jobs.js';
+import type { LmdbTaskList } from './task-list.js';
+import { matchesListQuery } from '../list-page.js';
 
 export interface LmdbTaskStoreOptions {
   root: RootDatabase;
@@ -31,6 +34,8 @@ export interface LmdbTaskStoreOptions {
   pushConfigs: Database<unknown, Key>;
   /** the push jobs a task write carries go in its transaction */
   pushJobs: Database<unknown, Key>;
+  /** the listing index (task-list.ts), written in each task write and sweep */
+  list: LmdbTaskList;
   /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits */
   fresh: () => void;
   /** where listings report the damaged tasks they leave out (none: a damaged task fails the listing) */
@@ -42,7 +47,7 @@ const SCAN_SLICE = 1_000;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
-  const { root, tasks, taskState, byState, taskSeq, ended, events, fresh, onCorrupt } = o;
+  const { root, tasks, taskState, byState, taskSeq, ended, events, list: listIndex, fresh, onCorrupt } = o;
   // a cached value is the same object until this process writes that task again, which lets a validated read
   // be remembered instead of parsed on every tasks/get
   const validTasks = new WeakMap<object, Task>();
@@ -87,7 +92,7 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
       const list = w.events ?? [];
       // lmdb-js commits what an async transaction put before a throw: every key this write puts is checked before its
       // first change (values cannot fail: what reaches a task is plain JSON data, bounded in depth at the boundaries)
-      assertKeysFit({ record: 'task', keys: writtenKeys({ key, terminal, endedAt: task.updatedAt, events: list }) });
+      assertKeysFit({ record: 'task', keys: [...writtenKeys({ key, terminal, endedAt: task.updatedAt, events: list }), ...listIndex.keysOf(task)] });
       // the webhooks this change causes, in its own commit, so that no crash keeps the change and loses them; first,
       // so that a job that cannot be stored fails the write before the task is touched
       if (w.pushJobs && w.pushJobs.length > 0) putPushJobs(o.pushJobs, w.pushJobs);
@@ -95,6 +100,7 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
       if (prev !== undefined && prev.state !== state) byState.remove(prev.state, key);
       tasks.put(key, task);
       taskState.put(key, indexValue(state, task.seq ?? 0));
+      listIndex.put(task);
       if (prev?.legacy) taskSeq.remove(key);
       // only unfinished tasks are listed by state (recovery): a terminal one costs no entry there
       if (!terminal && prev?.state !== state) byState.put(state, key);
@@ -178,6 +184,17 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
       return out;
     },
     scanWorkspace,
+    async listPage(q) {
+      fresh();
+      const { keys, total } = listIndex.page(q);
+      const out: Task[] = [];
+      for (const key of keys) {
+        const task = listed(onCorrupt, () => readTask(key));
+        // the entry and the record are one transaction's: a mismatch is damage, left out rather than shown misfiled
+        if (task && matchesListQuery(task, q)) out.push(task);
+      }
+      return { tasks: out, total };
+    },
     sweep({ endedBy, limit }) {
       return root.transaction(() => {
         const gone: string[] = [];
@@ -191,6 +208,7 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
           if (index?.legacy) taskSeq.remove(key);
           taskState.remove(key);
           tasks.remove(key);
+          listIndex.remove(key);
           dropEvents(events, key);
           dropPushConfigs(o.pushConfigs, key);
           gone.push(key);

@@ -16,6 +16,7 @@ export async function checkKeyTypes(parts: Pick<RedisParts, 'client' | 'keys'>):
     [k.tasksEnded, 'zset', 'the ended-task index'],
     ...TaskState.options.map((s): [string, RedisType, string] => [k.tasksInState(s), 'set', 'a task state index']),
     [k.workspaceTasksBuilt, 'string', 'a marker'],
+    [k.taskListBuilt, 'string', 'a marker'],
     [k.workspaceTasksRepair, 'string', 'a marker'],
     [k.meta, 'hash', 'settings such as webhook secrets'],
     [k.metaExpiry, 'zset', 'the settings expiry index'],

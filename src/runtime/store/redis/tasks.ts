@@ -1,5 +1,5 @@
-// The Redis tasks: each write is one Lua script (rev check, record, workspace and state index sets, ended index, events,
-// push jobs); one sweep script. A workspace's listing reads its own set, never the other workspaces' tasks.
+// The Redis tasks: each write is one Lua script (rev check, record, workspace, state and listing indexes, ended index,
+// events, push jobs); one sweep script. A workspace's listing reads its own set, never the other workspaces' tasks.
 import { TaskState, Task, TERMINAL_STATES } from '../../../protocol/model.js';
 import type { TaskPutOptions, TaskStore } from '../types.js';
 import { taskKey } from '../types.js';
@@ -10,22 +10,32 @@ import { claimIndexRepair, indexStep } from './workspace-index.js';
 import { decode, packr } from './values.js';
 import { listed } from '../validate.js';
 import { TaskHasPushConfigsError } from '../errors.js';
+import { statusTime } from '../list-page.js';
+import { LIST_KEYS_LUA, listKeysOf, listPage, listScore, listTails } from './task-list.js';
 
+/** The states a task write leaves: one state set each, and two listing sets when the task was in it. */
+const OTHERS = TaskState.options.length - 1;
+/** Where a write's events start in its ARGV (after the fixed ones). */
+const EVENTS_AT = 17;
 /**
  * KEYS: task, taskRev, events, tasksEnded, the workspace's task set, the new state's set, pushDue, the task's push
- * configs, then the other states' sets.
+ * configs, the other states' sets (OTHERS), then the task's four listing sets for its new state (task-list.ts).
  * ARGV: mode (create|put), expected seq ('' for none), packed task, new rev, ended-at score ('' unless terminal),
  * task id, events trim cut ('' for none), push queue prefix, push job prefix, event count, '1' when the writer read
- * no push configs ('' otherwise), then per event: seq, packed event, then per push job: queue, id, seq, due, packed job.
- * The one task write: check, then the push jobs the change causes, record, workspace and state index, ended index and
- * events in one atomic step (a crash of the gateway keeps all or none; the jobs go first because Redis keeps what a
- * script wrote before an error). 1 written, 0 refused, 2 refused because the task holds push configs the writer did
- * not read. Every write (a put may be the first write of a task) adds to the workspace's set: SADD of a member it
- * holds is a no-op, and keeps the index whole without a read.
+ * no push configs ('' otherwise), listing score, the listing sets' prefix, what follows a state in the task's state
+ * listing set and in its context-and-state one, the length of the state sets' prefix (a state set's name ends in its
+ * state), then per event: seq, packed event, then per push job: queue, id, seq, due, packed job.
+ * The one task write: check, then the push jobs the change causes, record, workspace, state and listing index, ended
+ * index and events in one atomic step (a crash of the gateway keeps all or none; the jobs go first because Redis keeps
+ * what a script wrote before an error). 1 written, 0 refused, 2 refused because the task holds push configs the writer
+ * did not read. Every write (a put may be the first write of a task) adds to the workspace's set: SADD of a member it
+ * holds is a no-op, and keeps the index whole without a read. The state set the task leaves names the two listing sets
+ * it leaves (built here from the state's name: only a state change needs them, so no write sends them); ZADD of a
+ * member moves it to its new status time.
  * A task stored before revs existed has none: it is admitted as if open (create still sees the record).
  */
-const writeTask13 = script({
-  numberOfKeys: 13,
+const writeTask = script({
+  numberOfKeys: 12 + OTHERS,
   lua: `${ENQUEUE_JOB_LUA}
 if ARGV[1] == 'create' then
   if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -40,17 +50,24 @@ else
   end
 end
 if ARGV[11] == '1' and redis.call('EXISTS', KEYS[8]) == 1 then return 2 end
-local jobsFrom = 12 + 2 * tonumber(ARGV[10])
+local jobsFrom = ${EVENTS_AT} + 2 * tonumber(ARGV[10])
 for i = jobsFrom, #ARGV, 5 do
   enqueueJob(KEYS[7], ARGV[8], ARGV[9], ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4])
 end
 redis.call('SET', KEYS[1], ARGV[3])
 redis.call('SET', KEYS[2], ARGV[4])
 redis.call('SADD', KEYS[5], ARGV[6])
-for i = 9, #KEYS do redis.call('SREM', KEYS[i], ARGV[6]) end
+for i = 9, ${8 + OTHERS} do
+  if redis.call('SREM', KEYS[i], ARGV[6]) == 1 then
+    local left = string.sub(KEYS[i], tonumber(ARGV[16]))
+    redis.call('ZREM', ARGV[13] .. 's:' .. left .. ARGV[14], ARGV[6])
+    redis.call('ZREM', ARGV[13] .. 'cs:' .. left .. ARGV[15], ARGV[6])
+  end
+end
 redis.call('SADD', KEYS[6], ARGV[6])
+for i = ${9 + OTHERS}, ${12 + OTHERS} do redis.call('ZADD', KEYS[i], ARGV[12], ARGV[6]) end
 if ARGV[5] ~= '' then redis.call('ZADD', KEYS[4], ARGV[5], ARGV[6]) end
-for i = 12, jobsFrom - 1, 2 do redis.call('ZADD', KEYS[3], ARGV[i], ARGV[i + 1]) end
+for i = ${EVENTS_AT}, jobsFrom - 1, 2 do redis.call('ZADD', KEYS[3], ARGV[i], ARGV[i + 1]) end
 if ARGV[7] ~= '' then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[7]) end
 return 1
 `,
@@ -58,16 +75,18 @@ return 1
 
 /**
  * KEYS: tasksEnded, then every state's set. ARGV: ended-by score, limit, then the key prefixes of task, taskRev,
- * events, push configs and workspace task sets. Deletes the terminal tasks that ended by then, with everything kept
- * under their id and their workspace set's entry; returns their ids. A task key is `<workspace>/<id>` and a workspace
+ * events, push configs, workspace task sets and listing sets. Deletes the terminal tasks that ended by then, with
+ * everything kept under their id, their workspace set's entry and their listing entries (the sets their record
+ * names, read before it goes); returns their ids. A task key is `<workspace>/<id>` and a workspace
  * id has no '/', but an id may: the entry is removed from the set of each prefix ending before a '/' (SREM of a
  * member a set lacks does nothing), so no slash anywhere can leave it behind.
  */
 const sweepTasks7 = script({
   numberOfKeys: 7,
-  lua: `
+  lua: `${LIST_KEYS_LUA}
 local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 for _, id in ipairs(gone) do
+  unlist(ARGV[8], id, redis.call('GET', ARGV[3] .. id))
   redis.call('DEL', ARGV[3] .. id, ARGV[4] .. id, ARGV[5] .. id, ARGV[6] .. id)
   local from = 1
   while true do
@@ -83,6 +102,9 @@ return gone
 `,
 });
 
+/** Per state, the others, in TaskState order: the state sets a write leaves, and the names its script builds listing sets from. */
+const OTHER_STATES = Object.fromEntries(TaskState.options.map((s) => [s, TaskState.options.filter((o) => o !== s)])) as Record<TaskState, TaskState[]>;
+
 /** Members per SSCAN step and keys per MGET when listing a workspace. */
 const LIST_CHUNK = 500;
 
@@ -90,11 +112,12 @@ export function redisTaskStore(o: RedisParts): TaskStore {
   const { client, bin, keys: k, run, onCorrupt } = o;
   const decodeTask = (bytes: Buffer, id: string) => decode({ schema: Task, bytes, record: 'task', id });
 
-  /** The one task write path: check and write in one script (see writeTask13). */
-  async function writeTask(task: Task, w: TaskPutOptions & { create: boolean }): Promise<boolean> {
+  /** The one task write path: check and write in one script (see writeTask). */
+  async function write(task: Task, w: TaskPutOptions & { create: boolean }): Promise<boolean> {
     const state = task.status.state;
     const key = taskKey(task.workspaceId, task.id);
     const terminal = TERMINAL_STATES.has(state);
+    const others = OTHER_STATES[state];
     const list = w.events ?? [];
     const last = list.length > 0 ? list[list.length - 1]!.seq : 0;
     const cut = w.retainEvents !== undefined && last - w.retainEvents > 0 ? String(last - w.retainEvents) : '';
@@ -110,11 +133,13 @@ export function redisTaskStore(o: RedisParts): TaskStore {
       k.idPrefix.pushJob,
       String(list.length),
       w.withoutPushConfigs ? '1' : '',
+      listScore(statusTime(task)),
+      ...listTails(k, task),
     ];
     for (const ev of list) args.push(String(ev.seq), packr.pack(ev));
     if (w.pushJobs) args.push(...pushJobArgs(w.pushJobs));
     const reply = await run({
-      script: writeTask13,
+      script: writeTask,
       keys: [
         k.task(key),
         k.taskRev(key),
@@ -124,7 +149,8 @@ export function redisTaskStore(o: RedisParts): TaskStore {
         k.tasksInState(state),
         k.pushDue,
         k.pushConfigs(key),
-        ...TaskState.options.filter((s) => s !== state).map((s) => k.tasksInState(s)),
+        ...others.map((s) => k.tasksInState(s)),
+        ...listKeysOf(k, task, state),
       ],
       args,
     });
@@ -154,10 +180,10 @@ export function redisTaskStore(o: RedisParts): TaskStore {
 
   return {
     create(task, w) {
-      return writeTask(task, { ...w, create: true });
+      return write(task, { ...w, create: true });
     },
     put(task, w) {
-      return writeTask(task, { ...w, create: false });
+      return write(task, { ...w, create: false });
     },
     async get(workspaceId, id) {
       const key = taskKey(workspaceId, id);
@@ -182,12 +208,22 @@ export function redisTaskStore(o: RedisParts): TaskStore {
       return out;
     },
     scanWorkspace,
+    listPage: (q) => listPage(o, q),
     async sweep({ endedBy, limit }) {
       if (limit <= 0) return [];
       const reply = await run({
         script: sweepTasks7,
         keys: [k.tasksEnded, ...TaskState.options.map((s) => k.tasksInState(s))],
-        args: [String(endedBy), String(limit), k.idPrefix.task, k.idPrefix.taskRev, k.idPrefix.events, k.idPrefix.pushConfigs, k.idPrefix.workspaceTasks],
+        args: [
+          String(endedBy),
+          String(limit),
+          k.idPrefix.task,
+          k.idPrefix.taskRev,
+          k.idPrefix.events,
+          k.idPrefix.pushConfigs,
+          k.idPrefix.workspaceTasks,
+          k.idPrefix.taskList,
+        ],
       });
       return (Array.isArray(reply) ? reply : []).map((id) => String(id));
     },
