@@ -9,7 +9,7 @@ import { failure, PoolRun, type RunFailureReason } from './run.js';
 import type { AgentPool, AgentPoolOptions, AgentRunOptions } from './types.js';
 import { agentWorkerEntry } from './worker-file.js';
 import { COOPERATIVE_BUILTINS } from '../workers/agents/cooperative.js';
-import { isCallOpen, isEventBatch, isRecycleReply, type RunReply, type RunRequest } from '../workers/wire.js';
+import { isCallOpen, isEventBatch, isPaceOpen, isRecycleReply, type RunReply, type RunRequest } from '../workers/wire.js';
 import { refuseCall } from './calls.js';
 
 export type { AgentPool, AgentPoolOptions, AgentPoolStats, AgentRunOptions } from './types.js';
@@ -68,7 +68,11 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
   piscina.on('message', (m: unknown) => {
     if (isEventBatch(m)) runs.get(m.a2aRun)?.deliver(m.events, m.key);
     else if (isRecycleReply(m)) runs.get(m.a2aRecycle)?.repliedRecycling(m.reply, m.key);
-    else if (isCallOpen(m)) {
+    else if (isPaceOpen(m)) {
+      const pending = runs.get(m.a2aPace);
+      if (pending) pending.paced(m.port, m.key);
+      else m.port.close();
+    } else if (isCallOpen(m)) {
       const pending = runs.get(m.a2aCall);
       // a call an agent left behind after its run settled (its reply overtook the call on another port)
       if (pending) pending.call(m.port, m.call, m.key);
