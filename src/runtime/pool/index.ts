@@ -11,12 +11,15 @@ import { agentWorkerEntry } from './worker-file.js';
 import { COOPERATIVE_BUILTINS } from '../workers/agents/cooperative.js';
 import { isCallOpen, isEventBatch, isPaceOpen, isRecycleReply, type RunReply, type RunRequest } from '../workers/wire.js';
 import { refuseCall } from './calls.js';
+import { MAX_THROWN_CHARS } from '../workers/thrown.js';
+import { cutCodePoints } from '../../protocol/summary.js';
 
 export type { AgentPool, AgentPoolOptions, AgentPoolStats, AgentRunOptions } from './types.js';
 export type { RunFailureReason } from './run.js';
 export type { CallHandler, PoolCall } from './calls.js';
 
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+/** A dead worker's error may carry an agent's own words (an uncaught throw in its timer): no more than it may throw. */
+const errorText = (err: unknown): string => cutCodePoints(err instanceof Error ? err.message : String(err), MAX_THROWN_CHARS);
 
 /**
  * Cooperative builtins share a worker and travel in batches; anything else (module agents, `slow`,

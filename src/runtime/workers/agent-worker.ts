@@ -7,10 +7,10 @@ import type { AgentContext } from './agent-contract.js';
 import { BufferCap } from './buffer-cap.js';
 import { callFor } from './call.js';
 import { EventOutbox } from './event-outbox.js';
-import { activeResources, leftSince, nextTurn } from './leftovers.js';
+import { leftSince, nextTurn, type TurnStart, turnStart } from './leftovers.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
 import { describeThrown } from './thrown.js';
-import { forgetUnrefs, watchUnrefs } from './unrefs.js';
+import { watchUnrefs } from './unrefs.js';
 import type { FailureReason, RecycleReply, RunReply, RunRequest } from './wire.js';
 
 // before any agent module loads, so that what an agent unrefs is seen (see leftovers.ts)
@@ -153,7 +153,14 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox, cap:
     if (trusted) {
       const pushed = outbox.push(value as AgentEvent);
       if (pushed) problem = { reason: 'agent_protocol', message: pushed };
-    } else problem = checkedPush(outbox, value, budget);
+    } else {
+      try {
+        problem = checkedPush(outbox, value, budget);
+      } catch (err) {
+        // a getter or Proxy trap of the agent's threw while the event was read: its event, its turn
+        problem = { reason: 'agent_protocol', message: `agent yielded an event that cannot be read: ${describeThrown(err)}` };
+      }
+    }
     problem ??= cap?.check() ?? null;
     if (problem) {
       abandon(it, lazy);
@@ -167,7 +174,7 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox, cap:
 export default async function runAgent(req: RunRequest): Promise<RunReply> {
   const trusted = req.input.agent.kind === 'builtin';
   const outbox = new EventOutbox({ runId: req.runId, key: req.key, live: req.live, trusted });
-  let before: Map<string, number> | null = null;
+  let before: TurnStart | null = null;
   let cap: BufferCap | null = null;
   let failure: Failure | null;
   try {
@@ -177,8 +184,7 @@ export default async function runAgent(req: RunRequest): Promise<RunReply> {
     else {
       // A module run has its worker alone (the pool never co-schedules one): what is new at its end is the agent's.
       // Counted after the import, so what a module sets up when it loads (a pool, a refresh timer) is kept across turns.
-      before = activeResources();
-      forgetUnrefs();
+      before = turnStart();
       // an agent that allocates Buffers while it awaits, yielding nothing, is stopped by the cap's timer
       let overrun: (f: Failure) => void = () => {};
       const stopped = new Promise<Failure>((resolve) => {
@@ -192,7 +198,7 @@ export default async function runAgent(req: RunRequest): Promise<RunReply> {
     failure = { reason: 'agent_error', message: `worker failed to run the agent: ${describeThrown(err)}` };
   }
   // at the turn's end, whatever the agent did last: Buffers it keeps in its module's state stay in this worker
-  const overAtEnd = cap?.check(true) ?? null;
+  const overAtEnd = cap?.check({ now: true }) ?? null;
   cap?.stop();
   if (!failure && overAtEnd) failure = overAtEnd;
   const { problem, ...tally } = outbox.finish();
