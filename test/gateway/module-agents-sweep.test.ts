@@ -39,6 +39,8 @@ export default async function* (ctx) {
   if (how === 'json') JSON.stringify = () => '"hijacked"';
   if (how === 'global') globalThis.sharedSecret = 'left by polluter';
   if (how === 'listener') process.on('uncaughtException', () => {});
+  // after this turn's last event has gone out: the next run's events would be dropped
+  if (how === 'close-port') setImmediate(() => parentPort.close());
   if (how === 'port') {
     // drops the observer's events on their way out of the worker
     const post = parentPort.postMessage;
@@ -137,9 +139,14 @@ t.test('module agents against their own worker', async (t) => {
       ['global', 'a global set'],
       ['listener', "an 'uncaughtException' listener on process"],
       ['port', "a wrapper on the worker's parentPort.postMessage that drops its events"],
+      ['close-port', "the worker's parentPort closed"],
     ] as const) {
       const r = await send('polluter', how);
-      t.equal(status(r).state, 'completed', `${how}: the polluting turn keeps its result`);
+      if (how === 'close-port') {
+        // no answer can leave its worker but as a dead worker's
+        t.equal(reason(r), 'worker_crash', `${how}: the turn fails as its worker ends`);
+        t.match(text(r), /worker exited with code: 86/);
+      } else t.equal(status(r).state, 'completed', `${how}: the polluting turn keeps its result`);
       const o = await send('observer', 'look');
       t.equal(status(o).state, 'completed', `${how}: the next turn runs`);
       const { turns, ...seen } = status(o).message.parts[0].data;

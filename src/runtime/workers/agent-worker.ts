@@ -8,6 +8,7 @@ import { BufferCap } from './buffer-cap.js';
 import { callFor } from './call.js';
 import { EventOutbox } from './event-outbox.js';
 import { leftSince, nextTurn, type TurnStart, turnStart } from './leftovers.js';
+import { parentPortClosed } from './shared-globals.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
 import { describeThrown } from './thrown.js';
 import { watchUnrefs } from './unrefs.js';
@@ -212,8 +213,16 @@ export default async function runAgent(req: RunRequest): Promise<RunReply> {
   return recycle(req, reply);
 }
 
+/** The exit code of a worker whose agent closed its parentPort (the turn fails: "worker exited with code: 86"). */
+const EXIT_PORT_CLOSED = 86;
+
 /** Answers on parentPort and never on Piscina's port: the pool ends this worker once the run has settled. */
 function recycle(req: RunRequest, reply: RunReply): Promise<RunReply> {
+  if (parentPortClosed()) {
+    // Nothing sent on parentPort arrives, and the pool must not hand this worker another run: a worker that ends
+    // after its reply still looks idle to Piscina for a while. Ending it now fails this turn as worker_crash.
+    process.exit(EXIT_PORT_CLOSED);
+  }
   const message: RecycleReply = { a2aRecycle: req.runId, key: req.key, reply };
   try {
     parentPort?.postMessage(message);

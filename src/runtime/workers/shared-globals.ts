@@ -99,6 +99,25 @@ const listenerCount = (): number => {
   return n;
 };
 
+/**
+ * An agent that closes the worker's parentPort (on which every run's events, calls and recycle replies go) silences
+ * every later run there: a post on a closed port is dropped without a word.
+ */
+let portClosed = false;
+if (parentPort) {
+  const port = parentPort;
+  // its 'close' event comes a loop turn or more later, after a turn's leftover check: the call itself is marked too
+  const close = port.close;
+  port.close = function (this: MessagePort) {
+    portClosed = true;
+    return close.call(this);
+  };
+  port.on('close', () => {
+    portClosed = true;
+  });
+}
+export const parentPortClosed = (): boolean => portClosed;
+
 export function sharedMark(): SharedMark {
   return { globals: Object.keys(globalThis).length, listeners: listenerCount() };
 }
@@ -118,6 +137,7 @@ export function sharedChanges(before: SharedMark): string[] {
     }
     if (Object.keys(globalThis).length !== before.globals) out.push('a global added or removed');
     if (listenerCount() !== before.listeners) out.push('a listener on process added or removed');
+    if (portClosed) out.push("the worker's parentPort closed");
   } catch {
     // a getter the agent put in place threw: whatever it did, the worker is not to be trusted with another turn
     out.push('a built-in made unreadable');
