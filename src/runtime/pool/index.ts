@@ -9,14 +9,17 @@ import { failure, PoolRun, type RunFailureReason } from './run.js';
 import type { AgentPool, AgentPoolOptions, AgentRunOptions } from './types.js';
 import { agentWorkerEntry } from './worker-file.js';
 import { COOPERATIVE_BUILTINS } from '../workers/agents/cooperative.js';
-import { isCallOpen, isEventBatch, isRecycleReply, type RunReply, type RunRequest } from '../workers/wire.js';
+import { isCallOpen, isEventBatch, isPaceOpen, isRecycleReply, type RunReply, type RunRequest } from '../workers/wire.js';
 import { refuseCall } from './calls.js';
+import { MAX_THROWN_CHARS } from '../workers/thrown.js';
+import { cutCodePoints } from '../../protocol/summary.js';
 
 export type { AgentPool, AgentPoolOptions, AgentPoolStats, AgentRunOptions } from './types.js';
 export type { RunFailureReason } from './run.js';
 export type { CallHandler, PoolCall } from './calls.js';
 
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+/** A dead worker's error may carry an agent's own words (an uncaught throw in its timer): no more than it may throw. */
+const errorText = (err: unknown): string => cutCodePoints(err instanceof Error ? err.message : String(err), MAX_THROWN_CHARS);
 
 /**
  * Cooperative builtins share a worker and travel in batches; anything else (module agents, `slow`,
@@ -68,7 +71,11 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
   piscina.on('message', (m: unknown) => {
     if (isEventBatch(m)) runs.get(m.a2aRun)?.deliver(m.events, m.key);
     else if (isRecycleReply(m)) runs.get(m.a2aRecycle)?.repliedRecycling(m.reply, m.key);
-    else if (isCallOpen(m)) {
+    else if (isPaceOpen(m)) {
+      const pending = runs.get(m.a2aPace);
+      if (pending) pending.paced(m.port, m.key);
+      else m.port.close();
+    } else if (isCallOpen(m)) {
       const pending = runs.get(m.a2aCall);
       // a call an agent left behind after its run settled (its reply overtook the call on another port)
       if (pending) pending.call(m.port, m.call, m.key);

@@ -2,7 +2,7 @@
 import { AgentEvent, badFileAt, type AgentRunResult } from '../../protocol/agent-events.js';
 import { MAX_JSON_DEPTH, notJsonAt, tooDeepAt } from '../../protocol/json-depth.js';
 import type { MessagePort } from 'node:worker_threads';
-import type { RunReply } from '../workers/wire.js';
+import type { PaceAck, PaceWait, RunReply } from '../workers/wire.js';
 import { type CallHandler, RunCalls, refuseCall } from './calls.js';
 
 export type RunFailureReason =
@@ -44,8 +44,9 @@ const DELIVER_BUDGET = 512;
 /**
  * Live events a run may have waiting to be handed on. An agent that yields faster than the main thread takes its
  * events (a loop of progress statuses, each a task change) left them piling up here without end: 330,000 in 8 s, the
- * heap growing about 12 MB/s toward the process's limit. Past this the run fails and its worker is ended; a burst of
- * 100,000 chunks (the fair-delivery measurement) stays well within it.
+ * heap growing about 12 MB/s toward the process's limit. Its worker now stops pulling from it while the main thread is
+ * behind (workers/event-pace.ts, a window far below this), so only a worker that ignores that (agent code posting
+ * past it) reaches the bound: past it the run fails and its worker is ended.
  */
 export const MAX_BACKLOG = 200_000;
 
@@ -75,6 +76,9 @@ export class PoolRun {
   #calls: RunCalls | null = null;
   /** live batches not handed on yet (the first may wait for a later event-loop turn) */
   #queued: Array<readonly unknown[]> = [];
+  /** the worker's pacing channel, once its agent got far ahead, and the count it waits for (PaceWait) */
+  #pace: MessagePort | null = null;
+  #paceUntil: number | null = null;
   readonly #hooks: RunHooks;
 
   constructor(hooks: RunHooks) {
@@ -134,7 +138,35 @@ export class PoolRun {
     }
     this.#queued = [];
     this.#backlog = 0;
+    this.#answerPace();
     if (this.#reply) this.#tryComplete(this.#reply);
+  }
+
+  /** The worker paused its agent until this run has handed on enough of its events (see workers/event-pace.ts). */
+  paced(port: MessagePort, key: string): void {
+    if (key !== this.#hooks.key) {
+      this.#hooks.onForged();
+      port.close();
+      return;
+    }
+    if (this.#settled || this.#pace) {
+      port.close();
+      return;
+    }
+    this.#pace = port;
+    port.on('message', (m: PaceWait) => {
+      if (typeof m?.until !== 'number') return;
+      this.#paceUntil = m.until;
+      this.#answerPace();
+    });
+    port.unref();
+  }
+
+  #answerPace(): void {
+    if (this.#paceUntil === null || this.#received < this.#paceUntil || this.#settled) return;
+    this.#paceUntil = null;
+    const ack: PaceAck = { received: this.#received };
+    this.#pace?.postMessage(ack);
   }
 
   /** The worker's answer; it may overtake live batches still in flight, so wait for them. */
@@ -216,6 +248,9 @@ export class PoolRun {
   #settle(result: AgentRunResult, reason: RunFailureReason | null): void {
     if (this.#settled) return;
     this.#settled = true;
+    // the worker's end wakes its agent, which is being let go
+    this.#pace?.close();
+    this.#pace = null;
     this.#calls?.endAll(reason ? `its run ended (${reason})` : 'its run ended');
     this.#hooks.onSettle(reason);
     this.#hooks.resolve(result);

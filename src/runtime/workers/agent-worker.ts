@@ -4,12 +4,18 @@ import { AgentEvent, badFileAt, lastingContent } from '../../protocol/agent-even
 import { MAX_JSON_DEPTH, notJsonAt, tooDeepAt } from '../../protocol/json-depth.js';
 import { jsonBytesAtLeast } from '../../protocol/json-size.js';
 import type { AgentContext } from './agent-contract.js';
+import { BufferCap } from './buffer-cap.js';
 import { callFor } from './call.js';
 import { EventOutbox } from './event-outbox.js';
-import { activeResources, leftSince, nextTurn } from './leftovers.js';
+import { leftSince, nextTurn, type TurnStart, turnStart } from './leftovers.js';
+import { parentPortClosed } from './shared-globals.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
 import { describeThrown } from './thrown.js';
+import { watchUnrefs } from './unrefs.js';
 import type { FailureReason, RecycleReply, RunReply, RunRequest } from './wire.js';
+
+// before any agent module loads, so that what an agent unrefs is seen (see leftovers.ts)
+watchUnrefs();
 
 interface Iter {
   next(): unknown;
@@ -109,7 +115,7 @@ function checkedPush(outbox: EventOutbox, value: unknown, budget: OutputBudget |
   return problem ? refuse(problem) : null;
 }
 
-async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Promise<Failure | null> {
+async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox, cap: BufferCap | null): Promise<Failure | null> {
   const trusted = req.input.agent.kind === 'builtin';
   const budget = !trusted && req.maxOutputBytes !== undefined ? new OutputBudget(req.maxOutputBytes) : null;
   const lazy = new LazySignal();
@@ -148,39 +154,75 @@ async function drive(fn: LoadedAgent, req: RunRequest, outbox: EventOutbox): Pro
     if (trusted) {
       const pushed = outbox.push(value as AgentEvent);
       if (pushed) problem = { reason: 'agent_protocol', message: pushed };
-    } else problem = checkedPush(outbox, value, budget);
+    } else {
+      try {
+        problem = checkedPush(outbox, value, budget);
+      } catch (err) {
+        // a getter or Proxy trap of the agent's threw while the event was read: its event, its turn
+        problem = { reason: 'agent_protocol', message: `agent yielded an event that cannot be read: ${describeThrown(err)}` };
+      }
+    }
+    problem ??= cap?.check() ?? null;
     if (problem) {
       abandon(it, lazy);
       return problem;
     }
+    const paced = outbox.pace();
+    if (paced) await paced;
   }
 }
 
 export default async function runAgent(req: RunRequest): Promise<RunReply> {
   const trusted = req.input.agent.kind === 'builtin';
   const outbox = new EventOutbox({ runId: req.runId, key: req.key, live: req.live, trusted });
-  let before: Map<string, number> | null = null;
+  let before: TurnStart | null = null;
+  let cap: BufferCap | null = null;
   let failure: Failure | null;
   try {
     const loaded = await loadAgent(req.input.agent);
-    // A module run has its worker alone (the pool never co-schedules one): what is new at its end is the agent's.
-    // Counted after the import, so what a module sets up when it loads (a pool, a refresh timer) is kept across turns.
-    if (!trusted) before = activeResources();
-    failure = loaded.ok ? await drive(loaded.fn, req, outbox) : { reason: 'agent_not_found', message: loaded.message };
+    if (!loaded.ok) failure = { reason: 'agent_not_found', message: loaded.message };
+    else if (trusted) failure = await drive(loaded.fn, req, outbox, null);
+    else {
+      // A module run has its worker alone (the pool never co-schedules one): what is new at its end is the agent's.
+      // Counted after the import, so what a module sets up when it loads (a pool, a refresh timer) is kept across turns.
+      before = turnStart();
+      // an agent that allocates Buffers while it awaits, yielding nothing, is stopped by the cap's timer
+      let overrun: (f: Failure) => void = () => {};
+      const stopped = new Promise<Failure>((resolve) => {
+        overrun = resolve;
+      });
+      cap = BufferCap.start(overrun);
+      const driven = drive(loaded.fn, req, outbox, cap);
+      failure = cap ? await Promise.race([driven, stopped]) : await driven;
+    }
   } catch (err) {
     failure = { reason: 'agent_error', message: `worker failed to run the agent: ${describeThrown(err)}` };
   }
+  // at the turn's end, whatever the agent did last: Buffers it keeps in its module's state stay in this worker
+  const overAtEnd = cap?.check({ now: true }) ?? null;
+  cap?.stop();
+  if (!failure && overAtEnd) failure = overAtEnd;
   const { problem, ...tally } = outbox.finish();
   if (!failure && problem) failure = { reason: 'agent_protocol', message: problem };
   const reply: RunReply = failure ? { ok: false, ...failure, ...tally } : { ok: true, ...tally };
   if (!before) return reply;
+  // a worker past its memory cap is replaced: the memory goes with it
+  if (overAtEnd || failure?.reason === 'worker_crash') return recycle(req, reply);
   await nextTurn();
   if (leftSince(before).length === 0) return reply;
   return recycle(req, reply);
 }
 
+/** The exit code of a worker whose agent closed its parentPort (the turn fails: "worker exited with code: 86"). */
+const EXIT_PORT_CLOSED = 86;
+
 /** Answers on parentPort and never on Piscina's port: the pool ends this worker once the run has settled. */
 function recycle(req: RunRequest, reply: RunReply): Promise<RunReply> {
+  if (parentPortClosed()) {
+    // Nothing sent on parentPort arrives, and the pool must not hand this worker another run: a worker that ends
+    // after its reply still looks idle to Piscina for a while. Ending it now fails this turn as worker_crash.
+    process.exit(EXIT_PORT_CLOSED);
+  }
   const message: RecycleReply = { a2aRecycle: req.runId, key: req.key, reply };
   try {
     parentPort?.postMessage(message);

@@ -1,6 +1,7 @@
 // Sends one run's events to the main thread: at once when the agent paces itself, batched when it bursts.
 import { parentPort } from 'node:worker_threads';
 import type { AgentEvent } from '../../protocol/agent-events.js';
+import { EventPace, PACE_WINDOW } from './event-pace.js';
 import { describeThrown } from './thrown.js';
 import type { EventBatch, EventTally } from './wire.js';
 
@@ -32,6 +33,8 @@ export class EventOutbox {
   #posted = 0;
   #closed = false;
   #problem: string | null = null;
+  /** made once the run has pushed a window's worth of events: most runs never need it */
+  #pace: EventPace | null = null;
 
   /**
    * `trusted` (builtin) agents may leave their last events in the reply. An untrusted agent's
@@ -47,6 +50,8 @@ export class EventOutbox {
 
   /** Returns a protocol problem to end the run with, or null. */
   push(event: AgentEvent): string | null {
+    // the run was ended from outside its loop (its worker's memory cap): the agent gets no further
+    if (this.#closed) return 'the run has ended';
     this.#count++;
     if (!this.#live) return null;
     const now = performance.now();
@@ -72,6 +77,18 @@ export class EventOutbox {
     return this.#problem;
   }
 
+  /**
+   * null, or what to await before pulling the agent's next event: the main thread is more than PACE_WINDOW events
+   * behind, and a fast agent is paused rather than let fill the pool's backlog (which fails the run past its bound).
+   */
+  pace(): Promise<void> | null {
+    if (!this.#live || this.#count <= PACE_WINDOW || this.#closed) return null;
+    this.#pace ??= new EventPace({ runId: this.#runId, key: this.#key });
+    if (!this.#pace.behind(this.#count)) return null;
+    this.flush();
+    return this.#problem ? null : this.#pace.caughtUp(this.#posted);
+  }
+
   flush(): void {
     if (this.#closed || this.#buffer.length === 0) return;
     const batch = this.#buffer;
@@ -83,6 +100,7 @@ export class EventOutbox {
   finish(): EventTally & { problem: string | null } {
     if (!this.#trusted) this.flush();
     this.#closed = true;
+    this.#pace?.close();
     dirty.delete(this);
     const tail = this.#buffer;
     this.#buffer = [];

@@ -28,7 +28,8 @@ export interface EventBatch {
   events: AgentEvent[];
 }
 
-export type FailureReason = 'agent_error' | 'agent_protocol' | 'agent_not_found' | 'output_too_large';
+/** `worker_crash`: the worker must be replaced (its agent's Buffers passed the cap); always sent as a RecycleReply */
+export type FailureReason = 'agent_error' | 'agent_protocol' | 'agent_not_found' | 'output_too_large' | 'worker_crash';
 
 /**
  * How a run's events ended up: `events` yielded in all, `posted` of them sent as EventBatches and
@@ -102,3 +103,34 @@ export const isRecycleReply = (m: unknown): m is RecycleReply =>
   'reply' in m &&
   typeof m.reply === 'object' &&
   m.reply !== null;
+
+/**
+ * A run's pacing channel, opened by its worker (on parentPort, behind the run's batches) the first time its agent gets
+ * too far ahead of the main thread. On it the worker sends PaceWait and the pool answers PaceAck.
+ */
+export interface PaceOpen {
+  a2aPace: number;
+  /** the run's key (RunRequest.key) */
+  key: string;
+  port: MessagePort;
+}
+
+/** Answer once `until` of the run's posted events have been handed on. */
+export interface PaceWait {
+  until: number;
+}
+
+/** How many of the run's events the pool has handed on. */
+export interface PaceAck {
+  received: number;
+}
+
+export const isPaceOpen = (m: unknown): m is PaceOpen =>
+  typeof m === 'object' &&
+  m !== null &&
+  'a2aPace' in m &&
+  typeof m.a2aPace === 'number' &&
+  'key' in m &&
+  typeof m.key === 'string' &&
+  'port' in m &&
+  m.port instanceof MessagePort;
