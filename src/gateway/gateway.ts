@@ -12,6 +12,7 @@ import { errorsInV1, versionAnswersV1 } from '../protocol/codec.js';
 import { noMetrics } from '../runtime/metrics/metrics.js';
 import { meteredStream, onStreamEnd, outcomeOf, requestIdOf } from './call-meter.js';
 import { StreamSlots } from './stream-slots.js';
+import { batchHeaders } from './batch-headers.js';
 
 export interface GatewayOptions extends PipelineDeps {
   maxBodyBytes: number;
@@ -172,7 +173,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
     const answers = await Promise.all(decoded.entries.map(async (e) => noBatchStreams(e, await answer(e, req, baseUrl, requestId), req)));
     return reply(
       200,
-      answers[answers.length - 1]!.headers,
+      batchHeaders(answers.map((a) => a.headers)),
       answers.map((a) => a.response),
     );
   }
