@@ -1,7 +1,8 @@
 // An IPv6 client is counted by its /64, so walking the addresses of its block buys no fresh budget: once the block is
 // past its failed-authentication budget, an address of it that never failed here is refused too, the right key included
 // (else its 200 for the right key and 429 for a wrong one would test candidate keys without limit, one address each).
-// Through a trusted proxy's X-Forwarded-For, on the in-process limiter (Redis looks every call up anyway).
+// Also an IPv4 client written IPv4-mapped once and plain once. Through a trusted proxy's X-Forwarded-For, on the
+// in-process limiter (Redis looks every call up anyway).
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
@@ -28,6 +29,9 @@ t.test('a /64 past its budget is refused from every address of it, the right key
   t.equal((await send(wrongKey('y'), '2001:db8:1:2::8')).status, 429, 'and with a wrong one');
   t.equal((await send(good.key, '2001:db8:1:3::1')).status, 200, 'the next /64 is another client');
   t.equal((await send(good.key, '192.0.2.1')).status, 200, 'an IPv4 client is another client');
+
+  for (let i = 0; i < BUDGET.perMinute; i++) t.equal((await send(wrongKey('z'), '::ffff:192.0.2.9')).status, 401, 'a wrong key, IPv4-mapped: 401');
+  t.equal((await send(good.key, '192.0.2.9')).status, 429, 'the same IPv4 client written plain is the same client');
 
   clock.advance(60_000);
   t.equal((await send(good.key, '2001:db8:1:2::9')).status, 200, 'once the window frees, the block is served again');

@@ -56,10 +56,10 @@ export class AuthFailureThrottle {
   /** the addresses, as the transport gives them, that failed to authenticate here; undefined: look every call up */
   private suspects: Set<string> | undefined;
   /**
-   * The IPv6 /64s among their buckets: an address of one that never failed here shares its bucket's budget, so it is
-   * looked up too (else walking the block's addresses, one guess each, went unrefused)
+   * Their buckets: an address of one that never failed here shares its budget (another address of an IPv6 /64, an
+   * IPv4 address written IPv4-mapped), so it is looked up too (else walking a /64, one guess per address, went unrefused)
    */
-  private readonly blocks = new Set<string>();
+  private readonly buckets = new Set<string>();
 
   constructor(private readonly o: AuthFailureThrottleOptions) {
     // a limiter shared with other instances (Redis) may hold failures made elsewhere: every call is looked up. A
@@ -116,10 +116,11 @@ export class AuthFailureThrottle {
   /** The bucket to look up for address `a`, or undefined when it can hold no failure made here. */
   private suspectBucket(a: string): string | undefined {
     if (!this.suspects || this.suspects.has(a)) return addressBucket(a);
-    // only an IPv6 address (its text has a ':') can fall in a /64 that failed from other addresses: others are not parsed
-    if (this.blocks.size === 0 || !a.includes(':')) return undefined;
+    // an IPv4 address is its own bucket; only an IPv6 one (its text has a ':') is parsed to find its bucket
+    if (this.buckets.has(a)) return a;
+    if (!a.includes(':')) return undefined;
     const bucket = addressBucket(a);
-    return this.blocks.has(bucket) ? bucket : undefined;
+    return this.buckets.has(bucket) ? bucket : undefined;
   }
 
   /** Counts one failed authentication of the address: the refusing decision when this one passes the budget. */
@@ -128,8 +129,8 @@ export class AuthFailureThrottle {
     const bucket = addressBucket(a);
     if (this.suspects) {
       this.suspects.add(a);
-      if (bucket.endsWith('/64')) this.blocks.add(bucket);
-      if (this.suspects.size + this.blocks.size > MAX_SUSPECTS) this.suspects = undefined;
+      this.buckets.add(bucket);
+      if (this.suspects.size + this.buckets.size > MAX_SUSPECTS) this.suspects = undefined;
     }
     const d = await this.o.limiter.check(this.bucketName(bucket), this.o.limits);
     return d.allowed ? undefined : d;
