@@ -46,7 +46,7 @@ export interface CallInput {
 
 export type CallOutcome = { ok: true; result: unknown; headers: Record<string, string> } | { ok: false; error: RpcError; headers: Record<string, string> };
 
-/** The presented key; a header that is there but not `Bearer <one token>` (`Bearer a b`, `Basic …`) is an invalid key, not a missing one. */
+/** What a refused key is told; a header that is there but not `Bearer <one token>` (`Bearer a b`, `Basic …`) is an invalid key, not a missing one. */
 const WHY_TEXT = {
   missing: 'Unauthorized: missing Authorization: Bearer <API key>',
   malformed: 'Unauthorized: invalid API key',
