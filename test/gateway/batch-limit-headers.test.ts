@@ -72,3 +72,17 @@ t.test('a batch refused whole by the limit says when to come back, as a single c
   t.strictSame(codes(r), [-32004, -32601]);
   t.strictSame(limitHeaders(r), limitHeaders(single), "the batch's headers are the single call's");
 });
+
+t.test('a streaming method refused inside a batch spends no budget, as a scope refusal does not', async (t) => {
+  const clock = new ManualClock(T0);
+  const tg = await startTestGateway({ clock });
+  t.teardown(() => tg.close());
+  const { key } = await tg.key({ trust: 'admin', limits: LIMITS });
+  const streams = [1, 2, 3].map((i) => ({ jsonrpc: '2.0', id: `s${i}`, method: 'message/stream', params: {} }));
+  const r = await batch(tg, key, streams);
+  t.strictSame(codes(r), [-32600, -32600, -32600], 'each stream refused as an invalid request');
+  t.match(r.json[0].error.message, /cannot be part of a batch/);
+  const after = await tg.rpc({ key, method: 'agents/list', params: {} });
+  t.equal(after.status, 200, 'the key still has its budget');
+  t.equal(after.headers.get('ratelimit-remaining'), '2', 'only this call spent');
+});
