@@ -13,6 +13,7 @@ import { errorsInV1, versionAnswersV1 } from '../protocol/codec.js';
 import { noMetrics } from '../runtime/metrics/metrics.js';
 import { meteredStream, onStreamEnd, outcomeOf, requestIdOf } from './call-meter.js';
 import { StreamSlots } from './stream-slots.js';
+import { batchHeaders } from './batch-headers.js';
 
 export interface GatewayOptions extends PipelineDeps {
   maxBodyBytes: number;
@@ -40,6 +41,13 @@ interface Answer {
   streaming?: boolean;
 }
 
+/** Where a call stands: the request's base URL and id (a batch's calls share them), and whether it is one of a batch. */
+interface CallSite {
+  baseUrl: string;
+  requestId: string;
+  inBatch: boolean;
+}
+
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
 /** A response as JSON, sanitized; a result that is already sanitized JSON (RawJson) goes in as it is. */
@@ -65,18 +73,18 @@ export function createGateway(o: GatewayOptions): GatewayApi {
   const debug = o.log.debug;
   const slots = new StreamSlots({ limit: o.maxStreamsPerKey });
 
-  async function answer(entry: DecodedEntry, req: RpcHttpRequest, baseUrl: string, requestId: string): Promise<Answer> {
+  async function answer(entry: DecodedEntry, req: RpcHttpRequest, site: CallSite): Promise<Answer> {
     const started = performance.now();
-    const a = await answerCall(entry, req, baseUrl, requestId);
+    const a = await answerCall(entry, req, site);
     const method = entry.ok && methodRow(entry.call.method) ? entry.call.method : entry.ok ? 'unknown' : 'invalid';
     const outcome = outcomeOf(a.response);
     const seconds = (performance.now() - started) / 1000;
     metrics.call(method, outcome, seconds);
-    debug?.('call', { requestId, method, outcome, status: a.status, ms: Math.round(seconds * 1e4) / 10, stream: a.stream !== undefined });
+    debug?.('call', { requestId: site.requestId, method, outcome, status: a.status, ms: Math.round(seconds * 1e4) / 10, stream: a.stream !== undefined });
     return a;
   }
 
-  async function answerCall(entry: DecodedEntry, req: RpcHttpRequest, baseUrl: string, requestId: string): Promise<Answer> {
+  async function answerCall(entry: DecodedEntry, req: RpcHttpRequest, site: CallSite): Promise<Answer> {
     const headerV1 = versionAnswersV1(req.a2aVersion);
     if (!entry.ok) return { response: errorResponse(entry.id, entry.error, { v1: headerV1 }), status: entry.error.httpStatus, headers: {} };
     const { call } = entry;
@@ -95,8 +103,9 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       a2aVersion: req.a2aVersion,
       urlAgentId: req.agentId,
       lastEventId: req.lastEventId,
-      baseUrl,
-      requestId,
+      baseUrl: site.baseUrl,
+      requestId: site.requestId,
+      inBatch: site.inBatch,
       address: req.address,
     });
     if (out.ok && out.result instanceof StreamResult) {
@@ -113,16 +122,6 @@ export function createGateway(o: GatewayOptions): GatewayApi {
     const response = out.ok ? resultResponse(call.id, out.result) : errorResponse(call.id, out.error, { v1 });
     return { response, status: out.ok ? 200 : out.error.httpStatus, headers: out.headers, streaming };
   }
-
-  const noBatchStreams = (entry: DecodedEntry, a: Answer, req: RpcHttpRequest): Answer => {
-    if (!a.stream) return a;
-    a.release?.();
-    // the stream's work starts only when it is opened, so refusing it here changes nothing
-    const err = new RpcError('INVALID_REQUEST', { message: 'Invalid request: a streaming method cannot be part of a batch' });
-    // read as every other error of the call is (answerCall): a 1.0 method, or a 1.0 header
-    const v1 = errorsInV1({ methodDialect: entry.ok ? methodRow(entry.call.method)?.dialect : undefined, version: req.a2aVersion });
-    return { response: errorResponse(entry.ok ? entry.call.id : null, err, { v1 }), status: 200, headers: a.headers };
-  };
 
   const reply = (status: number, headers: Record<string, string>, body: RpcResponse | RpcResponse[]): JsonReply => ({
     kind: 'json',
@@ -151,7 +150,7 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       return reply(ERRORS[decoded.error.reason].http, {}, errorResponse(decoded.id, decoded.error, { v1: versionAnswersV1(req.a2aVersion) }));
     }
     if (decoded.kind === 'single') {
-      const a = await answer(decoded.entry, req, baseUrl, requestId);
+      const a = await answer(decoded.entry, req, { baseUrl, requestId, inBatch: false });
       if (a.stream) {
         const stream = a.stream;
         const release = a.release ?? (() => undefined);
@@ -181,10 +180,11 @@ export function createGateway(o: GatewayOptions): GatewayApi {
       return reply(a.status, a.headers, a.response);
     }
     // a batch: each element runs the whole pipeline (and counts against the limit); HTTP says 200
-    const answers = await Promise.all(decoded.entries.map(async (e) => noBatchStreams(e, await answer(e, req, baseUrl, requestId), req)));
+    // a streaming method in it is refused by the pipeline (runCall, `inBatch`) before it spends budget
+    const answers = await Promise.all(decoded.entries.map((e) => answer(e, req, { baseUrl, requestId, inBatch: true })));
     return reply(
       200,
-      answers[answers.length - 1]!.headers,
+      batchHeaders(answers.map((a) => a.headers)),
       answers.map((a) => a.response),
     );
   }

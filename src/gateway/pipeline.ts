@@ -43,11 +43,13 @@ export interface CallInput {
   requestId: string;
   /** the peer's IP address as text, read when needed */
   address: () => string;
+  /** one call of a batch: a streaming method is refused (-32600) there, before it spends budget */
+  inBatch?: boolean;
 }
 
 export type CallOutcome = { ok: true; result: unknown; headers: Record<string, string> } | { ok: false; error: RpcError; headers: Record<string, string> };
 
-/** The presented key; a header that is there but not `Bearer <one token>` (`Bearer a b`, `Basic …`) is an invalid key, not a missing one. */
+/** What a refused key is told; a header that is there but not `Bearer <one token>` (`Bearer a b`, `Basic …`) is an invalid key, not a missing one. */
 const WHY_TEXT = {
   missing: 'Unauthorized: missing Authorization: Bearer <API key>',
   malformed: 'Unauthorized: invalid API key',
@@ -97,6 +99,8 @@ export async function runCall(deps: PipelineDeps, input: CallInput): Promise<Cal
     if (!scopes.has(required)) {
       throw new RpcError('SCOPE_INSUFFICIENT', { message: `Scope insufficient: ${method} needs ${required}`, data: { required } });
     }
+    // known before anything runs: refused like a 403 or an unknown method, it spends nothing
+    if (input.inBatch && row.streaming) throw new RpcError('INVALID_REQUEST', { message: 'Invalid request: a streaming method cannot be part of a batch' });
     const decision = await deps.limiter.check(key.id, key.limits ?? deps.defaultLimits ?? DEFAULT_RATE_LIMITS);
     headers = rateLimitHeaders(decision);
     if (!decision.allowed) deps.metrics?.rateLimited(decision.window);

@@ -6,7 +6,7 @@ import { KeyName, KeyRecord, RateLimits, WorkspaceId, publicKeyView } from '../p
 import { listedOnce } from '../protocol/listed-once.js';
 import { Scope, TrustLevel, scopesBeyondTrust } from '../protocol/scopes.js';
 import type { Clock } from './clock.js';
-import { hashKey, mintKey } from './keys.js';
+import { hashKey, keyLapsed, mintKey } from './keys.js';
 import { carryRotatedKey, dropRevokedKey } from './relay-admin.js';
 import type { KeyStore, RelayStore } from './store/types.js';
 import { updateVersioned } from './store/versioned.js';
@@ -151,7 +151,8 @@ export async function revokeKey(deps: KeyLifeDeps, id: string, o: { workspace?: 
 
 /**
  * A new key with the same workspace, trust, scopes, agents, limits and expiry, and the same place on relay agents'
- * permitted-key lists; the old one stays valid until revoked. The new key is stored first: a stop between the writes
+ * permitted-key lists; the old one stays valid until revoked. A revoked or expired key is not rotated (its copy would be
+ * refused or already expired): make a new one. The new key is stored first: a stop between the writes
  * leaves it with less access, never more.
  * The values are copied as stored, even where an earlier version took what `createKey` refuses today (limits past
  * 10^9, more than 256 agents): they were the operator's choice, and rotating replaces the secret, not the settings.
@@ -164,6 +165,9 @@ export async function revokeKey(deps: KeyLifeDeps, id: string, o: { workspace?: 
 export async function rotateKey(deps: KeyLifeDeps, id: string, o: { workspace?: string } = {}) {
   const { rec, version } = await loadKey(deps, id, o.workspace);
   if (rec.revokedAt !== null) throw new KeyAdminError(`key ${id} is revoked; create a new one instead`);
+  // the copied expiry is past: said as what it is, not as a bad `expires_at` the caller never sent
+  if (rec.expiresAt !== null && keyLapsed(rec, deps.clock.now()) === 'expired')
+    throw new KeyAdminError(`key ${id} expired at ${new Date(rec.expiresAt).toISOString()}; create a new one instead`);
   const ws = WorkspaceId.safeParse(rec.workspaceId);
   if (!ws.success) {
     throw new KeyAdminError(

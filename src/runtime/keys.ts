@@ -38,9 +38,15 @@ export class KeyHasher {
   }
 }
 
-/** The key an Authorization header presents: the token of `Bearer <token>`, else the header as it is (then malformed). */
+/** Stands for a header that is not `Bearer <one token>`: a presented guess, and no key is ever this (malformed). */
+const NOT_BEARER = 'not-a-bearer-token';
+
+/**
+ * The key an Authorization header presents: the token of `Bearer <token>`, else NOT_BEARER. Not the header as it is:
+ * a bare `svc_a2a_…` with no scheme would then read as a well-formed key and be accepted.
+ */
 export const presentedKey = (authorization: string | undefined): string | undefined =>
-  authorization ? (/^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] ?? authorization) : undefined;
+  authorization ? (/^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] ?? NOT_BEARER) : undefined;
 
 /** Well-formed means prefix plus base62 body; anything else is refused before any lookup. */
 export function isWellFormedKey(key: string): boolean {
@@ -49,7 +55,6 @@ export function isWellFormedKey(key: string): boolean {
 
 export type KeyCheck = { ok: true; key: KeyRecord } | { ok: false; why: 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'damaged' };
 
-/** Looks the key up by hash on every call: no positive cache, so a revocation holds on the very next request. */
 /** Why a stored key may no longer act (revoked, past expires_at), or undefined while it may. */
 export function keyLapsed(rec: KeyRecord, now: number): 'revoked' | 'expired' | undefined {
   if (rec.revokedAt !== null) return 'revoked';
@@ -68,6 +73,7 @@ function damagedSaid(log: Log): SaidOnce {
   return said;
 }
 
+/** Looks the key up by hash on every call: no positive cache, so a revocation holds on the very next request. */
 export async function verifyKey(opts: {
   hasher: KeyHasher;
   keys: KeyStore;

@@ -55,6 +55,11 @@ export function addressBucket(address: string): string {
 export class AuthFailureThrottle {
   /** the addresses, as the transport gives them, that failed to authenticate here; undefined: look every call up */
   private suspects: Set<string> | undefined;
+  /**
+   * Their buckets: an address of one that never failed here shares its budget (another address of an IPv6 /64, an
+   * IPv4 address written IPv4-mapped), so it is looked up too (else walking a /64, one guess per address, went unrefused)
+   */
+  private readonly buckets = new Set<string>();
 
   constructor(private readonly o: AuthFailureThrottleOptions) {
     // a limiter shared with other instances (Redis) may hold failures made elsewhere: every call is looked up. A
@@ -63,8 +68,8 @@ export class AuthFailureThrottle {
     this.suspects = o.limiter.shared ? undefined : new Set();
   }
 
-  private bucketOf(address: string): string {
-    return `${this.o.bucket}:${addressBucket(address)}`;
+  private bucketName(bucket: string): string {
+    return `${this.o.bucket}:${bucket}`;
   }
 
   /**
@@ -103,19 +108,31 @@ export class AuthFailureThrottle {
    */
   private gate(address: AddressOf): Promise<LimitDecision | undefined> | undefined {
     if (this.suspects?.size === 0) return undefined;
-    const a = textOf(address);
-    if (this.suspects && !this.suspects.has(a)) return undefined;
-    return this.o.limiter.peek(this.bucketOf(a), this.o.limits).then((d) => (d.allowed ? undefined : d));
+    const bucket = this.suspectBucket(textOf(address));
+    if (bucket === undefined) return undefined;
+    return this.o.limiter.peek(this.bucketName(bucket), this.o.limits).then((d) => (d.allowed ? undefined : d));
+  }
+
+  /** The bucket to look up for address `a`, or undefined when it can hold no failure made here. */
+  private suspectBucket(a: string): string | undefined {
+    if (!this.suspects || this.suspects.has(a)) return addressBucket(a);
+    // an IPv4 address is its own bucket; only an IPv6 one (its text has a ':') is parsed to find its bucket
+    if (this.buckets.has(a)) return a;
+    if (!a.includes(':')) return undefined;
+    const bucket = addressBucket(a);
+    return this.buckets.has(bucket) ? bucket : undefined;
   }
 
   /** Counts one failed authentication of the address: the refusing decision when this one passes the budget. */
   private async failed(address: AddressOf): Promise<LimitDecision | undefined> {
     const a = textOf(address);
+    const bucket = addressBucket(a);
     if (this.suspects) {
       this.suspects.add(a);
-      if (this.suspects.size > MAX_SUSPECTS) this.suspects = undefined;
+      this.buckets.add(bucket);
+      if (this.suspects.size + this.buckets.size > MAX_SUSPECTS) this.suspects = undefined;
     }
-    const d = await this.o.limiter.check(this.bucketOf(a), this.o.limits);
+    const d = await this.o.limiter.check(this.bucketName(bucket), this.o.limits);
     return d.allowed ? undefined : d;
   }
 }
