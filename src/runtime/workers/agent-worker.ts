@@ -11,11 +11,15 @@ import { leftSince, nextTurn, type TurnStart, turnStart } from './leftovers.js';
 import { parentPortClosed } from './shared-globals.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
 import { describeThrown } from './thrown.js';
+import { forgetEnvChanges, journalEnv, restoreEnv } from './env-journal.js';
+import { forgetRefusals, guardProcess, refusedCall } from './process-guard.js';
 import { watchUnrefs } from './unrefs.js';
 import type { FailureReason, RecycleReply, RunReply, RunRequest } from './wire.js';
 
 // before any agent module loads, so that what an agent unrefs is seen (see leftovers.ts)
 watchUnrefs();
+guardProcess();
+journalEnv();
 
 interface Iter {
   next(): unknown;
@@ -186,6 +190,8 @@ export default async function runAgent(req: RunRequest): Promise<RunReply> {
       // A module run has its worker alone (the pool never co-schedules one): what is new at its end is the agent's.
       // Counted after the import, so what a module sets up when it loads (a pool, a refresh timer) is kept across turns.
       before = turnStart();
+      forgetRefusals();
+      forgetEnvChanges();
       // an agent that allocates Buffers while it awaits, yielding nothing, is stopped by the cap's timer
       let overrun: (f: Failure) => void = () => {};
       const stopped = new Promise<Failure>((resolve) => {
@@ -204,12 +210,17 @@ export default async function runAgent(req: RunRequest): Promise<RunReply> {
   if (!failure && overAtEnd) failure = overAtEnd;
   const { problem, ...tally } = outbox.finish();
   if (!failure && problem) failure = { reason: 'agent_protocol', message: problem };
+  // a refused call fails its turn even when the agent caught the throw: it meant to end the gateway
+  const refusal = before ? refusedCall() : null;
+  if (refusal) failure = { reason: 'agent_error', message: refusal };
   const reply: RunReply = failure ? { ok: false, ...failure, ...tally } : { ok: true, ...tally };
   if (!before) return reply;
   // a worker past its memory cap is replaced: the memory goes with it
   if (overAtEnd || failure?.reason === 'worker_crash') return recycle(req, reply);
   await nextTurn();
-  if (leftSince(before).length === 0) return reply;
+  // after the turn's last setImmediate: what it changed of process.env is not the next agent's
+  const envBack = restoreEnv();
+  if (envBack && leftSince(before).length === 0) return reply;
   return recycle(req, reply);
 }
 
