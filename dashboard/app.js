@@ -24,6 +24,14 @@ const list = (s) =>
     .split(',')
     .map((x) => x.trim())
     .filter(Boolean);
+// origins are one a line or comma-separated (a pasted list reads either way)
+const listOfLines = (s) =>
+  (s ?? '')
+    .split(/[,\n]/)
+    .map((x) => x.trim())
+    .filter(Boolean);
+const OriginsInput = ({ value }) =>
+  html`<label title="Origins besides the URL's that the remote's card may name for its endpoint (credentials go there too)">Allowed origins (one a line, or commas)<textarea name="allowed_origins" placeholder="https://api.example.com" rows="2" defaultValue=${value ?? ''}></textarea></label>`;
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const when = (iso) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' }) : '—');
 const TRUST = ['read_only', 'execute', 'autonomous', 'admin'];
@@ -205,7 +213,7 @@ function ConnectionRow({ c, run }) {
   const [kind, setKind] = useState(c.auth);
   const save = (e) => {
     const v = formValues(e);
-    const body = { settings: { url: v.url, trust: v.trust, agents: list(v.agents) } };
+    const body = { settings: { url: v.url, trust: v.trust, agents: list(v.agents), allowedOrigins: listOfLines(v.allowed_origins) } };
     const cred = credentialsOf(kind, v);
     if (kind !== c.auth || Object.keys(cred).length > 1) body.credentials = cred;
     run(async () => {
@@ -216,7 +224,7 @@ function ConnectionRow({ c, run }) {
   const remove = () => confirm(`Remove connection ${c.name}?`) && run(() => api('DELETE', `/connections/${encodeURIComponent(c.name)}`));
   const doTest = () => run(async () => setTest(await api('POST', `/connections/${encodeURIComponent(c.name)}/test`)));
   return html`<tr data-connection=${c.name}>
-      <td><strong>${c.name}</strong><div class="muted">${c.url}</div></td>
+      <td><strong>${c.name}</strong><div class="muted">${c.url}</div>${c.allowed_origins?.length > 0 && html`<div class="muted" data-testid="allowed-origins">also ${c.allowed_origins.join(', ')}</div>`}</td>
       <td>${c.auth}</td><td>${c.trust}</td><td>${c.agents.join(', ') || 'all'}</td>
       <td><${Badge} v=${c.status?.state ?? 'unknown'} />${c.status?.last_error && html`<div class="muted">${c.status.last_error}</div>`}</td>
       <td class="actions"><button onClick=${doTest}>Test</button><button onClick=${() => setEditing(!editing)}>Edit</button><button class="danger" onClick=${remove}>Remove</button></td>
@@ -229,6 +237,7 @@ function ConnectionRow({ c, run }) {
           <label>URL<input name="url" value=${c.url} required /></label>
           <label>Trust<${TrustSelect} value=${c.trust} /></label>
           <label>Agents<input name="agents" value=${c.agents.join(', ')} /></label>
+          <${OriginsInput} value=${(c.allowed_origins ?? []).join('\n')} />
           <label>Auth<select value=${kind} onChange=${(e) => setKind(e.target.value)}>${Object.keys(CREDENTIAL_FIELDS).map((k) => html`<option value=${k}>${k}</option>`)}</select></label>
           <${CredentialInputs} kind=${kind} />
           <div><button class="primary" type="submit">Save</button> <span class="muted">secrets are write-only: empty keeps them</span></div>
@@ -274,6 +283,8 @@ function ConnectionsPage() {
     const types = ['text', 'data', 'file'].filter((t) => v[`type_${t}`]);
     if (types.length) body.allowedDataTypes = types;
     if (v.dialect !== 'auto') body.dialect = v.dialect;
+    const origins = listOfLines(v.allowed_origins);
+    if (origins.length) body.allowedOrigins = origins;
     run(async () => {
       await api('POST', '/connections', body);
       setKind('none');
@@ -303,6 +314,7 @@ function ConnectionsPage() {
         <label>Trust<select name="trust"><option value="read_only">read_only</option><option value="execute" selected>execute</option><option value="autonomous">autonomous</option><option value="admin">admin</option></select></label>
         <label>Agents that may use it<input name="agents" placeholder="all" /></label>
         <label>Dialect<select name="dialect"><option value="auto">auto</option><option value="A">A</option><option value="B">B</option></select></label>
+        <${OriginsInput} />
         <div class="row">
           <label class="check"><input type="checkbox" name="type_text" checked />text</label>
           <label class="check"><input type="checkbox" name="type_data" checked />data</label>

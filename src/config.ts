@@ -195,6 +195,8 @@ export const Config = z
         callTimeoutMs: z.number().int().positive().default(300_000),
         /** a remote card without cache headers is used this long before it is read again */
         cardTtlMs: z.number().int().positive().default(300_000),
+        /** a remote card's own Cache-Control max-age keeps it at most this long before it is read again */
+        cardMaxTtlMs: z.number().int().positive().default(3_600_000),
       })
       .strict()
       .default({
@@ -206,6 +208,7 @@ export const Config = z
         rescanMs: 5_000,
         callTimeoutMs: 300_000,
         cardTtlMs: 300_000,
+        cardMaxTtlMs: 3_600_000,
       }),
     /** the web dashboard at /dashboard and its JSON admin API at /api/admin/ (sign-in with an admin key) */
     dashboard: z

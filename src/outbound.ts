@@ -34,6 +34,7 @@ export function createOutbound(o: {
     ...(o.resolve && { resolve: o.resolve }),
     timeoutMs: c.callTimeoutMs,
     defaultCardTtlMs: c.cardTtlMs,
+    maxCardTtlMs: c.cardMaxTtlMs,
   });
   const supervisor = new ConnectionSupervisor({
     connections: o.store.connections,

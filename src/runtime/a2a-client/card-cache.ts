@@ -1,5 +1,6 @@
 // Discovery: the remote's Agent Card from its well-known path (agent-card.json, else agent.json), validated, cached as
-// its response says (Cache-Control max-age / no-cache / no-store, Age; else the default TTL), revalidated with its ETag.
+// its response says (Cache-Control max-age, capped / no-cache / no-store, Age; else the default TTL), revalidated with
+// its ETag.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dialect } from '../../protocol/model.js';
 import { tooDeepAt } from '../../protocol/json-depth.js';
@@ -35,8 +36,15 @@ const header = (h: IncomingHttpHeaders, name: string): string | undefined => {
   return Array.isArray(v) ? v.join(', ') : v;
 };
 
+export interface TtlPolicy {
+  /** without max-age */
+  defaultTtlMs: number;
+  /** the most a max-age is honoured for: a remote's years-long max-age would keep a card past every change of it */
+  maxTtlMs: number;
+}
+
 /** How long a response may be used without asking again (RFC 9111, as a private cache: max-age, not s-maxage). */
-export function freshnessOf(h: IncomingHttpHeaders, now: number, defaultTtlMs: number): Freshness {
+export function freshnessOf(h: IncomingHttpHeaders, now: number, ttl: TtlPolicy): Freshness {
   const cc = (header(h, 'cache-control') ?? '').toLowerCase();
   const directives = new Map<string, string | undefined>();
   for (const d of cc.split(',')) {
@@ -48,9 +56,10 @@ export function freshnessOf(h: IncomingHttpHeaders, now: number, defaultTtlMs: n
   const maxAge = Number(directives.get('max-age'));
   if (directives.has('max-age') && Number.isFinite(maxAge) && maxAge >= 0) {
     const age = Number(header(h, 'age'));
-    return { store: true, freshUntil: now + (maxAge - (Number.isFinite(age) && age > 0 ? age : 0)) * 1000 };
+    const leftMs = (maxAge - (Number.isFinite(age) && age > 0 ? age : 0)) * 1000;
+    return { store: true, freshUntil: now + Math.min(leftMs, ttl.maxTtlMs) };
   }
-  return { store: true, freshUntil: now + defaultTtlMs };
+  return { store: true, freshUntil: now + ttl.defaultTtlMs };
 }
 
 function readCard(body: Buffer, from: string): Omit<CardEntry, 'etag' | 'freshUntil'> {
@@ -101,6 +110,8 @@ export interface CardCacheOptions {
   states: EndpointStates;
 }
 
+const ttlOf = (o: CardCacheOptions): TtlPolicy => ({ defaultTtlMs: o.deps.settings.defaultCardTtlMs, maxTtlMs: o.deps.settings.maxCardTtlMs });
+
 /** One GET of a card URL; `etag` makes it conditional. Answers the response, or undefined when there is no card there. */
 async function getCard(o: CardCacheOptions, st: EndpointState, url: string, etag?: string) {
   const r = await authorizedExchange(o.states, st, {
@@ -114,7 +125,7 @@ async function getCard(o: CardCacheOptions, st: EndpointState, url: string, etag
 }
 
 function entryOf(o: CardCacheOptions, r: { headers: IncomingHttpHeaders; body: Buffer }, from: string): { entry: CardEntry; store: boolean } {
-  const f = freshnessOf(r.headers, o.deps.clock.now(), o.deps.settings.defaultCardTtlMs);
+  const f = freshnessOf(r.headers, o.deps.clock.now(), ttlOf(o));
   const etag = header(r.headers, 'etag');
   return { entry: { ...readCard(r.body, from), etag, freshUntil: f.freshUntil }, store: f.store };
 }
@@ -134,7 +145,7 @@ async function fetchFresh(o: CardCacheOptions, st: EndpointState, base: string):
 async function revalidate(o: CardCacheOptions, st: EndpointState, e: CardEntry, base: string): Promise<{ entry: CardEntry; store: boolean }> {
   const r = await getCard(o, st, e.from, e.etag);
   if (r.status === 304) {
-    const f = freshnessOf(r.headers, o.deps.clock.now(), o.deps.settings.defaultCardTtlMs);
+    const f = freshnessOf(r.headers, o.deps.clock.now(), ttlOf(o));
     return { entry: { ...e, etag: header(r.headers, 'etag') ?? e.etag, freshUntil: f.freshUntil }, store: f.store };
   }
   if (r.status >= 200 && r.status < 300) return entryOf(o, r, e.from);

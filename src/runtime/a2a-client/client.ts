@@ -91,6 +91,7 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
   }
 
   async function sendAndWait(so: SendOptions, signal: AbortSignal, deadlineMs: number, known: Known): Promise<RemoteTask> {
+    const deadlineAt = o.clock.now() + deadlineMs;
     const d = await raceAbort(discovered(so.endpoint), signal);
     const codec = CLIENT_CODECS[d.dialect];
     const message = so.message.messageId === '' ? { ...so.message, messageId: randomUUID() } : so.message;
@@ -149,9 +150,12 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
       known.waiting = true;
       return pollUntilSettled(task, {
         timers: o.timers,
+        clock: o.clock,
         signal,
         baseMs: settings.pollBaseMs,
         maxMs: settings.pollMaxMs,
+        deadlineAt,
+        retryAfterMaxMs: settings.pollRetryAfterMaxMs,
         random,
         get: async () => {
           const r = await rpcCall(target(so.endpoint, d, codec, settings.requestTimeoutMs, signal), codec.methods.get, codec.getParams({ taskId: task.id }));

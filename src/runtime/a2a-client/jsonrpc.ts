@@ -8,6 +8,7 @@ import { toSanitizedJson } from '../sanitizer.js';
 import { authorizedExchange, authorizedOpen, unauthorized, type EndpointState, type EndpointStates } from './endpoint.js';
 import type { HttpResponse } from './http.js';
 import { readBody } from './http.js';
+import { withRetryAfter } from './retry-after.js';
 import { readSse } from './sse.js';
 import { MAX_REMOTE_ERROR, OutboundError } from './types.js';
 
@@ -129,7 +130,11 @@ export async function rpcCall(t: RpcTarget, method: string, params: Record<strin
   const id = `a2a-client-${++nextId}`;
   const r = await authorizedExchange(t.states, t.st, post(t, { id, method, params, accept: 'application/json' }));
   if (r.status === 401 || r.status === 403) throw unauthorized(r.status, t.url);
-  return rpcResultOf(parseJson(r.body.toString('utf8'), method, r.status), id, method, r.status);
+  try {
+    return rpcResultOf(parseJson(r.body.toString('utf8'), method, r.status), id, method, r.status);
+  } catch (e) {
+    throw withRetryAfter(e, r.headers);
+  }
 }
 
 const isEventStream = (r: HttpResponse) =>

@@ -77,5 +77,6 @@ export function scrubError(e: OutboundError, secrets: readonly string[]): Outbou
   return new OutboundError(e.code, scrubText(e.message, secrets), {
     ...(e.remoteCode !== undefined && { remoteCode: e.remoteCode }),
     ...(e.httpStatus !== undefined && { httpStatus: e.httpStatus }),
+    ...(e.retryAfterMs !== undefined && { retryAfterMs: e.retryAfterMs }),
   });
 }

@@ -7,6 +7,8 @@ const Count = z.number().int().positive();
 export const A2AClientSettings = z.object({
   /** how long a card is fresh when its response says nothing (no Cache-Control max-age) */
   defaultCardTtlMs: Ms.default(5 * 60_000),
+  /** the longest a remote's own Cache-Control max-age keeps a card fresh (a year's max-age would outlive every change) */
+  maxCardTtlMs: Ms.default(60 * 60_000),
   /** overall deadline of one send-and-wait (SendOptions.timeoutMs overrides it per call) */
   timeoutMs: Ms.default(5 * 60_000),
   /** deadline of one request that does not wait for a task (card, token, get, cancel) */
@@ -14,6 +16,8 @@ export const A2AClientSettings = z.object({
   /** polling tasks/get: the first wait, doubled after each poll up to pollMaxMs (equal jitter) */
   pollBaseMs: Ms.default(500),
   pollMaxMs: Ms.default(5_000),
+  /** a poll answered "not now" with Retry-After waits as asked, up to this; a longer ask fails the call at once */
+  pollRetryAfterMaxMs: Ms.default(5 * 60_000),
   /** an OAuth token is renewed this long before it expires (at most half its lifetime before) */
   tokenRefreshMarginMs: Ms.default(30_000),
   /** the largest response body read (a card, a token, a JSON-RPC answer, one SSE event) */

@@ -109,12 +109,15 @@ export class OutboundError extends Error {
   readonly remoteCode: number | undefined;
   /** the HTTP status the remote answered with, when a non-2xx status is what failed the call */
   readonly httpStatus: number | undefined;
-  constructor(code: OutboundErrorCode, message: string, o: { remoteCode?: number; httpStatus?: number; cause?: unknown } = {}) {
+  /** how long the remote asked us to wait before asking again (its Retry-After), with httpStatus */
+  readonly retryAfterMs: number | undefined;
+  constructor(code: OutboundErrorCode, message: string, o: { remoteCode?: number; httpStatus?: number; retryAfterMs?: number; cause?: unknown } = {}) {
     super(message, o.cause === undefined ? undefined : { cause: o.cause });
     this.name = 'OutboundError';
     this.code = code;
     this.remoteCode = o.remoteCode;
     this.httpStatus = o.httpStatus;
+    this.retryAfterMs = o.retryAfterMs;
   }
 }
 

@@ -2,7 +2,7 @@
 import type { RemoteEvent, RemoteTask } from '../../protocol/connections.js';
 import { SETTLED_STATES } from '../../protocol/model.js';
 import { RemoteTaskFold } from '../../protocol/remote-decode.js';
-import type { Timers } from '../clock.js';
+import type { Clock, Timers } from '../clock.js';
 import { backoffDelay } from '../push/backoff.js';
 import { OutboundError } from './types.js';
 
@@ -55,10 +55,15 @@ export function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
 
 export interface PollOptions {
   timers: Timers;
+  clock: Clock;
   signal: AbortSignal;
   baseMs: number;
   maxMs: number;
   random: () => number;
+  /** when the call's overall deadline passes (clock time): a Retry-After past it is not waited for */
+  deadlineAt: number;
+  /** the longest Retry-After honoured; a remote asking for longer fails the poll at once */
+  retryAfterMaxMs: number;
   get(): Promise<RemoteTask>;
   onChange?(task: RemoteTask): void;
 }
@@ -81,20 +86,45 @@ export const passingFailure = (e: unknown): boolean =>
 export const MAX_PASSING_POLL_FAILURES = 5;
 
 /**
+ * The wait before the poll after a passing failure `e`: the backoff's, or longer when the remote's Retry-After asks for
+ * it (never sooner than asked). A Retry-After past the call's deadline or past the cap is not waited for: the call
+ * fails now with the remote's answer, rather than holding its caller until a timeout the remote has announced.
+ */
+function waitAfterFailure(e: OutboundError, backoffMs: number, o: PollOptions): number {
+  const asked = e.retryAfterMs;
+  if (asked === undefined || asked <= backoffMs) return backoffMs;
+  const leftMs = o.deadlineAt - o.clock.now();
+  if (asked > o.retryAfterMaxMs || asked >= leftMs) {
+    const why = asked > o.retryAfterMaxMs ? `more than the ${o.retryAfterMaxMs} ms honoured` : `past the call's deadline (${Math.max(0, leftMs)} ms left)`;
+    throw new OutboundError(e.code, `${e.message}, asking to be polled again after ${asked} ms (Retry-After): ${why}`, {
+      ...(e.httpStatus !== undefined && { httpStatus: e.httpStatus }),
+      retryAfterMs: asked,
+      cause: e,
+    });
+  }
+  return asked;
+}
+
+/**
  * Polls until the task settles: waits base, 2×base, ... up to max (equal jitter), reporting each poll that changed
- * something. A poll that fails for a passing reason is made again after the next wait, up to MAX_PASSING_POLL_FAILURES
- * in a row: one 503 from a proxy failed a long task (and cancelled it) before.
+ * something. A poll that fails for a passing reason is made again after the next wait (or the remote's Retry-After,
+ * within bounds: waitAfterFailure), up to MAX_PASSING_POLL_FAILURES in a row: one 503 from a proxy failed a long task
+ * (and cancelled it) before.
  */
 export async function pollUntilSettled(task: RemoteTask, o: PollOptions): Promise<RemoteTask> {
   let cur = task;
   let failures = 0;
+  let failed: OutboundError | undefined;
   for (let n = 1; !isSettled(cur); n++) {
-    await pause(o.timers, backoffDelay({ baseMs: o.baseMs, maxMs: o.maxMs }, n, o.random), o.signal);
+    const backoffMs = backoffDelay({ baseMs: o.baseMs, maxMs: o.maxMs }, n, o.random);
+    await pause(o.timers, failed ? waitAfterFailure(failed, backoffMs, o) : backoffMs, o.signal);
+    failed = undefined;
     let next: RemoteTask;
     try {
       next = await o.get();
     } catch (e) {
       if (o.signal.aborted || !passingFailure(e) || ++failures >= MAX_PASSING_POLL_FAILURES) throw e;
+      failed = e as OutboundError;
       continue;
     }
     failures = 0;
