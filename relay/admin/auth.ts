@@ -16,6 +16,8 @@ import { isLoopback } from '../config.js';
 
 export const COOKIE = 'a2a_relay_session';
 const SESSION_MS = 12 * 60 * 60 * 1000;
+/** sessions kept at once: one more sign-in ends the oldest (each sign-in takes the password, but nothing else bounds them) */
+export const MAX_SESSIONS = 100;
 /** failed passwords allowed per client address: 10 a minute (as the form allowed in all), 100 an hour */
 const FAILURES: RateLimits = { perMinute: 10, perHour: 100 };
 
@@ -40,8 +42,10 @@ export interface AdminAuth {
   logout(req: IncomingMessage): string | undefined;
   /** the token of the request's live session (undefined for HTTP Basic, no password, or none) */
   sessionOf(req: IncomingMessage): string | undefined;
-  /** the session of `token` is still live (not signed out, not expired) */
+  /** the session of `token` is still live (not signed out, not expired, not evicted) */
   live(token: string): boolean;
+  /** how many sessions are kept now (expired ones dropped first) */
+  sessions(): number;
 }
 
 function cookieOf(req: IncomingMessage): string | undefined {
@@ -76,9 +80,27 @@ export const clientAddressOf = (req: IncomingMessage, proxies: TrustedProxies | 
 export const httpsOf = (req: IncomingMessage, proxies: TrustedProxies | undefined): boolean =>
   proxies !== undefined && req.headers['x-forwarded-proto'] === 'https' && proxies.trusts(addressOf(req));
 
-export function createAdminAuth(o: { password: string | undefined; clock: Clock; proxies: TrustedProxies | undefined }): AdminAuth {
+export interface AdminAuthOptions {
+  password: string | undefined;
+  clock: Clock;
+  proxies: TrustedProxies | undefined;
+  /** a session ended here, by expiry or eviction (not by logout: its caller ends what it holds) */
+  onSessionEnd?: (token: string) => void;
+}
+
+export function createAdminAuth(o: AdminAuthOptions): AdminAuth {
   const want = o.password === undefined ? undefined : digest(o.password);
+  /** token -> expiry, oldest first (insertion order: every session lasts SESSION_MS) */
   const sessions = new Map<string, number>();
+  const end = (token: string) => {
+    sessions.delete(token);
+    o.onSessionEnd?.(token);
+  };
+  /** expired sessions leave memory at the next request, not only at the next sign-in */
+  const prune = () => {
+    const now = o.clock.now();
+    for (const [t, until] of sessions) if (until <= now) end(t);
+  };
   const throttle = new AuthFailureThrottle({ limiter: createMemoryLimiter({ clock: o.clock }), limits: FAILURES, bucket: 'relay-admin-auth' });
   const check = async (given: string) => ({ ok: want !== undefined && timingSafeEqual(digest(given), want) });
   /** one try of the password from `address`: right, wrong, or refused unread for an address past its budget */
@@ -89,6 +111,7 @@ export function createAdminAuth(o: { password: string | undefined; clock: Clock;
   };
 
   const live = (token: string) => {
+    prune();
     const until = sessions.get(token);
     return until !== undefined && until > o.clock.now();
   };
@@ -114,10 +137,13 @@ export function createAdminAuth(o: { password: string | undefined; clock: Clock;
     async login(password, address) {
       const r = await attempt(address, password);
       if (!r.ok) return r;
-      const now = o.clock.now();
-      for (const [t, until] of sessions) if (until <= now) sessions.delete(t);
+      prune();
+      for (const t of sessions.keys()) {
+        if (sessions.size < MAX_SESSIONS) break;
+        end(t);
+      }
       const token = randomBytes(32).toString('base64url');
-      sessions.set(token, now + SESSION_MS);
+      sessions.set(token, o.clock.now() + SESSION_MS);
       return { ok: true, token };
     },
     logout(req) {
@@ -127,6 +153,10 @@ export function createAdminAuth(o: { password: string | undefined; clock: Clock;
     },
     sessionOf,
     live,
+    sessions() {
+      prune();
+      return sessions.size;
+    },
   };
 }
 

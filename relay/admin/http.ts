@@ -1,5 +1,5 @@
 // The admin server's replies: every one carries the security headers (a strict Content-Security-Policy: our own
-// scripts and styles only, no inline script, no framing), JSON is never cached, a body read is bounded.
+// scripts and styles only, no inline script, no framing), JSON is never cached, a body read is bounded (413 past it).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export const CSP = [
@@ -37,14 +37,39 @@ export function sendText(res: ServerResponse, status: number, type: string, body
 export const apiError = (res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}) =>
   sendJson(res, status, { error: { code, message } }, headers);
 
-/** The body, up to `limit` bytes (undefined past it). */
-export async function readBody(req: IncomingMessage, limit = 4096): Promise<string | undefined> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > limit) return undefined;
-    chunks.push(c);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** How much of an over-size body is read and dropped, so that a client done uploading reads its 413. */
+const DISCARD_BYTES = 64 * 1024;
+
+/**
+ * The body, up to `limit` bytes; past it `too_large` (a Content-Length over the limit is refused before any byte is
+ * read). An over-size body is read and dropped up to DISCARD_BYTES more, then no further: the 413 then closes the
+ * connection (`tooLarge`).
+ */
+export async function readBody(req: IncomingMessage, limit: number): Promise<{ ok: true; body: string } | { ok: false; why: 'too_large' }> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return { ok: false, why: 'too_large' };
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    const done = (r: { ok: true; body: string } | { ok: false; why: 'too_large' }) => {
+      req.off('data', onData).off('end', onEnd).off('error', reject);
+      resolve(r);
+    };
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size > limit) chunks.length = 0;
+      else chunks.push(c);
+      // not read further (a for-await's break would destroy the socket before the 413 is written)
+      if (size > limit + DISCARD_BYTES) {
+        req.pause();
+        done({ ok: false, why: 'too_large' });
+      }
+    };
+    const onEnd = () => done(size > limit ? { ok: false, why: 'too_large' } : { ok: true, body: Buffer.concat(chunks).toString('utf8') });
+    req.on('data', onData).once('end', onEnd).once('error', reject);
+  });
 }
+
+/** The answer to a body over `limit`, naming it; the connection closes (the rest of the body is never read). */
+export const tooLarge = (res: ServerResponse, limit: number) =>
+  apiError(res, 413, 'body_too_large', `the request body is over ${limit} bytes, the admin server's bound`, { connection: 'close' });

@@ -25,6 +25,8 @@ export interface RelayMetrics extends RelayObserver {
 export interface RelayMetricsOptions {
   /** the admin UI's live streams open now (read at each scrape) */
   openStreams?: () => number;
+  /** the admin UI's sign-in sessions kept now (read at each scrape) */
+  sessions?: () => number;
 }
 
 export function createRelayMetrics(o: RelayMetricsOptions = {}): RelayMetrics {
@@ -67,6 +69,15 @@ export function createRelayMetrics(o: RelayMetricsOptions = {}): RelayMetrics {
     registers: [registry],
     collect() {
       this.set(openStreams?.() ?? 0);
+    },
+  });
+  const sessions = o.sessions;
+  new Gauge({
+    name: 'a2a_relay_admin_sessions',
+    help: "The admin UI's sign-in sessions kept now (bounded; expired ones dropped)",
+    registers: [registry],
+    collect() {
+      this.set(sessions?.() ?? 0);
     },
   });
   const streamsCut = new Counter({

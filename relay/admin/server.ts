@@ -11,7 +11,8 @@ import type { Relay } from '../relay.js';
 import { loadAssets } from './assets.js';
 import { trustedProxies } from '../../src/runtime/net/client-address.js';
 import { clearedCookie, clientAddressOf, createAdminAuth, httpsOf, sessionCookie } from './auth.js';
-import { apiError, readBody, secure, sendJson, sendText } from './http.js';
+import { apiError, readBody, secure, sendJson, sendText, tooLarge } from './http.js';
+import { ADMIN_HTTP_DEFAULTS, type AdminHttpLimits } from './limits.js';
 import { type LiveStreamLimits, LiveStreams } from './live-streams.js';
 import { loginPage } from './login-page.js';
 import { createRelayMetrics } from './metrics.js';
@@ -29,6 +30,8 @@ export interface AdminOptions {
   keepAliveMs?: number;
   /** bounds of the live streams (LIVE_STREAM_DEFAULTS where unset) */
   streams?: Partial<LiveStreamLimits>;
+  /** the HTTP server's bounds (ADMIN_HTTP_DEFAULTS where unset) */
+  http?: Partial<AdminHttpLimits>;
 }
 
 export interface Admin {
@@ -70,9 +73,16 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     ...(o.capacity && { capacity: o.capacity }),
   });
   const streams: LiveStreams = new LiveStreams(o.streams, { onCut: () => metrics.streamCut() });
-  const metrics = createRelayMetrics({ openStreams: () => streams.size });
+  const metrics = createRelayMetrics({ openStreams: () => streams.size, sessions: () => auth.sessions() });
   const proxies = c.admin_trusted_proxies.length > 0 ? trustedProxies(c.admin_trusted_proxies) : undefined;
-  const auth = createAdminAuth({ password: c.admin_password, clock, proxies });
+  const limits = { ...ADMIN_HTTP_DEFAULTS, ...o.http };
+  const auth = createAdminAuth({
+    password: c.admin_password,
+    clock,
+    proxies,
+    // a session evicted or expired ends what it holds open, as signing out does
+    onSessionEnd: (token) => streams.endSession(token),
+  });
   const assets = loadAssets();
   let relay: Relay | undefined;
 
@@ -143,7 +153,7 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     // no form of another site can send JSON, and a browser names the page that sent it: both checked (CSRF)
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return apiError(res, 415, 'bad_content_type', 'send content-type: application/json');
     if (!sameOrigin(req)) return apiError(res, 403, 'cross_site', 'a replay must come from the admin UI itself');
-    await readBody(req);
+    if (!(await readBody(req, limits.maxBodyBytes)).ok) return tooLarge(res, limits.maxBodyBytes);
     const logged = state.replayable(id);
     if (logged === undefined) return apiError(res, 404, 'not_found', `no turn ${id} in the task log`);
     if (logged === 'too_large') return apiError(res, 409, 'not_kept', `turn ${id}'s message was too large to keep for a replay`);
@@ -168,7 +178,8 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     // cached HTTP Basic credentials are sent cross-site too) and the browser's few connections to this host
     if (req.method === 'GET' && !sameOrigin(req)) return apiError(res, 403, 'cross_site', "the admin API answers the admin UI's own pages and scripts");
     if (req.method === 'GET' && p === '/api/status') return sendJson(res, 200, state.status());
-    if (req.method === 'GET' && p === '/api/agents') return sendJson(res, 200, { agents: state.agents() });
+    // summaries, never the cards (up to the 4 MiB a hello carries, built whole per request): one card is GET /api/agents/NAME
+    if (req.method === 'GET' && p === '/api/agents') return sendJson(res, 200, { agents: state.listed() });
     const agent = /^\/api\/agents\/([^/]+)$/.exec(p);
     if (req.method === 'GET' && agent) {
       // the name as the relay's card schema takes it: anything else names no agent, and is not repeated back whole
@@ -205,8 +216,10 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
   };
 
   const login = async (req: IncomingMessage, res: ServerResponse) => {
-    const body = await readBody(req);
-    const password = new URLSearchParams(body ?? '').get('password') ?? '';
+    const body = await readBody(req, limits.maxBodyBytes);
+    // an over-size form is no try of the password: refused before the throttle counts it
+    if (!body.ok) return tooLarge(res, limits.maxBodyBytes);
+    const password = new URLSearchParams(body.body).get('password') ?? '';
     const r = await auth.login(password, clientAddressOf(req, proxies));
     if (!r.ok && r.why === 'locked')
       return sendText(res, 429, 'text/html; charset=utf-8', loginPage({ message: 'Too many failed attempts: wait a minute.' }), retryAfter(r.retryAfterMs));
@@ -269,13 +282,18 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     return apiError(res, 404, 'not_found', `no ${req.method} ${p}`);
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((e) => {
-      o.log('relay admin request failed', { path: req.url?.split('?')[0], error: errorText(e) });
-      if (!res.headersSent) apiError(res, 500, 'internal', 'the admin server failed on this request');
-      else res.destroy();
-    });
-  });
+  const server = createServer(
+    { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: limits.checkIntervalMs },
+    (req, res) => {
+      handle(req, res).catch((e) => {
+        o.log('relay admin request failed', { path: req.url?.split('?')[0], error: errorText(e) });
+        if (!res.headersSent) apiError(res, 500, 'internal', 'the admin server failed on this request');
+        else res.destroy();
+      });
+    },
+  );
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(c.admin_port, c.admin_bind, () => {

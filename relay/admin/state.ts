@@ -175,10 +175,6 @@ export class AdminState implements RelayObserver {
     };
   }
 
-  agents(): AgentView[] {
-    return [...this.agentsByName.values()].map((a) => ({ ...a }));
-  }
-
   /** one agent whole, its card included (undefined: not known) */
   agentView(name: string): AgentView | undefined {
     const a = this.agentsByName.get(name);
@@ -188,6 +184,11 @@ export class AdminState implements RelayObserver {
   /** every agent's summary for an opening snapshot: no description (it follows, one agent per event) */
   summaries(): AgentSummary[] {
     return [...this.agentsByName.values()].map((a) => summaryOf(a, this.cardRevs.get(a.name) ?? 0, { withDescription: false }));
+  }
+
+  /** every agent's summary with its description, never its card (GET /api/agents: bounded whatever the cards) */
+  listed(): AgentSummary[] {
+    return [...this.agentsByName.values()].map((a) => summaryOf(a, this.cardRevs.get(a.name) ?? 0, { withDescription: true }));
   }
 
   /** one agent's summary with its description (undefined: not known) */

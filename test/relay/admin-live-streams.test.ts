@@ -221,13 +221,9 @@ t.test("a health round sends each open page what changed, not every agent's card
       shown.set(e.data.name, a);
     }
   }
-  type Listed = { name: string; lastCheck: number; card: { description: string; skills: unknown[]; streaming: boolean } };
-  const api = (await (await fetch(`${admin.url}/api/agents`)).json()) as { agents: Listed[] };
-  t.same(
-    [...shown.values()],
-    api.agents.map(({ card, ...a }) => ({ ...a, description: card.description, skillCount: card.skills.length, streaming: card.streaming, cardRev: 1 })),
-    'the page shows every agent as the API does, last check included',
-  );
+  // GET /api/agents answers the same summaries (descriptions included) the stream tells
+  const api = (await (await fetch(`${admin.url}/api/agents`)).json()) as { agents: Array<{ lastCheck: number }> };
+  t.same([...shown.values()], api.agents, 'the page shows every agent as the API does, last check included');
   t.equal(api.agents[0]?.lastCheck, clock.now(), 'checked in the new round');
 });
 

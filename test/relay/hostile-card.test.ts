@@ -97,7 +97,9 @@ t.test("a local agent's hostile, huge card: bounded, the relay comes online, the
   const r = await fetch(`${admin!.url}/api/agents`);
   const text = await r.text();
   t.ok(text.length < 400_000, `the admin API's agents answer is bounded (${text.length} characters)`);
-  const shown = (JSON.parse(text) as { agents: Array<{ card?: { skills: Array<{ id: string; name: string; description: string }> } }> }).agents[0]?.card;
+  const name = (JSON.parse(text) as { agents: Array<{ name: string }> }).agents[0]!.name;
+  type Card = { skills: Array<{ id: string; name: string; description: string }> };
+  const shown = ((await (await fetch(`${admin!.url}/api/agents/${encodeURIComponent(name)}`)).json()) as { card?: Card }).card;
   t.ok((shown?.skills.length ?? 0) <= 100, 'at most 100 skills');
   t.ok(
     shown?.skills.every((s) => s.id.length <= 256 && s.name.length <= 256 && s.description.length <= 2_000),
