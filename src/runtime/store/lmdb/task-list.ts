@@ -88,7 +88,14 @@ export function lmdbTaskList(o: LmdbTaskListOptions) {
     for (let i = 0; i < 4; i++) {
       const a = from?.[i];
       const b = to?.[i];
-      if (a && b && prev!.time === next!.time && a.every((part, j) => part === b[j])) continue;
+      const sameScope = a !== undefined && b !== undefined && a.length === b.length && a.every((part, j) => part === b[j]);
+      if (sameScope && prev!.time === next!.time) continue;
+      if (sameScope) {
+        // the common rewrite (a new status time, same scope): the entry moves, the scope's count stays
+        entries.remove([...a, rank(prev!.time), id]);
+        entries.put([...b, rank(next!.time), id], true);
+        continue;
+      }
       if (a) {
         entries.remove([...a, rank(prev!.time), id]);
         bump(a, -1);
