@@ -4,7 +4,7 @@ import { TaskState, Task, TERMINAL_STATES } from '../../../protocol/model.js';
 import type { TaskPutOptions, TaskStore } from '../types.js';
 import { taskKey } from '../types.js';
 import type { RedisParts } from './client.js';
-import { ENQUEUE_JOB_LUA, pushJobArgs } from './push-jobs.js';
+import { ENQUEUE_JOB_LUA, pushJobArgs } from './push-job-scripts.js';
 import { script } from './scripts.js';
 import { claimIndexRepair, indexStep } from './workspace-index.js';
 import { decode, packr } from './values.js';
