@@ -1,7 +1,7 @@
 // The Host header builds the URLs the gateway hands out when publicUrl is unset (Agent Cards, agents/list). A Host that
 // is not a plain host[:port] is refused with 400 naming the header, on every route that builds a URL; a good one is used.
 import t from 'tap';
-import { connect } from 'node:net';
+import { rawExchange } from '../support/raw-http.js';
 import { startTestGateway } from '../support/gateway.js';
 
 /** One raw HTTP/1.1 exchange (fetch will not send an arbitrary Host): the status and the parsed JSON body. */
@@ -10,17 +10,7 @@ function raw(port: number, o: { method: string; path: string; host: string | str
   const body = o.body ?? '';
   const hosts = (Array.isArray(o.host) ? o.host : [o.host]).map((h) => `Host: ${h}\r\n`).join('');
   const head = `${o.method} ${o.path} HTTP/1.1\r\n${hosts}${extra.join('')}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
-  return new Promise<{ status: number; json: any }>((resolve, reject) => {
-    const sock = connect(port, '127.0.0.1', () => sock.write(head + body));
-    let out = '';
-    sock.on('data', (d) => (out += d.toString()));
-    sock.on('error', reject);
-    sock.on('close', () => {
-      const status = Number(/^HTTP\/1\.1 (\d+)/.exec(out)?.[1] ?? 0);
-      const text = out.slice(out.indexOf('\r\n\r\n') + 4);
-      resolve({ status, json: text ? JSON.parse(text) : undefined });
-    });
-  });
+  return rawExchange(port, head + body);
 }
 
 t.test('a Host that is not host[:port] is 400 naming Host on the cards and JSON-RPC; a good one builds the URLs', async (t) => {

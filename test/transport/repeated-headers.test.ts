@@ -3,7 +3,7 @@
 // closed. uWS reads the first line: with "Authorization: <bad>" then "Authorization: <good>" a proxy or log reading
 // the last saw one caller while the gateway served another; two Content-Length lines left the body's end in doubt.
 import t from 'tap';
-import { connect } from 'node:net';
+import { rawExchange } from '../support/raw-http.js';
 import { startTestGateway } from '../support/gateway.js';
 import { storedTasks } from '../support/tasks.js';
 
@@ -11,18 +11,8 @@ import { storedTasks } from '../support/tasks.js';
 function raw(port: number, o: { lines: string[]; body: string; contentLength?: boolean }) {
   const length = o.contentLength === false ? [] : [`Content-Length: ${Buffer.byteLength(o.body)}`];
   const head = ['POST /api/a2a HTTP/1.1', 'Host: 127.0.0.1', ...o.lines, ...length, '', ''].join('\r\n');
-  return new Promise<{ status: number; json: any }>((resolve, reject) => {
-    const sock = connect(port, '127.0.0.1', () => sock.write(head + o.body));
-    let out = '';
-    sock.on('data', (d) => (out += d.toString()));
-    sock.on('error', reject);
-    // no `Connection: close` is sent: the answer must close the connection by itself
-    sock.on('close', () => {
-      const status = Number(/^HTTP\/1\.1 (\d+)/.exec(out)?.[1] ?? 0);
-      const text = out.slice(out.indexOf('\r\n\r\n') + 4);
-      resolve({ status, json: text ? JSON.parse(text) : undefined });
-    });
-  });
+  // no `Connection: close` is sent: the answer must close the connection by itself
+  return rawExchange(port, head + o.body);
 }
 
 t.test('a single-valued header on two lines is 400 naming it; nothing runs; the connection is closed', async (t) => {
