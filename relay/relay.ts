@@ -1,7 +1,6 @@
 // The relay: its local agents (from the config, or one read from LOCAL_AGENT_URL), the A2A client that calls them,
 // the tunnel and the health checks, each a supervised XState actor (a crash of one restarts it, never the relay).
 // `done` says how it ended: 0 when stopped, 1 when the retries ran out.
-import { readFile } from 'node:fs/promises';
 import { createActor, type SnapshotFrom } from 'xstate';
 import { boundedCard } from '../src/protocol/relay-card-bounds.js';
 import { MAX_FRAME_BYTES, type RelayAgentCard } from '../src/protocol/tunnel.js';
@@ -10,6 +9,7 @@ import type { A2AClient, RemoteEndpoint } from '../src/runtime/a2a-client/types.
 import { type Clock, systemClock, systemTimers, type Timers } from '../src/runtime/clock.js';
 import { errorText, type Log } from '../src/runtime/log.js';
 import { parseAllowlist, type Resolve } from '../src/runtime/net/guard.js';
+import { readCaFile } from './ca-file.js';
 import { checkGatewayUrl, type RelayConfig, RelayConfigError } from './config.js';
 import { actorClock, startHealthChecks, type HealthChecks } from './health.js';
 import { helloBytes, openSession, type Session, WELCOME_TIMEOUT_MS } from './session.js';
@@ -109,7 +109,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   checkGatewayUrl(c.gateway_url, o.insecure ?? false);
   const clock = o.clock ?? systemClock;
   const timers = o.timers ?? systemTimers;
-  const ca = c.ca_file === undefined ? undefined : await readFile(c.ca_file, 'utf8');
+  const ca = c.ca_file === undefined ? undefined : readCaFile(c.ca_file);
   const client = createA2AClient({
     clock,
     timers,

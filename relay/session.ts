@@ -113,6 +113,10 @@ export function openSession(o: SessionOptions): Session {
     ...(o.ca !== undefined && { ca: o.ca }),
   });
 
+  // what the far end says (a status message, a close reason, an error frame) is its own text: an endpoint that is not
+  // our gateway (a proxy, a wrong gateway_url) may echo the Authorization it was sent, and these reasons are logged,
+  // shown in the admin UI and printed at exit
+  const masked = (text: string) => maskedText(text, [o.apiKey]);
   const finish = (e: SessionEnd) => {
     if (ended) return;
     ended = true;
@@ -120,7 +124,7 @@ export function openSession(o: SessionOptions): Session {
     cancelWelcomeWait();
     for (const c of turns.values()) c.abort();
     turns.clear();
-    resolveDone(e);
+    resolveDone({ ...e, reason: masked(e.reason) });
   };
 
   const frameLog = (dir: 'in' | 'out', f: { t: string; sid?: number }, bytes: number) => {
@@ -275,7 +279,7 @@ export function openSession(o: SessionOptions): Session {
         return;
       case 'error':
         lastReason = tunnelReasons.gatewaySaid(f.message);
-        o.log('relay refused by the gateway', { message: f.message });
+        o.log('relay refused by the gateway', { message: masked(f.message) });
         return;
     }
   };
@@ -293,7 +297,7 @@ export function openSession(o: SessionOptions): Session {
     const shown = header?.trim().slice(0, 100);
     if (asked === undefined) {
       // plain backoff then; the operator is told, since a gateway (or a proxy before it) sending this is worth a look
-      if (header !== undefined) o.log('relay ignored a malformed Retry-After', { status, retry_after: shown });
+      if (header !== undefined) o.log('relay ignored a malformed Retry-After', { status, retry_after: masked(shown ?? '') });
       return finish({ kind: 'closed', welcomed: false, held: false, reason });
     }
     finish({ kind: 'closed', welcomed: false, held: false, reason: `${reason}, Retry-After ${shown}`, retryAfterMs: asked });
@@ -329,7 +333,7 @@ export function openSession(o: SessionOptions): Session {
     const reason = tunnelReasons.closedWith(lastReason, code, why.toString('utf8'));
     // the gateway closed the tunnel because the relay's key lapsed (revoked, expired): a retry would be refused too
     if (code === KEY_LAPSED) {
-      o.log('relay key refused by the gateway: the tunnel closed', { reason });
+      o.log('relay key refused by the gateway: the tunnel closed', { reason: masked(reason) });
       return finish({ kind: 'refused', status: code, reason: tunnelReasons.keyLapsed(reason) });
     }
     const welcomed = welcomedAt !== undefined;

@@ -6,10 +6,13 @@ import { AgentSpec } from './protocol/agent-events.js';
 import { MAX_RESULT_RETENTION_HOURS, MAX_RETENTION_MS } from './protocol/connections.js';
 import { DEFAULT_ADMIN_AUTH_FAILURES, DEFAULT_ADMIN_LIMITS, DEFAULT_AUTH_FAILURES, DEFAULT_RATE_LIMITS, RateLimits } from './protocol/records.js';
 import { DEMO_AGENTS } from './demo-agents.js';
+import { jsonDuplicateKey, jsonSyntaxText } from './protocol/config-text.js';
 import { PLAIN_DECIMAL_RULE, plainDecimal } from './protocol/decimal.js';
 import { MAX_TIMEOUT_MS } from './protocol/long-timeout.js';
 import { MAX_UNREAD_BYTES } from './protocol/stream-lag.js';
 import { IpOrCidr, TrustedProxyList } from './runtime/net/ip-lists.js';
+import { ListenHost } from './runtime/net/listen-host.js';
+import { LOG_LEVELS, logLevelOf, type LogLevel } from './runtime/log.js';
 
 /** Agent ids name URLs and tasks, so a repeated id would run another agent than the one chosen; a module agent needs its file. */
 function checkAgents(agents: AgentSpec[], ctx: z.RefinementCtx<AgentSpec[]>): void {
@@ -21,6 +24,8 @@ function checkAgents(agents: AgentSpec[], ctx: z.RefinementCtx<AgentSpec[]>): vo
       ctx.addIssue({ code: 'custom', path: [i, 'entry'], message: 'a module agent needs an entry: the path of its JS file' });
     if (a.kind === 'relay')
       ctx.addIssue({ code: 'custom', path: [i, 'kind'], message: 'relay agents are announced by a relay (a2a-gateway relays add), not configured' });
+    if (a.childProcesses !== undefined && a.kind !== 'module')
+      ctx.addIssue({ code: 'custom', path: [i, 'childProcesses'], message: 'only a module agent runs code of its own that could start a process' });
     if (a.kind === 'remote' && !a.connection)
       ctx.addIssue({ code: 'custom', path: [i, 'connection'], message: 'a remote agent needs a connection: the name of an outbound connection' });
   });
@@ -29,11 +34,18 @@ function checkAgents(agents: AgentSpec[], ctx: z.RefinementCtx<AgentSpec[]>): vo
 /** A number that may come as text (a flag, an env variable): plain decimal digits only, never Number()'s looser reading. */
 /**
  * The base URL callers reach (behind a proxy). The cards' URLs are it plus `/api/a2a...`: a trailing slash is dropped
- * (it doubled the path's), and a query or fragment, which would land before the path, is refused.
+ * (it doubled the path's), and a query or fragment, which would land before the path, is refused, as is a user name
+ * or password (the cards are public).
  */
 const PublicUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
   .refine((u) => !u.includes('?') && !u.includes('#'), 'must have no query or fragment (the paths are added after it)')
+  // the public cards (read without a key) carry it: a user name or password in it would be shown to anyone
+  .refine((u) => {
+    // zod runs this check even on a value its URL check refused
+    const url = URL.canParse(u) ? new URL(u) : undefined;
+    return url === undefined || (url.username === '' && url.password === '');
+  }, 'must not carry a user name or password (the public Agent Cards show this URL to anyone)')
   .transform((u) => u.replace(/\/+$/, ''));
 
 const fromDecimalText = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === 'string' ? (plainDecimal(v) ?? v) : v), schema);
@@ -43,7 +55,7 @@ const DEFAULT_WORKER_HEAP_MB = 512;
 
 export const Config = z
   .object({
-    host: z.string().min(1).default('127.0.0.1'),
+    host: ListenHost.default('127.0.0.1'),
     port: fromDecimalText(z.number({ error: 'must be a port number from 0 to 65535' }).int().min(0).max(65535)).default(8080),
     dataDir: z.string().min(1).default('./data'),
     store: z.enum(['lmdb', 'redis']).default('lmdb'),
@@ -156,6 +168,12 @@ export const Config = z
         deadAfterMs: z.number().int().positive().default(20_000),
       })
       .strict()
+      // silent for less than two beats is no sign of death: shorter, every live instance is judged dead between its
+      // own beats (or at one late beat) and its running tasks are failed (instance_lost)
+      .refine((i) => i.deadAfterMs >= 2 * i.heartbeatMs, {
+        path: ['deadAfterMs'],
+        message: 'must be at least twice instances.heartbeatMs, else live instances are judged dead between their beats',
+      })
       .default({ heartbeatMs: 5_000, deadAfterMs: 20_000 }),
     tasks: z
       .object({
@@ -274,6 +292,8 @@ export type Config = z.infer<typeof Config>;
 export type ConfigInput = z.input<typeof Config>;
 
 export class ConfigError extends Error {
+  /** what the CLI's --json error says (`config`); the exit status is 2 */
+  readonly code = 'ERR_CONFIG';
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';
@@ -319,8 +339,8 @@ export const ENV_VARS: ReadonlyArray<{
   { name: 'A2A_TRUSTED_PROXIES', key: 'trustedProxies', what: 'comma-separated proxy addresses or CIDR ranges whose X-Forwarded-For is read (none)' },
   { name: 'A2A_MAX_BODY_BYTES', key: 'maxBodyBytes', what: 'the request body limit (1048576)', int: true },
   { name: 'A2A_MAX_BATCH_SIZE', key: 'maxBatchSize', what: 'the most calls in one JSON-RPC batch (100)', int: true },
-  { name: 'A2A_SECRET', what: 'the server secret keys are hashed with (default: <dataDir>/secret)' },
-  { name: 'LOG_LEVEL', what: 'info (default), debug (every call, with its request id) or silent' },
+  { name: 'A2A_SECRET', what: 'the server secret keys are hashed with, 16 characters or more (default: <dataDir>/secret)' },
+  { name: 'LOG_LEVEL', what: 'info (default), debug (every call, with its request id) or silent; any other value is refused' },
 ];
 
 /**
@@ -341,6 +361,25 @@ function readEnv(env: NodeJS.ProcessEnv, flags: Record<string, unknown>): Record
   return out;
 }
 
+/**
+ * The log level LOG_LEVEL names; any other value is refused naming LOG_LEVEL and the levels, as a bad A2A_SECRET is.
+ * Every command checks it with the rest of the environment (loadConfig); `serve` reads its level here.
+ */
+export function logLevelFrom(env: NodeJS.ProcessEnv): LogLevel {
+  const level = logLevelOf(env.LOG_LEVEL);
+  if (level !== undefined) return level;
+  throw new ConfigError(
+    `invalid environment:\n  LOG_LEVEL: must be ${LOG_LEVELS.slice(0, -1).join(', ')} or ${LOG_LEVELS.at(-1)} (in any case), not ${JSON.stringify(String(env.LOG_LEVEL).slice(0, 40))}`,
+  );
+}
+
+/**
+ * The shortest A2A_SECRET taken. The secret keys the HMAC of every API key and seals connections' credentials in the
+ * store: one of a few characters lets anyone holding a copy of the store guess it and open those credentials. The
+ * secret file the gateway writes itself holds 64 characters. Checked with the config, before any command opens a store.
+ */
+export const MIN_SECRET_CHARS = 16;
+
 /** Reads the config file (JSON) and env, then applies flag overrides. */
 export async function loadConfig(o: { file?: string; env: NodeJS.ProcessEnv; flags: Partial<Record<keyof ConfigInput, unknown>> }): Promise<Config> {
   let fromFile: Record<string, unknown> = {};
@@ -348,7 +387,8 @@ export async function loadConfig(o: { file?: string; env: NodeJS.ProcessEnv; fla
   if (file) {
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      // a byte order mark (some editors write one) is no part of the JSON
+      text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
     } catch (e) {
       throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
     }
@@ -356,17 +396,27 @@ export async function loadConfig(o: { file?: string; env: NodeJS.ProcessEnv; fla
     try {
       parsed = JSON.parse(text);
     } catch (e) {
-      throw new ConfigError(`config file ${file} is not valid JSON: ${(e as Error).message}`);
+      throw new ConfigError(`config file ${file} is not valid JSON: ${jsonSyntaxText(e, text)}`);
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw new ConfigError(`config file ${file} must hold one JSON object of settings, e.g. {"port": 8080}`);
     }
+    // JSON.parse keeps a repeated key's last value: the file would mean what its reader, who saw the first, did not
+    const twice = jsonDuplicateKey(text);
+    if (twice !== undefined) throw new ConfigError(`invalid config file ${file}:\n  ${settingName(twice)}: given twice; give it once`);
     fromFile = parsed as Record<string, unknown>;
     // the file is checked on its own too: a bad value there is reported even where a flag or env overrides it
     parseConfig(fromFile, `config file ${file}`);
   }
   const flags = Object.fromEntries(Object.entries(o.flags).filter(([, v]) => v !== undefined));
   const fromEnv = readEnv(o.env, flags);
+  logLevelFrom(o.env);
+  const secret = o.env.A2A_SECRET;
+  if (secret && secret.length < MIN_SECRET_CHARS) {
+    throw new ConfigError(
+      `invalid environment:\n  A2A_SECRET: at least ${MIN_SECRET_CHARS} characters (it keys every API key's hash and seals stored credentials); unset it to use <dataDir>/secret`,
+    );
+  }
   const config = parseConfig({ ...fromFile, ...fromEnv, ...flags });
   // a module agent's relative entry is the config file's business: resolved against its directory, not the cwd
   if (file && config.agents) {
@@ -385,15 +435,4 @@ export function checkAgentEntries(agents: readonly AgentSpec[], exists: (path: s
   throw new ConfigError(
     `invalid config: module agents whose file is missing (relative entries are resolved against the config file's directory):\n${lines.join('\n')}`,
   );
-}
-
-/** TLS files must be there before the server starts (uWS would otherwise fail to listen without saying why). */
-export function checkTlsFiles(tls: Config['tls'], exists: (path: string) => boolean): void {
-  if (!tls) return;
-  for (const [field, path] of [
-    ['tls.certFile', tls.certFile],
-    ['tls.keyFile', tls.keyFile],
-  ] as const) {
-    if (!exists(path)) throw new ConfigError(`invalid config: ${field}: ${path} does not exist`);
-  }
 }

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { TaskSupervisor } from './actors/task-supervisor.js';
-import { agentsOf, checkAgentEntries, checkTlsFiles, type Config } from './config.js';
+import { agentsOf, checkAgentEntries, type Config } from './config.js';
+import { checkTlsFiles } from './tls-files.js';
 import { AgentRegistry } from './runtime/agents/registry.js';
 import { createWorkerRunner } from './runtime/agents/worker-runner.js';
 import { createRemoteRunner } from './runtime/agents/remote-runner.js';
@@ -32,6 +33,7 @@ import type { Resolve } from './runtime/net/guard.js';
 import type { StoreCorruptError } from './runtime/store/errors.js';
 import type { Store } from './runtime/store/types.js';
 import { startHttpServer } from './transport/app.js';
+import { checkListenable } from './transport/listen.js';
 import { readiness } from './runtime/readiness.js';
 import { openSecret, openStore } from './open-store.js';
 import { lockDataDir } from './data-dir-lock.js';
@@ -60,6 +62,8 @@ export interface GatewayInstance {
   readonly retention: RetentionSweeper;
   /** on Redis (unless redis.indexRepairMs is 0): the workspace index repair, `idle()` for tests that move a ManualClock */
   readonly indexRepair: IndexRepair | undefined;
+  /** on Redis: this instance's beats and its sweep for dead instances' tasks, `idle()` for tests that move a ManualClock */
+  readonly presence: Presence | undefined;
   /** keys' last uses: `idle()` for tests that move a ManualClock past a flush (KEY_USAGE_FLUSH_MS) */
   readonly usage: KeyUsage;
   /** the dashboard's recent deliveries: `idle()` once their records are written */
@@ -95,7 +99,9 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   const timers = o.timers ?? systemTimers;
   const log = o.log ?? silentLog;
   checkAgentEntries(agentsOf(config), existsSync);
-  checkTlsFiles(config.tls, existsSync);
+  checkTlsFiles(config.tls);
+  // before anything is written: a start refused at its listen left the data dir, its secret and store behind
+  await checkListenable({ host: config.host, port: config.port });
   const secret = await openSecret(config, o.secret);
   // a Redis connection that drops says so once per reason, not once per retry
   let lastRedisError = '';
@@ -107,6 +113,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
   // a damaged record (another version's, or a damaged file) is left out of listings, so the rest still start and
   // serve; said once per record, not on every rescan
   const reportedCorrupt = new SaidOnce();
+  const recycleSaid = new SaidOnce(1000);
   const onCorrupt = (e: StoreCorruptError) => {
     if (!reportedCorrupt.first(`${e.record} ${e.id}`)) return;
     log('damaged stored record left out; repair or remove it', { record: e.record, id: e.id, error: e.message });
@@ -133,6 +140,11 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     maxThreads: Math.max(minThreads, config.pool.maxThreads ?? 4),
     maxHeapMb: config.pool.maxHeapMb,
     maxOutputBytes: config.tasks.maxTaskBytes,
+    // an agent that leaves a timer in every turn costs a thread start per turn: the operator is told once what it leaves
+    onRecycle: ({ agentId, left }) => {
+      if (recycleSaid.first(`${agentId}\n${left.join('\n')}`))
+        log('agent worker replaced after a turn: the agent left something running or changed in it (said once per agent and kinds)', { agent: agentId, left });
+    },
   });
   const outbound = createOutbound({ config, store, secret, clock, timers, log, resolve: o.lookup });
   const metrics = config.metrics.enabled ? createMetrics() : noMetrics;
@@ -259,6 +271,7 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     tasksByState: () => supervisor.liveStates(),
     connectionsByState: () => outbound.supervisor.states(),
     relayAgents: () => relayAgentsUp(agents),
+    agentPool: () => pool.stats(),
   });
   const usage = new KeyUsage({
     store: store.dashboard,
@@ -349,12 +362,13 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
     connections: outbound.supervisor,
     retention,
     indexRepair,
+    presence,
     usage,
     deliveries,
     metrics,
     close() {
       closing ??= (async () => {
-        presence?.stop();
+        await presence?.stop();
         keyWatch.stop();
         relays.close();
         await retention.stop();

@@ -37,6 +37,9 @@ export function sendText(res: ServerResponse, status: number, type: string, body
 export const apiError = (res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}) =>
   sendJson(res, status, { error: { code, message } }, headers);
 
+/** The request carries a body: a Content-Length other than 0, or a Transfer-Encoding (chunked). */
+export const hasBody = (req: IncomingMessage): boolean => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) !== 0;
+
 /** How much of an over-size body is read and dropped, so that a client done uploading reads its 413. */
 const DISCARD_BYTES = 64 * 1024;
 

@@ -11,7 +11,7 @@ import type { Relay } from '../relay.js';
 import { loadAssets } from './assets.js';
 import { trustedProxies } from '../../src/runtime/net/client-address.js';
 import { clearedCookie, clientAddressOf, createAdminAuth, httpsOf, sessionCookie } from './auth.js';
-import { apiError, readBody, secure, sendJson, sendText, tooLarge } from './http.js';
+import { apiError, hasBody, readBody, secure, sendJson, sendText, tooLarge } from './http.js';
 import { ADMIN_HTTP_DEFAULTS, type AdminHttpLimits } from './limits.js';
 import { type LiveStreamLimits, LiveStreams } from './live-streams.js';
 import { loginPage } from './login-page.js';
@@ -153,7 +153,6 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     // no form of another site can send JSON, and a browser names the page that sent it: both checked (CSRF)
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return apiError(res, 415, 'bad_content_type', 'send content-type: application/json');
     if (!sameOrigin(req)) return apiError(res, 403, 'cross_site', 'a replay must come from the admin UI itself');
-    if (!(await readBody(req, limits.maxBodyBytes)).ok) return tooLarge(res, limits.maxBodyBytes);
     const logged = state.replayable(id);
     if (logged === undefined) return apiError(res, 404, 'not_found', `no turn ${id} in the task log`);
     if (logged === 'too_large') return apiError(res, 409, 'not_kept', `turn ${id}'s message was too large to keep for a replay`);
@@ -215,11 +214,9 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     return apiError(res, 404, 'not_found', `no ${req.method} ${p}`);
   };
 
-  const login = async (req: IncomingMessage, res: ServerResponse) => {
-    const body = await readBody(req, limits.maxBodyBytes);
-    // an over-size form is no try of the password: refused before the throttle counts it
-    if (!body.ok) return tooLarge(res, limits.maxBodyBytes);
-    const password = new URLSearchParams(body.body).get('password') ?? '';
+  const login = async (req: IncomingMessage, res: ServerResponse, body: string) => {
+    // (an over-size form is no try of the password: refused in handle, before the throttle counts it)
+    const password = new URLSearchParams(body).get('password') ?? '';
     const r = await auth.login(password, clientAddressOf(req, proxies));
     if (!r.ok && r.why === 'locked')
       return sendText(res, 429, 'text/html; charset=utf-8', loginPage({ message: 'Too many failed attempts: wait a minute.' }), retryAfter(r.retryAfterMs));
@@ -232,6 +229,11 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
     secure(res);
     const url = new URL(req.url ?? '/', 'http://admin');
     const p = url.pathname;
+    // Every body is read here, up to the bound, whatever the route, before anything answers: a route that never reads
+    // one (sign-out, a refusal, a 404) would otherwise leave Node to drain it after the answer for as long as the client
+    // sends, up to the 30 s request timeout per connection. Past the bound: 413, and the connection closes.
+    const read = hasBody(req) ? await readBody(req, limits.maxBodyBytes) : { ok: true as const, body: '' };
+    if (!read.ok) return tooLarge(res, limits.maxBodyBytes);
     if (!auth.hostAllowed(req, c.admin_bind)) return apiError(res, 421, 'bad_host', 'the admin UI answers to a loopback address only');
     if (p === '/healthz') return sendJson(res, 200, { ok: true });
     if (p === '/readyz') {
@@ -243,7 +245,7 @@ export async function startAdmin(o: AdminOptions): Promise<Admin> {
         // another site's page could otherwise post guesses from the operator's own browser, spending the operator's
         // address's password budget (locking the operator out), or sign the browser in (CSRF on the login itself)
         if (!sameOrigin(req)) return apiError(res, 403, 'cross_site', 'sign in from the admin UI itself');
-        return login(req, res);
+        return login(req, res, read.body);
       }
       if (p === '/login') return sendText(res, 200, 'text/html; charset=utf-8', loginPage({}));
       if (p === '/logout' && req.method === 'POST') {

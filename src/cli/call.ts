@@ -7,13 +7,12 @@ import { createOutbound } from '../outbound.js';
 import type { RemoteTask } from '../protocol/connections.js';
 import { summarize } from '../protocol/summary.js';
 import type { RemoteEvent } from '../runtime/a2a-client/types.js';
-import { OutboundError } from '../runtime/a2a-client/types.js';
 import { systemClock, type Timers } from '../runtime/clock.js';
 import { setLongTimeout } from '../protocol/long-timeout.js';
 import { silentLog } from '../runtime/log.js';
 import { ConnectionAdminError } from '../runtime/connection-admin.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
-import { err, out, outJson, outText } from './output.js';
+import { out, outJson, outText } from './output.js';
 
 /** The server's timers do not hold the process open; here a poll's wait is all that runs, and must. */
 const heldTimers: Timers = { after: (ms, fn) => setLongTimeout(fn, ms) };
@@ -59,25 +58,16 @@ export async function callCommand(args: string[]): Promise<number> {
   const onSigint = () => abort.abort();
   process.once('SIGINT', onSigint);
   try {
-    let task: RemoteTask;
-    try {
-      task = await outbound.supervisor.call({
-        workspace: values.workspace,
-        agentId: values.agent,
-        connection,
-        message: { role: 'user', parts: [{ kind: 'text', text }], messageId: randomUUID() },
-        stream: values.stream,
-        signal: abort.signal,
-        onEvent: (ev) => (values.json ? outJson({ event: ev }) : outText(describe(ev))),
-      });
-    } catch (e) {
-      if (e instanceof OutboundError) {
-        if (values.json) outJson({ error: { code: e.code, message: e.message } });
-        err(`a2a-gateway: call failed (${e.code}): ${e.message}`);
-        return 1;
-      }
-      throw e;
-    }
+    // a failed call (an OutboundError) is reported by main's one path: exit 1, and {"error": ...} with --json
+    const task: RemoteTask = await outbound.supervisor.call({
+      workspace: values.workspace,
+      agentId: values.agent,
+      connection,
+      message: { role: 'user', parts: [{ kind: 'text', text }], messageId: randomUUID() },
+      stream: values.stream,
+      signal: abort.signal,
+      onEvent: (ev) => (values.json ? outJson({ event: ev }) : outText(describe(ev))),
+    });
     if (values.json) outJson({ task });
     else {
       out(`task ${task.id}: ${task.status.state}`);

@@ -7,8 +7,10 @@ export const COMMON_OPTIONS = {
   'data-dir': { type: 'string' },
 } as const;
 
-/** A command line that names a flag twice. */
-export class FlagError extends Error {}
+/** A command line that cannot be read: a flag named twice, an unknown command (`usage` in --json; exit 2, with the usage). */
+export class FlagError extends Error {
+  readonly code = 'ERR_USAGE';
+}
 
 /**
  * parseArgs, but a flag with a value may be given once: parseArgs keeps the last, so `--workspace a --workspace b`

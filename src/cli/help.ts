@@ -131,6 +131,7 @@ serves its local agents as agents of kind relay in its workspace.
   relays agent-trust NAME AGENT LEVEL --workspace W   read_only (get), execute (and send; the default for a
                                                       new agent), autonomous (and cancel), admin (and stream)
   relays agent-keys NAME AGENT KEY_IDS --workspace W  the key ids (a,b) that may reach it; 'all' for every key
+  (an agent not announced yet may be set: the setting applies once the relay announces it, and a warning says so)
 ${COMMON}`,
   webhooks: `usage: a2a-gateway webhooks secret rotate --workspace W [--json]
 

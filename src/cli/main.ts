@@ -1,12 +1,7 @@
 // The command line: `serve`, `keys ...`, `connections ...`, `relays ...` and `webhooks secret rotate`, working on the same store as a running server.
-import { WebhookSecretError } from '../runtime/push/secrets.js';
-import { ConfigError } from '../config.js';
-import { ConnectionAdminError } from '../runtime/connection-admin.js';
-import { KeyAdminError } from '../runtime/key-admin.js';
-import { RelayAdminError } from '../runtime/relay-admin.js';
 import { FlagError } from './common-flags.js';
+import { reportFailure } from './failure.js';
 import { TOP_USAGE, usageOf, version } from './help.js';
-import { err } from './output.js';
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -31,25 +26,10 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${TOP_USAGE}\n`);
       return 2;
     }
-    err(`a2a-gateway: unknown command '${command}'\n${TOP_USAGE}`);
-    return 2;
+    throw new FlagError(`unknown command '${command}'`);
   } catch (e) {
-    if (
-      e instanceof ConfigError ||
-      e instanceof KeyAdminError ||
-      e instanceof ConnectionAdminError ||
-      e instanceof RelayAdminError ||
-      e instanceof WebhookSecretError
-    ) {
-      err(`a2a-gateway: ${e.message}`);
-      return 2;
-    }
-    if (e instanceof FlagError || (e instanceof TypeError && (e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))) {
-      err(`a2a-gateway: ${e.message}\n${usageOf(words)}`);
-      return 2;
-    }
-    err(`a2a-gateway: ${e instanceof Error ? e.message : String(e)}`);
-    return 1;
+    // every command's failure, whatever threw it, is said the one way (and as JSON with --json)
+    return reportFailure(e, { json: argv.includes('--json'), words });
   }
 }
 

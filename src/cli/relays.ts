@@ -16,7 +16,7 @@ import {
   showRelay,
 } from '../runtime/relay-admin.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
-import { out, outJson } from './output.js';
+import { err, out, outJson } from './output.js';
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -39,6 +39,23 @@ function withFlag(e: unknown): unknown {
 const row = (k: string, v: string) => `  ${k.padEnd(10)} ${v}`;
 const agentLine = (a: RelayView['agents'][number]) =>
   `  ${a.name}  trust ${a.trust}  keys ${a.keys.length === 0 ? 'every key of the workspace' : a.keys.join(', ')}${a.announced ? '' : '  (not announced yet)'}`;
+
+/** How many of a relay's announced agents a warning names (a relay announces up to 100). */
+const NAMED_IN_WARNING = 5;
+
+/**
+ * A setting for an agent the relay has not announced is kept (it applies from the agent's first announcement on: so an
+ * operator can lower its trust or close it to most keys before it is ever reachable), but a mistyped name would be
+ * kept as quietly: the warning names the agents the relay did announce.
+ */
+function notAnnouncedWarning(r: RelayView, agent: string): string {
+  const announced = r.agents.filter((a) => a.announced).map((a) => a.name);
+  const named =
+    announced.length === 0
+      ? 'it has announced no agents yet'
+      : `it announced ${announced.slice(0, NAMED_IN_WARNING).join(', ')}${announced.length > NAMED_IN_WARNING ? ` and ${announced.length - NAMED_IN_WARNING} more` : ''}`;
+  return `a2a-gateway: warning: relay ${r.name} has not announced an agent named ${agent} (${named}); the setting is kept and applies once it does (check the name)`;
+}
 
 function describe(r: RelayView): string[] {
   return [
@@ -134,6 +151,7 @@ export async function relaysCommand(args: string[]): Promise<number> {
         const a = await setRelayAgent(deps, input);
         if (v.json) outJson(a);
         else out(`relay ${name}: ${agentLine(a).trimStart()}`);
+        if (!a.announced) err(notAnnouncedWarning(await showRelay(deps, { workspace: v.workspace, name }), agent));
       };
       break;
     }

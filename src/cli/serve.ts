@@ -1,6 +1,7 @@
 // `a2a-gateway serve`: starts the gateway and drains it on SIGINT/SIGTERM.
 import { startGateway } from '../main.js';
-import { createLog, logLevelOf } from '../runtime/log.js';
+import { logLevelFrom } from '../config.js';
+import { createLog } from '../runtime/log.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
 
 export async function serve(args: string[]): Promise<number> {
@@ -10,7 +11,8 @@ export async function serve(args: string[]): Promise<number> {
     strict: true,
   });
   const config = await configFrom(values);
-  const log = createLog({ level: logLevelOf(process.env.LOG_LEVEL) });
+  // configFrom checked LOG_LEVEL with the rest of the environment: this reads the level it names
+  const log = createLog({ level: logLevelFrom(process.env) });
   const gw = await startGateway({ config, log });
   process.stdout.write(`a2a-gateway listening on ${gw.url} (store: ${config.store}${config.store === 'lmdb' ? ` ${config.dataDir}` : ''})\n`);
   const stop = () => {

@@ -99,7 +99,7 @@ export function ensureVisible(parts: GatewayParts, ctx: CallContext, id: string,
  * permitted keys) and the URL's agent. The agent itself need not exist any more: the tasks of a removed agent stay
  * readable (and a turn for one fails with agent_not_found).
  */
-export const canSee = (parts: GatewayParts, ctx: CallContext, t: Task): boolean =>
+export const canSee = (parts: GatewayParts, ctx: CallContext, t: Pick<Task, 'agentId'>): boolean =>
   (ctx.key.agents.length === 0 || ctx.key.agents.includes(t.agentId)) &&
   parts.agents.permits(ctx.key, t.agentId) &&
   (ctx.urlAgentId === undefined || ctx.urlAgentId === t.agentId);

@@ -1,5 +1,6 @@
 // What an agent run yields and returns across the worker boundary: plain, zod-checked data only.
 import { z } from 'zod';
+import { ArtifactDescription, ArtifactName } from './artifact-text.js';
 import { ConnectionName } from './connections.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
 import {
@@ -28,7 +29,11 @@ const AgentPart = z.discriminatedUnion('kind', [TextPart, FilePart.extend({ file
 /** An agent's message: the task's ids and the role are the gateway's to set; the extensions it used are the agent's to say. */
 const AgentMessage = z.object({ parts: z.array(AgentPart).min(1), metadata: Metadata.optional(), extensions: Extensions.optional() });
 
-/** An event yielded by an agent's async generator. Parts are the internal model (`kind`). */
+/**
+ * An event yielded by an agent's async generator. Parts are the internal model (`kind`). An artifact's name and
+ * description are cut to ARTIFACT_TEXT, as a remote agent's are (words for people; its ids stay refused past their
+ * bound): read here, so a module agent's (in its worker and again on the main thread) and a relay's (its frames) agree.
+ */
 export const AgentEvent = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('status'),
@@ -37,7 +42,10 @@ export const AgentEvent = z.discriminatedUnion('type', [
   }),
   z.object({
     type: z.literal('artifact'),
-    artifact: Artifact.extend({ parts: z.array(AgentPart) }).partial({ artifactId: true, index: true }),
+    artifact: Artifact.extend({ parts: z.array(AgentPart), name: ArtifactName.optional(), description: ArtifactDescription.optional() }).partial({
+      artifactId: true,
+      index: true,
+    }),
   }),
   z.object({ type: z.literal('message'), message: AgentMessage }),
 ]);
@@ -92,11 +100,16 @@ export const AgentSpec = z.object({
   /** per-run deadline in ms; a run past it fails its task with reason `timeout`. */
   timeoutMs: z.number().int().positive().default(300_000),
   options: Metadata.default({}),
+  /**
+   * module agents only: may start child processes (`child_process`). Off unless set: a child process is outside every
+   * guard of the agent's worker and can signal the gateway's own process.
+   */
+  childProcesses: z.boolean().optional(),
 });
 export type AgentSpec = z.infer<typeof AgentSpec>;
 
 /** What a worker needs of an agent to run it; the rest of the spec (card, skills) is not copied to it per turn. */
-export const AgentRef = AgentSpec.pick({ id: true, kind: true, entry: true, timeoutMs: true, options: true });
+export const AgentRef = AgentSpec.pick({ id: true, kind: true, entry: true, timeoutMs: true, options: true, childProcesses: true });
 export type AgentRef = z.infer<typeof AgentRef>;
 
 /** What the gateway hands a worker for one turn of a task. */

@@ -23,6 +23,7 @@ import {
   type TaskState,
   type TaskStatus,
 } from './model.js';
+import { ListPageToken } from './list-token.js';
 import { IsoTime, listQuery, PageSize, PageToken, parseParams, type SendParams } from './params.js';
 import { HeaderValue, PushScheme, PushUrl, type PushConfig, type StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
@@ -249,7 +250,7 @@ export const ListTasksParamsV1 = z.object({
   contextId: z.union([Id, z.literal('')], { error: 'must be a context id (a string)' }).optional(),
   status: z.union([StateV1, z.literal('TASK_STATE_UNSPECIFIED')], { error: `must be a TaskState name: ${StateV1.options.join(', ')}` }).optional(),
   pageSize: PageSize.optional(),
-  pageToken: z.union([PageToken, z.literal('')], { error: PAGE_TOKEN_TEXT }).optional(),
+  pageToken: ListPageToken.optional(),
   historyLength: HistoryLength.optional(),
   statusTimestampAfter: IsoTime.optional(),
   includeArtifacts: z.boolean().optional(),

@@ -19,6 +19,7 @@ import {
   TaskQueryParams,
   taskIdOf,
 } from './params.js';
+import type { ListCursor } from './list-token.js';
 import type { PushConfig, StoredPushConfig } from './records.js';
 import type { TaskView } from './views.js';
 
@@ -28,8 +29,8 @@ export interface ListQuery {
   /** the states asked for (empty: a state the gateway never holds, so nothing matches); undefined: any */
   states?: readonly TaskState[];
   pageSize: number;
-  /** where the page starts in the sorted listing (the page token) */
-  offset: number;
+  /** the page starts just after this place in the listing order (the page token); absent: at its top */
+  after?: ListCursor;
   historyLength?: number;
   includeArtifacts: boolean;
   /** only tasks whose status time is at or after this (ms) */

@@ -1,4 +1,5 @@
-// The one error catalogue: every JSON-RPC error the gateway answers, with its spec name and HTTP status.
+// The one error catalogue: every JSON-RPC error the gateway answers, with its spec name and HTTP status; and the rule
+// that names the operator's errors (admin API, CLI --json) from the stable `ERR_*` code their error classes carry.
 import { stateNameV1 } from './states-v1.js';
 
 export const ERRORS = {
@@ -179,3 +180,14 @@ export function stateMessages(text: (name: (state: string) => string) => string)
 }
 
 export const isRpcError = (e: unknown): e is RpcError => e instanceof RpcError;
+
+/**
+ * The code an operator reads for a failure of the admin modules, the store or the config (the admin API's `error`,
+ * the CLI's `--json` `error.code`): the error's own stable `ERR_*` code, lower-cased without the prefix
+ * (ERR_CONNECTION_NOT_FOUND: `connection_not_found`), so that one condition has one name on both. Undefined for an
+ * error that carries no such code.
+ */
+export function operatorCode(e: unknown): string | undefined {
+  const code = e instanceof Error ? (e as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^ERR_[A-Z0-9_]+$/.test(code) ? code.slice(4).toLowerCase() : undefined;
+}

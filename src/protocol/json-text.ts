@@ -1,4 +1,4 @@
-// What JSON.parse does not say about a request body, read from its text: a key an object names twice (JSON.parse keeps
+// What JSON.parse does not say about a JSON text (a request body, a config file, a remote's answer or card), read from it: a key an object names twice (JSON.parse keeps
 // the last) and an integer written past ±(2^53 − 1) (JSON.parse rounds it to a double, so its digits change). One
 // pass over text JSON.parse already accepted, so the grammar is not checked again; strings are skipped by indexOf.
 
@@ -80,11 +80,14 @@ function unsafeInteger(token: string): boolean {
 
 const isNumberChar = (c: number): boolean => (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69;
 
+/** A subtree of a value the pass leaves alone (one never read): true for a path in it (the call's own, in a batch). */
+export type SkipPath = (path: JsonPath) => boolean;
+
 /**
  * The findings of `text` (which JSON.parse accepted), by call: key `-1` when the body is one value, else the index of
- * the call in the batch. Calls with nothing to report are absent.
+ * the call in the batch. Calls with nothing to report are absent; nothing at a path `skip` names is reported.
  */
-export function textFindings(text: string): Map<number, TextFindings> {
+export function textFindings(text: string, skip?: SkipPath): Map<number, TextFindings> {
   const out = new Map<number, TextFindings>();
   // frames are kept and reused by depth (a body of 400,000 small objects allocates a handful, not 400,000)
   const frames: Frame[] = [];
@@ -95,6 +98,7 @@ export function textFindings(text: string): Map<number, TextFindings> {
     if (last !== undefined) path[path.length - 1] = last;
     // a batch's path starts at the call's index; a single call's at its own keys
     const call = batch ? (path.shift() as number) : -1;
+    if (skip?.(path)) return;
     const found = out.get(call) ?? {};
     if (found[kind] === undefined) found[kind] = path;
     out.set(call, found);
@@ -195,6 +199,16 @@ const NOTHING: ReadonlyMap<number, TextFindings> = new Map();
 /** textFindings of a body, skipping the text pass when `parsed` shows there is nothing to find (the common call). */
 export function findingsOf(text: string, parsed: unknown): ReadonlyMap<number, TextFindings> {
   return surelyPlain(text, parsed) ? NOTHING : textFindings(text);
+}
+
+/**
+ * What a remote's JSON (an answer, a stream event, a card: one object, which JSON.parse made `parsed` of) holds that
+ * the client does not take: its first key named twice in one object and its first integer literal past ±(2^53 − 1),
+ * each outside what `skip` names. The walk of `parsed` rules out the text pass for most (findingsOf).
+ */
+export function remoteFindings(text: string, parsed: unknown, skip?: SkipPath): TextFindings {
+  if (surelyPlain(text, parsed)) return {};
+  return textFindings(text, skip).get(-1) ?? {};
 }
 
 /** A path as the gateway's errors name one: `params.message.parts.0.data.n`. */

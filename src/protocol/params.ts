@@ -18,6 +18,7 @@ import {
 } from './model.js';
 import { PushConfig } from './records.js';
 import { rfc3339Ms } from './rfc3339.js';
+import { ListPageToken, type ListCursor } from './list-token.js';
 
 /** Rev A parts say `type`, rev B parts say `kind`: accept either, keep `kind` inside. */
 function normalizePart(v: unknown): unknown {
@@ -171,7 +172,7 @@ export function parseParams<S extends z.ZodType>(schema: S, params: unknown): z.
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 50;
 
-/** The page token is the offset in the sorted listing, written as a decimal (callers treat it as opaque). */
+/** A push config listing's page token: the offset in it, written as a decimal (callers treat it as opaque). */
 export const PageToken = z.string().regex(/^\d{1,9}$/, 'not a page token this gateway gave out');
 export const PageSize = z.number().int().min(1).max(MAX_PAGE_SIZE);
 /** An RFC 3339 time with its zone (ISO 8601's profile that 1.0's Timestamp is), read to ms since the epoch. */
@@ -188,7 +189,7 @@ export const ListTasksParams = z.object({
   contextId: Id.optional(),
   state: TaskState.optional(),
   pageSize: PageSize.optional(),
-  pageToken: PageToken.optional(),
+  pageToken: ListPageToken.optional(),
   historyLength: HistoryLength.optional(),
   includeArtifacts: z.boolean().optional(),
   statusTimestampAfter: IsoTime.optional(),
@@ -199,7 +200,7 @@ export function listQuery(p: {
   contextId?: string;
   states?: readonly TaskState[];
   pageSize?: number;
-  pageToken?: string;
+  pageToken?: ListCursor | undefined;
   historyLength?: number;
   includeArtifacts?: boolean;
   statusTimestampAfter?: number;
@@ -208,7 +209,7 @@ export function listQuery(p: {
     ...(p.contextId !== undefined && p.contextId !== '' && { contextId: p.contextId }),
     ...(p.states !== undefined && { states: p.states }),
     pageSize: p.pageSize ?? DEFAULT_PAGE_SIZE,
-    offset: p.pageToken ? Number(p.pageToken) : 0,
+    ...(p.pageToken !== undefined && { after: p.pageToken }),
     ...(p.historyLength !== undefined && { historyLength: p.historyLength }),
     includeArtifacts: p.includeArtifacts === true,
     ...(p.statusTimestampAfter !== undefined && { statusSince: p.statusTimestampAfter }),

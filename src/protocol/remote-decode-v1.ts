@@ -19,6 +19,7 @@ import {
   type TaskStatus,
 } from './model.js';
 import { fileFromV1 } from './codec-v1.js';
+import { ArtifactDescription, ArtifactName } from './artifact-text.js';
 import { isObject, lenient, parse, RemoteDecodeError, RemoteId, type DecodeContext } from './remote-decode.js';
 
 /**
@@ -86,9 +87,9 @@ const MessageShape = lenient(
 const StatusShape = lenient(z.object({ state: State, message: MessageShape.optional(), timestamp: z.string().optional() }));
 const ArtifactShape = lenient(
   z.object({
-    artifactId: z.string().optional(),
-    name: z.string().optional(),
-    description: z.string().optional(),
+    artifactId: RemoteId.optional(),
+    name: ArtifactName.optional(),
+    description: ArtifactDescription.optional(),
     parts: z.array(PartShape).default([]),
     metadata: Metadata.optional(),
     extensions: Extensions.optional(),

@@ -17,6 +17,7 @@ import {
   type TaskStatus,
 } from './model.js';
 import { PartIn } from './params.js';
+import { ArtifactDescription, ArtifactName } from './artifact-text.js';
 
 /** A remote answer that does not read as a task or event; its message names the failing field. */
 export class RemoteDecodeError extends Error {
@@ -46,9 +47,9 @@ function nullsAbsent(v: unknown): unknown {
 export const lenient = <S extends z.ZodType>(s: S) => z.preprocess(nullsAbsent, s);
 
 /**
- * An id a remote's answer names (a task's, a context's, a message's), bounded as a caller's are (MAX_ID_LENGTH): the
- * client keeps it, sends it back (a follow-up, a poll, a cancel) and stores it with the result; only the answer's size
- * bounded it before. '' is read: a finished task may name none.
+ * An id a remote's answer names (a task's, a context's, a message's, an artifact's), bounded as a caller's are
+ * (MAX_ID_LENGTH): the client keeps it, sends it back (a follow-up, a poll, a cancel) and stores it with the result (an
+ * artifact's is stored, shown on every read and sent to webhooks); only the answer's size bounded it before. '' is read: a finished task may name none.
  */
 export const RemoteId = z.string().max(MAX_ID_LENGTH, `at most ${MAX_ID_LENGTH} characters`);
 
@@ -77,10 +78,10 @@ const RemoteStatus = lenient(z.object({ state: RemoteState, message: RemoteMessa
 
 const RemoteArtifact = lenient(
   z.object({
-    artifactId: z.string().optional(),
+    artifactId: RemoteId.optional(),
     index: z.number().int().nonnegative().optional(),
-    name: z.string().optional(),
-    description: z.string().optional(),
+    name: ArtifactName.optional(),
+    description: ArtifactDescription.optional(),
     parts: z.array(PartIn),
     append: z.boolean().optional(),
     lastChunk: z.boolean().optional(),

@@ -4,6 +4,8 @@
 // later read showed and the stored result differed, and differently per store. Made well-formed once, where the
 // remote's text comes in, every caller and both stores see the same text.
 import { hasLoneSurrogate } from './json-depth.js';
+import { pathText, remoteFindings, type SkipPath } from './json-text.js';
+import { shownPath } from './one-line.js';
 
 /** Where a lone surrogate may come from: an escape of a surrogate in the text (pairs match too), or one already in it. */
 const MAY_HOLD_SURROGATE = /\\u[dD][89a-fA-F]|\p{Cs}/u;
@@ -49,4 +51,20 @@ export function readRemoteJson(raw: string): { value: unknown; asSent?: unknown 
   const value: unknown = JSON.parse(text, reviver(seen));
   // a well-formed pair matches MAY_HOLD_SURROGATE too: the text is parsed again as sent only when something was replaced
   return seen.replaced ? { value, asSent: JSON.parse(text) } : { value };
+}
+
+/**
+ * What the client refuses in a remote's JSON text (`parsed` is what it read), in words naming the path, after "the
+ * remote's answer to X" or "the Agent Card at Y"; undefined when nothing. A key named twice: JSON.parse keeps the
+ * last, other readers the first (a log or proxy between us and the remote, the remote's own tests), so what we act on
+ * and show could differ from what they saw. An integer past ±(2^53 − 1): JSON.parse rounds it, so what we show,
+ * store and pass on would have other digits than the remote sent.
+ */
+export function unkeptInRemoteJson(text: string, parsed: unknown, skip?: SkipPath): string | undefined {
+  const f = remoteFindings(text, parsed, skip);
+  if (f.duplicateKey !== undefined)
+    return `names the key at ${shownPath(pathText(f.duplicateKey))} twice in one object: JSON readers differ on which of them counts`;
+  if (f.unsafeInteger !== undefined)
+    return `holds an integer past ±${Number.MAX_SAFE_INTEGER} (2^53 − 1) at ${shownPath(pathText(f.unsafeInteger))}: read as a double it would lose digits`;
+  return undefined;
 }

@@ -16,6 +16,7 @@ import { listedOnce } from '../protocol/listed-once.js';
 import { WorkspaceId } from '../protocol/records.js';
 import type { Clock } from './clock.js';
 import { type Allowlist, checkUrl, type Resolve, systemResolve } from './net/guard.js';
+import { pemPairProblem } from './net/pem-pair.js';
 import { type SecretBox, SecretBoxError, secretBox } from './secret-box.js';
 import { readOrDamaged, type RemovedDamaged } from './store/errors.js';
 import type { ConnectionStore } from './store/types.js';
@@ -184,6 +185,17 @@ async function guardOrigins(deps: ConnectionAdminDeps, origins: readonly string[
 
 async function guardCredentialUrls(deps: ConnectionAdminDeps, c: Credentials): Promise<void> {
   if (c.kind === 'oauth') await guardUrl(deps, 'credentials.token_url', c.tokenUrl);
+  if (c.kind === 'mtls') checkClientPair(c);
+}
+
+/**
+ * An mTLS certificate and key that cannot serve together (not PEM, an encrypted key, a key of another certificate)
+ * would fail every call to the remote at its TLS handshake, long after the add said it was done: refused now, naming
+ * the one at fault and never quoting it.
+ */
+function checkClientPair(c: { cert: string; key: string }): void {
+  const bad = pemPairProblem(c);
+  if (bad) throw new ConnectionAdminError('ERR_CONNECTION_INPUT', `credentials.${bad.which}: ${bad.problem}`, `credentials.${bad.which}`);
 }
 
 const notFound = (r: { workspace: string; name: string }) =>

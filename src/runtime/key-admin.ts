@@ -29,6 +29,8 @@ export const CreateKeyInput = z.object({
 export type CreateKeyInput = z.input<typeof CreateKeyInput>;
 
 export class KeyAdminError extends Error {
+  /** bad input (the admin API's `invalid_input`, as before this code; the CLI's --json the same); a subclass names its own */
+  readonly code: string = 'ERR_INVALID_INPUT';
   constructor(
     message: string,
     /** the input at fault, as the views name it (`expires_at`, `scopes`, `limits.perMinute`): the admin API returns it */
@@ -37,6 +39,15 @@ export class KeyAdminError extends Error {
     super(message);
     this.name = 'KeyAdminError';
   }
+}
+
+/**
+ * A rotation that lost a race: the key was rotated, revoked (or removed) by another command between its read and its
+ * write, so it made no key. A conflict, not bad input: the admin API answers 409 `key_conflict` (its code, through the
+ * admin errors' mapping), the CLI exits 2 with the message, as for its other refusals.
+ */
+export class KeyConflictError extends KeyAdminError {
+  readonly code = 'ERR_KEY_CONFLICT';
 }
 
 export interface KeyAdminDeps {
@@ -195,14 +206,14 @@ export async function rotateKey(deps: KeyLifeDeps, id: string, o: { workspace?: 
 }
 
 /** Why a rotation's write was refused: the key changed since it was read (what changed, read again). */
-async function rotationRefused(deps: KeyLifeDeps, was: KeyRecord): Promise<KeyAdminError> {
+async function rotationRefused(deps: KeyLifeDeps, was: KeyRecord): Promise<KeyConflictError> {
   const now = await deps.keys.get(was.id);
   const nothing = 'this rotation made no key';
-  if (!now) return new KeyAdminError(`no key with id ${was.id} (it went while being rotated); ${nothing}`);
-  if (now.revokedAt !== null) return new KeyAdminError(`key ${was.id} was revoked while being rotated; ${nothing}: create a new one instead`);
+  if (!now) return new KeyConflictError(`no key with id ${was.id} (it went while being rotated); ${nothing}`);
+  if (now.revokedAt !== null) return new KeyConflictError(`key ${was.id} was revoked while being rotated; ${nothing}: create a new one instead`);
   if (now.rotatedTo !== was.rotatedTo)
-    return new KeyAdminError(`key ${was.id} was rotated by another command at the same time (its new key is ${now.rotatedTo}); ${nothing}`);
-  return new KeyAdminError(`key ${was.id} changed while being rotated; ${nothing}: try again`);
+    return new KeyConflictError(`key ${was.id} was rotated by another command at the same time (its new key is ${now.rotatedTo}); ${nothing}`);
+  return new KeyConflictError(`key ${was.id} changed while being rotated; ${nothing}: try again`);
 }
 
 /** '30d', '12h', '15m', '45s' to milliseconds. */

@@ -3,7 +3,8 @@
 import pino from 'pino';
 import { oneLine } from '../protocol/one-line.js';
 
-export type LogLevel = 'debug' | 'info' | 'silent';
+export const LOG_LEVELS = ['info', 'debug', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** A log line at info; `debug` lines are written only at level debug (callers skip building them otherwise). */
 export interface Log {
@@ -36,10 +37,14 @@ export function createLog(o: { level: LogLevel; write?: (line: string) => void }
 
 export const silentLog: Log = () => undefined;
 
-/** LOG_LEVEL as the server reads it: info unless it says debug or silent. */
-export function logLevelOf(value: string | undefined): LogLevel {
-  const v = value?.toLowerCase();
-  return v === 'debug' || v === 'silent' ? v : 'info';
+/**
+ * LOG_LEVEL as the server reads it: one of LOG_LEVELS in any case, info when unset or empty; undefined for any other
+ * value (the config loader refuses it: taken as info, a typo of `debug` would silently log less than was asked).
+ */
+export function logLevelOf(value: string | undefined): LogLevel | undefined {
+  if (value === undefined || value === '') return 'info';
+  const v = value.toLowerCase();
+  return LOG_LEVELS.find((l) => l === v);
 }
 
 /**

@@ -42,6 +42,10 @@ export class Presence {
   private readonly boot = randomUUID();
   /** when a twin was last told (undefined: never) */
   private twinToldAt: number | undefined;
+  /** the beat under way (or the last one) */
+  private beating: Promise<void> = Promise.resolve();
+  /** the sweep under way (undefined: none) */
+  private sweeping: Promise<void> | undefined;
 
   constructor(private readonly o: PresenceOptions) {}
 
@@ -50,9 +54,16 @@ export class Presence {
    * this instance has itself beaten without a gap for `deadAfterMs`. An instance that could not reach the store
    * (a Redis stall) saw nobody beat meanwhile, and neither could the others: judging them at once would fail the
    * tasks of live instances. After `deadAfterMs` of steady beats, every live instance has beaten again.
+   * The sweep runs beside the beats, never before the next one: a long sweep (many stuck tasks, a slow store) would
+   * otherwise leave this live instance silent, and the others would fail its tasks. One sweep at a time.
    */
   start(afterBeat: () => Promise<void>): void {
-    const tick = async () => {
+    const tick = () => {
+      this.beating = beat().finally(() => {
+        if (!this.stopped) this.cancel = this.o.timers.after(this.o.beatMs, tick);
+      });
+    };
+    const beat = async () => {
       if (this.stopped) return;
       try {
         const now = this.o.clock.now();
@@ -64,16 +75,27 @@ export class Presence {
         const steady = this.lastBeat !== undefined && now - this.lastBeat <= 2 * this.o.beatMs && this.steadySince !== undefined;
         if (!steady) this.steadySince = now;
         this.lastBeat = now;
-        if (now - this.steadySince! >= this.o.deadAfterMs) await afterBeat();
+        if (now - this.steadySince! >= this.o.deadAfterMs && this.sweeping === undefined) {
+          this.sweeping = afterBeat()
+            // a failed sweep costs one sweep; the beats go on and the next sweep tries again
+            .catch((e: unknown) => this.o.onError?.(e))
+            .finally(() => {
+              this.sweeping = undefined;
+            });
+        }
       } catch (e) {
         this.steadySince = undefined;
         // a store hiccup costs one beat, never the process; the next beat tries again
         this.o.onError?.(e);
-      } finally {
-        if (!this.stopped) this.cancel = this.o.timers.after(this.o.beatMs, () => void tick());
       }
     };
-    void tick();
+    tick();
+  }
+
+  /** Resolves once the beat under way and the sweep under way (if any) are done: tests wait on it after moving a ManualClock. */
+  async idle(): Promise<void> {
+    await this.beating;
+    await this.sweeping;
   }
 
   /**
@@ -89,9 +111,11 @@ export class Presence {
     this.o.onTwin();
   }
 
-  stop(): void {
+  /** No more beats; resolves once the beat and the sweep under way are done (the store may then be closed). */
+  async stop(): Promise<void> {
     this.stopped = true;
     this.cancel?.();
+    await this.idle();
   }
 
   /** true when `id` has not beaten within `deadAfterMs` (or never did, or its beat was collected) */

@@ -129,7 +129,8 @@ export async function addRelay(deps: RelayAdminDeps, input: unknown): Promise<Re
   const exists = () =>
     new RelayAdminError('ERR_RELAY_EXISTS', `name: a relay named ${a.name} already exists in workspace ${a.workspace} (remove it first)`, 'name');
   if (await deps.relays.get(a.workspace, a.name)) throw exists();
-  const opening = async () => (await deps.relays.list()).find((r) => r.keyId === a.key);
+  // through the store's key index: no pass over every relay of every workspace
+  const opening = () => deps.relays.byKey(a.key);
   const keyTaken = (relay: RelayRecord | undefined) =>
     new RelayAdminError('ERR_RELAY_KEY', `key: ${a.key} already opens relay ${relay?.name ?? '(another)'}; give each relay its own key`, 'key');
   const taken = await opening();
@@ -220,7 +221,8 @@ export async function setRelayAgent(deps: RelayAdminDeps, input: unknown): Promi
 
 /** The relay a key opens, if any (the tunnel endpoint chooses the record by the key). */
 export async function relayOfKey(relays: RelayStore, keyId: string, workspace: string): Promise<RelayRecord | undefined> {
-  return (await relays.list({ workspace })).find((r) => r.keyId === keyId);
+  const rec = await relays.byKey(keyId);
+  return rec?.workspace === workspace ? rec : undefined;
 }
 
 /**

@@ -24,15 +24,28 @@ const WHY: Record<string, string> = {
   EAI_AGAIN: 'the host name does not resolve (check --host or A2A_HOST)',
 };
 
-/** uWS gives no errno: a short-lived listen with node's net on the same address tells the reason. */
-function whyNot(host: string, port: number): Promise<{ why: string; errno?: string }> {
+/** Why a short-lived listen with node's net on the address fails; undefined when it succeeds (and is let go at once). */
+function probeListen(host: string, port: number): Promise<{ why: string; errno?: string } | undefined> {
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', (e: NodeJS.ErrnoException) => resolve({ why: (e.code && WHY[e.code]) ?? e.message, errno: e.code }));
-    probe.listen({ host, port, exclusive: true }, () =>
-      probe.close(() => resolve({ why: 'refused by the HTTP server (the port was busy for a moment; try again)' })),
-    );
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(undefined)));
   });
+}
+
+/** uWS gives no errno: a probe on the same address tells the reason. */
+async function whyNot(host: string, port: number): Promise<{ why: string; errno?: string }> {
+  return (await probeListen(host, port)) ?? { why: 'refused by the HTTP server (the port was busy for a moment; try again)' };
+}
+
+/**
+ * Throws the ListenError the listen would, when the address cannot be had now (a host that does not resolve or is not
+ * this machine's, a port in use or privileged): the gateway checks it before it makes its data dir and files, which a
+ * start refused at its listen left behind. The listen itself still reports what changes in between.
+ */
+export async function checkListenable(o: { host: string; port: number }): Promise<void> {
+  const no = await probeListen(o.host, o.port);
+  if (no) throw new ListenError({ host: o.host, port: o.port, ...no });
 }
 
 /** A port free on `host` now (the kernel's pick for a listen on port 0, let go at once); undefined when none is had. */

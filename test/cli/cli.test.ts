@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { loadConfig } from '../../src/config.js';
 import { hashKey, loadSecret } from '../../src/runtime/keys.js';
-import { createKeyCli, rpcAt, runCli, startChildServer, type CliResult } from '../support/child-server.js';
+import { createKeyCli, printedNoResult, rpcAt, runCli, startChildServer, type CliResult } from '../support/child-server.js';
 import { msgB } from '../support/gateway.js';
 
 const DAY = 86_400_000;
@@ -159,7 +159,7 @@ t.test('an empty or truncated secret file is refused, naming it; nothing is crea
     const r = await runCli(['keys', 'create', '--data-dir', dir, '--workspace', 'ws1', '--trust', 'execute', '--json']);
     t.not(r.code, 0, `${what}: keys create exits non-zero`);
     t.match(r.stderr, /secret.*empty or damaged/, `${what}: the message names the secret file`);
-    t.equal(r.stdout, '', `${what}: no key printed`);
+    t.ok(printedNoResult(r), `${what}: no key printed (its error alone, as JSON): ${r.stdout}`);
     const served = await runCli(['serve', '--port', '0', '--data-dir', dir], { timeoutMs: 60_000 });
     t.not(served.code, 0, `${what}: serve refuses to start`);
     t.match(served.stderr, /secret.*empty or damaged/, `${what}: serve names the secret file`);
@@ -250,6 +250,7 @@ t.test('keys create refuses bad input, naming the field, and creates nothing', a
   cases.forEach(([what, , field], i) => {
     const r = results[i]!;
     t.not(r.code, 0, `${what}: exits non-zero`);
+    t.equal(r.signal, null, `${what}: exits by itself (not killed as hung)`);
     t.match(r.stderr, field, `${what}: names the field (${r.stderr.trim().split('\n')[0]})`);
     t.notMatch(r.stdout, /svc_a2a_/, `${what}: no key printed`);
   });

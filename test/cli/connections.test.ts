@@ -11,6 +11,7 @@ import { openCredentials } from '../../src/runtime/connection-admin.js';
 import { loadSecret } from '../../src/runtime/keys.js';
 import { openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
 import { openRedisStore } from '../../src/runtime/store/redis/index.js';
+import { makeCerts } from '../support/certs.js';
 import { type CliResult, runCli } from '../support/child-server.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 
@@ -18,6 +19,11 @@ import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 t.setTimeout(600_000);
 
 const hex = () => randomBytes(6).toString('hex');
+/** a real client pair: an mTLS certificate and key are checked to be one pair when added */
+const certs = await makeCerts();
+t.teardown(() => certs.dispose());
+/** a PEM's first line of base64 (which the secrets test looks for) */
+const bodyOf = (pem: string) => pem.split('\n')[1]!;
 const WS = 'acme';
 const REMOTE = 'https://agent.example.com/a2a';
 
@@ -27,13 +33,12 @@ const S = {
   token: `tok-bearer-${hex()}`,
   newToken: `tok-rotated-${hex()}`,
   clientSecret: `cs-oauth-${hex()}`,
-  keyBody: `MIIEsecretKeyBody${hex()}`,
-  certBody: `MIIBcertBody${hex()}`,
+  keyBody: bodyOf(certs.client.key),
+  certBody: bodyOf(certs.client.cert),
   switchedToken: `tok-switched-${hex()}`,
   redisToken: `tok-redis-${hex()}`,
   redisClientSecret: `cs-redis-${hex()}`,
 };
-const pem = (label: string, body: string) => `-----BEGIN ${label}-----\n${body}\n-----END ${label}-----\n`;
 
 /** Every CLI result of the file: the secrets test reads them all at the end. */
 const outputs: CliResult[] = [];
@@ -91,9 +96,9 @@ async function stored<T>(fn: (s: Awaited<ReturnType<typeof openLmdbStore>>, secr
 t.test('each auth kind is added with its settings; the runtime gets its credentials back', async (t) => {
   const apiKeyFile = await file('api-key.txt', `${S.apiKey}\n`);
   const secretFile = await file('client-secret.txt', `${S.clientSecret}\r\n`);
-  const cert = await file('client.crt', pem('CERTIFICATE', S.certBody));
-  const key = await file('client.key', pem('PRIVATE KEY', S.keyBody));
-  const ca = await file('ca.crt', pem('CERTIFICATE', 'MIIBcaBundle'));
+  const cert = await file('client.crt', certs.client.cert);
+  const key = await file('client.key', certs.client.key);
+  const ca = await file('ca.crt', certs.ca.cert);
   const base = (name: string) => ['add', ...D, '--workspace', WS, '--name', name, '--url', `${REMOTE}/${name}`];
 
   const none = await json(t, base('open-agent'));
@@ -173,11 +178,7 @@ t.test('each auth kind is added with its settings; the runtime gets its credenti
       clientSecret: S.clientSecret,
       scope: 'a2a.call',
     });
-    t.strictSame(
-      await creds('mtls-agent'),
-      { kind: 'mtls', cert: pem('CERTIFICATE', S.certBody), key: pem('PRIVATE KEY', S.keyBody), ca: pem('CERTIFICATE', 'MIIBcaBundle') },
-      'PEM files are kept whole',
-    );
+    t.strictSame(await creds('mtls-agent'), { kind: 'mtls', cert: certs.client.cert, key: certs.client.key, ca: certs.ca.cert }, 'PEM files are kept whole');
   });
 });
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import type { RemoteEndpoint } from '../../src/runtime/a2a-client/types.js';
-import { recordingTimers, testClient, until, userMessage } from '../support/a2a-client.js';
+import { recordingTimers, settlePolled, testClient, until, userMessage } from '../support/a2a-client.js';
 import { cardServer, type Answer, type CardServer } from '../support/card-server.js';
 
 const card = (url: string, streaming = false) => ({ name: 'bad', description: '', url, version: '1', protocolVersion: '0.3.0', capabilities: { streaming } });
@@ -84,6 +84,57 @@ t.test('a body or a stream event past maxResponseBytes is refused', async (t) =>
   });
 });
 
+t.test('a stream counts the bytes the remote sent, not UTF-16 units: multi-byte characters hold no more', async (t) => {
+  const s = await cardServer(t);
+  const c = testClient({ maxResponseBytes: 2_000 });
+  t.teardown(() => c.close());
+  const sseOf = (body: string): Answer => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, body });
+  const send = (e: RemoteEndpoint) => c.send({ endpoint: e, message: userMessage('x'), stream: true }).catch((err: unknown) => err);
+  // 700 euro signs: 700 UTF-16 units, 2,100 bytes
+  const euros = '\u20ac'.repeat(700);
+  const taskEvent = (id: unknown, text: string) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      result: {
+        kind: 'task',
+        id: 't',
+        status: { state: 'completed', message: { kind: 'message', role: 'agent', messageId: 'm', parts: [{ kind: 'text', text }] } },
+      },
+    });
+
+  const ended = remoteAt(s, 'euros', (_m, id) => sseOf(`data: ${taskEvent(id, euros)}\n\n`), { streaming: true });
+  t.match(await send(ended), { code: 'bad_response', message: /stream event is larger than 2000 bytes/ }, 'an ended event');
+  const unended = remoteAt(s, 'unended', () => sseOf(`data: ${euros}`), { streaming: true });
+  t.match(await send(unended), { code: 'bad_response', message: /stream event is larger than 2000 bytes/ }, 'a line still unended');
+  const fits = remoteAt(s, 'fits', (_m, id) => sseOf(`data: ${taskEvent(id, '\u20ac'.repeat(400))}\n\n`), { streaming: true });
+  t.match(await send(fits), { id: 't', status: { state: 'completed' } }, '1,200 bytes of them fit');
+
+  // two artifacts of 400 euro signs (about 1,300 bytes an event, under the event bound) pile up past the task's bound
+  const artifactEvent = (id: unknown, artifactId: string) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      result: { kind: 'artifact-update', taskId: 't', artifact: { artifactId, parts: [{ kind: 'text', text: '\u20ac'.repeat(400) }] } },
+    });
+  const statusEvent = (id: unknown, state: string, final: boolean) =>
+    JSON.stringify({ jsonrpc: '2.0', id, result: { kind: 'status-update', taskId: 't', status: { state }, final } });
+  const grows = remoteAt(
+    s,
+    'grows',
+    (m, id) =>
+      m === 'tasks/cancel'
+        ? rpc(id, { kind: 'task', id: 't', status: { state: 'canceled' } })
+        : sseOf(
+            [statusEvent(id, 'working', false), artifactEvent(id, 'a1'), artifactEvent(id, 'a2'), statusEvent(id, 'completed', true)]
+              .map((e) => `data: ${e}\n\n`)
+              .join(''),
+          ),
+    { streaming: true },
+  );
+  t.match(await send(grows), { code: 'bad_response', message: /task grew past 2000 bytes over its message\/stream stream/ });
+});
+
 t.test('a stream that ends before its task settles: the rest is polled', async (t) => {
   const s = await cardServer(t);
   const clock = new ManualClock(Date.now());
@@ -151,21 +202,7 @@ t.test('a poll answered "not now" (429, 502, 503, 504) is made again; five in a 
     if (next === 'done') return rpc(id, task('completed'));
     return next === 502 ? { status: 502, body: '<html>bad gateway</html>' } : { status: next, body: { error: 'busy' } };
   });
-  const run = async () => {
-    let done = false;
-    const outcome = c.send({ endpoint, message: userMessage('x') }).then(
-      (v) => ({ v }),
-      (e: unknown) => ({ e }),
-    );
-    void outcome.finally(() => {
-      done = true;
-    });
-    while (!done) {
-      await until(() => done || timers.armed > 0, 'a poll to be due');
-      if (!done) clock.advance(timers.waits.at(-1)!);
-    }
-    return outcome;
-  };
+  const run = () => settlePolled(clock, timers, c.send({ endpoint, message: userMessage('x') }));
   const gets = () => s.seen.filter((x) => x.path === '/busy/rpc' && JSON.parse(x.body).method === 'tasks/get').length;
 
   polls = [503, 502, 429, 504];

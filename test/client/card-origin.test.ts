@@ -4,9 +4,9 @@
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { until } from '../support/a2a-client.js';
-import { type Answer, cardServer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
-import { msgB, type TestGateway } from '../support/gateway.js';
-import { remoteStage } from '../support/remote-stage.js';
+import { type Answer, cardServer, type CardServer, remoteCard, type Dialect, sseAnswer } from '../support/card-server.js';
+import type { TestGateway } from '../support/gateway.js';
+import { dialectRemotes, remoteStage, sendGo } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 const TOKEN = 'tok-origin-secret-5f1e';
@@ -27,7 +27,7 @@ function answer(dialect: Dialect, req: { id: unknown; method: string }): Answer 
       ? { kind: 'task', id: 't1', contextId: 'c1', status: { state: 'completed' } }
       : { task: { id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_COMPLETED' } } };
   if (!/stream/i.test(req.method)) return { status: 200, body: { jsonrpc: '2.0', id: req.id, result: task } };
-  return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: `data: ${JSON.stringify({ jsonrpc: '2.0', id: req.id, result: task })}\n\n` };
+  return sseAnswer(req.id, [task]);
 }
 
 /** Remotes whose card is on `s` and whose JSON-RPC endpoint is on `away` (`moving`: where movingBase says). */
@@ -46,13 +46,11 @@ t.before(async () => {
     clock,
     workspace: WS,
     remotes: [
-      ...REMOTES.map((r) => ({
-        name: r.name,
-        card: () => remoteCard({ base: away.url, ...r }),
-        answer: (_h: unknown, body: string) => answer(r.dialect, JSON.parse(body)),
-        ...(r.credentials && { credentials: r.credentials }),
-        ...(r.allowed && { allowedOrigins: [away.url] }),
-      })),
+      ...dialectRemotes(REMOTES, {
+        base: () => away.url,
+        answer: (r, req) => answer(r.dialect, req),
+        settings: (r) => ({ ...(r.credentials && { credentials: r.credentials }), ...(r.allowed && { allowedOrigins: [away.url] }) }),
+      }),
       {
         name: 'moving',
         card: () => remoteCard({ base: movingBase, name: 'moving', dialect: '0.3', streaming: false }),
@@ -64,7 +62,7 @@ t.before(async () => {
   movingBase = s.url;
 });
 
-const send = async (agentId: string) => (await ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId } }) })).json.result;
+const send = (agentId: string, extra?: Record<string, unknown>) => sendGo({ ours, key }, agentId, extra);
 const awayCalls = (name: string) => away.seen.filter((q) => q.path.startsWith(`/${name}/`));
 const refusal = (name: string, url: string) =>
   `the remote's Agent Card names url '${url}', on another origin than ${s.url}, where connection '${name}' sends its bearer credentials: nothing was sent (to call it anyway: connections update ${name} --allow-origins ${away.url})`;

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { adminCall } from '../support/admin-api.js';
 import { until } from '../support/a2a-client.js';
-import { cardServer, type CardServer } from '../support/card-server.js';
+import { cardServer, type CardServer, sseAnswer } from '../support/card-server.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { openSse } from '../support/sse.js';
 
@@ -24,11 +24,7 @@ const card = (s: CardServer, name: string, o: { streaming?: boolean; echo?: stri
 });
 /** `body`: the request, whose id the answer carries */
 const rpcResult = (body: string, result: unknown) => ({ status: 200, body: { jsonrpc: '2.0', id: JSON.parse(body).id, result } });
-const sse = (body: string, ...results: unknown[]) => ({
-  status: 200,
-  headers: { 'content-type': 'text/event-stream' },
-  body: results.map((r) => `data: ${JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(body).id, result: r })}\n\n`).join(''),
-});
+const sse = (body: string, ...results: unknown[]) => sseAnswer(JSON.parse(body).id, results);
 const task = (state: string, text?: string) => ({
   kind: 'task',
   id: 'r1',

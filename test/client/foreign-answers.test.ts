@@ -7,8 +7,9 @@ import { addConnection } from '../../src/runtime/connection-admin.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { parseAllowlist } from '../../src/runtime/net/guard.js';
 import { settleWithClock } from '../support/a2a-client.js';
-import { cardServer, type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
+import { cardServer, type Answer, type CardServer, remoteCard, type Dialect, sseAnswer } from '../support/card-server.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { DIALECT_MATRIX } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 const TOKEN = 'bearer-Secret-5Kx8Qw2R';
@@ -77,11 +78,7 @@ function answer(dialect: Dialect, req: { id: unknown; method: string; params: an
   if (/get/i.test(req.method)) return rpc(e.task('someone-elses', 'completed', FOREIGN));
   if (/stream/i.test(req.method)) {
     const events = [e.sent(e.task('mine', 'working')), e.artifact('mine', 'ours'), e.artifact('someone-elses', FOREIGN), e.done('mine')];
-    return {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream' },
-      body: events.map((r) => `data: ${JSON.stringify({ jsonrpc: '2.0', id: req.id, result: r })}\n\n`).join(''),
-    };
+    return sseAnswer(req.id, events);
   }
   const followUp = req.params.message?.taskId === 'mine';
   switch (scenario) {
@@ -102,12 +99,7 @@ function answer(dialect: Dialect, req: { id: unknown; method: string; params: an
   }
 }
 
-const REMOTES: Array<{ name: string; dialect: Dialect; streaming: boolean }> = [
-  { name: 'plain03', dialect: '0.3', streaming: false },
-  { name: 'stream03', dialect: '0.3', streaming: true },
-  { name: 'plain10', dialect: '1.0', streaming: false },
-  { name: 'stream10', dialect: '1.0', streaming: true },
-];
+const REMOTES = DIALECT_MATRIX;
 
 t.before(async () => {
   s = await cardServer(t);

@@ -4,9 +4,9 @@
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { settleWithClock } from '../support/a2a-client.js';
-import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
+import type { Answer, CardServer, Dialect } from '../support/card-server.js';
 import { msgB, type TestGateway } from '../support/gateway.js';
-import { remoteStage } from '../support/remote-stage.js';
+import { dialectRemotes, remoteStage } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 /** what the remote answers a poll with (or sends after its stream's first event) */
@@ -60,12 +60,11 @@ t.before(async () => {
   ({ s, ours, key } = await remoteStage(t, {
     clock,
     workspace: WS,
-    remotes: REMOTES.map((r) => ({
-      name: r.name,
-      card: () => remoteCard({ base: s.url, ...r }),
-      answer: (_h, body) => answer(r.dialect, JSON.parse(body)),
-      trust: r.name === 'nocancel03' ? 'execute' : 'admin',
-    })),
+    remotes: dialectRemotes(REMOTES, {
+      base: () => s.url,
+      answer: (r, req) => answer(r.dialect, req),
+      settings: (r) => ({ trust: r.name === 'nocancel03' ? 'execute' : 'admin' }),
+    }),
   }));
 });
 

@@ -5,9 +5,9 @@
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { settleWithClock } from '../support/a2a-client.js';
-import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
+import { type Answer, type CardServer, remoteCard, type Dialect, sseAnswer } from '../support/card-server.js';
 import { msgB, type TestGateway } from '../support/gateway.js';
-import { remoteStage } from '../support/remote-stage.js';
+import { DIALECT_MATRIX, dialectRemotes, remoteStage, sendGo } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 /** what only the answer in the other context holds: it must show nowhere on our side */
@@ -68,21 +68,12 @@ function answer(dialect: Dialect, req: { id: unknown; method: string; params: an
       dialect === '0.3'
         ? { kind: 'status-update', taskId: 'mine', status: task.status, final: true }
         : { statusUpdate: { taskId: 'mine', status: task.status } };
-    return {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream' },
-      body: [e.sent(task), final].map((r) => `data: ${JSON.stringify({ jsonrpc: '2.0', id: req.id, result: r })}\n\n`).join(''),
-    };
+    return sseAnswer(req.id, [e.sent(task), final]);
   }
   return rpc(e.sent(task));
 }
 
-const REMOTES: Array<{ name: string; dialect: Dialect; streaming: boolean }> = [
-  { name: 'plain03', dialect: '0.3', streaming: false },
-  { name: 'stream03', dialect: '0.3', streaming: true },
-  { name: 'plain10', dialect: '1.0', streaming: false },
-  { name: 'stream10', dialect: '1.0', streaming: true },
-];
+const REMOTES = DIALECT_MATRIX;
 
 /** A first turn answered at once (working, in context c1) and polled: the poll answers the task in context c2. */
 function polled(req: { id: unknown; method: string; params: any }): Answer {
@@ -99,12 +90,7 @@ t.before(async () => {
     clock,
     workspace: WS,
     remotes: [
-      ...REMOTES.map((r) => ({
-        name: r.name,
-        card: () => remoteCard({ base: s.url, ...r }),
-        answer: (_h: unknown, body: string) => answer(r.dialect, JSON.parse(body)),
-        storeResults: true,
-      })),
+      ...dialectRemotes(REMOTES, { base: () => s.url, answer: (r, req) => answer(r.dialect, req), settings: () => ({ storeResults: true }) }),
       {
         name: 'poll03',
         card: () => remoteCard({ base: s.url, name: 'poll03', dialect: '0.3', streaming: false }),
@@ -115,8 +101,7 @@ t.before(async () => {
   }));
 });
 
-const send = async (agentId: string, extra: Record<string, unknown> = {}) =>
-  (await ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId }, ...extra }) })).json.result;
+const send = (agentId: string, extra?: Record<string, unknown>) => sendGo({ ours, key }, agentId, extra);
 
 /** Our task's first turn (the remote asks for input in context c1), then the follow-up. */
 async function followUp(t: Test, agentId: string) {

@@ -4,9 +4,9 @@
 // same context, or naming none, go on as before. (Whole tasks are checked the same way: remote-context.test.ts.)
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
-import { msgB, type TestGateway } from '../support/gateway.js';
-import { remoteStage } from '../support/remote-stage.js';
+import { type Answer, type CardServer, type Dialect, sseAnswer } from '../support/card-server.js';
+import type { TestGateway } from '../support/gateway.js';
+import { dialectRemotes, remoteStage, sendGo } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 /** what only the event in the other context holds: it must show nowhere on our side */
@@ -70,11 +70,7 @@ function answer(dialect: Dialect, req: { id: unknown; method: string; params: an
     middle === 'status' ? e.status('working', middleContext, MOVED) : e.artifact(middleContext, MOVED),
     e.status('completed', 'c1', 'done'),
   ];
-  return {
-    status: 200,
-    headers: { 'content-type': 'text/event-stream' },
-    body: events.map((r) => `data: ${JSON.stringify({ jsonrpc: '2.0', id: req.id, result: r })}\n\n`).join(''),
-  };
+  return sseAnswer(req.id, events);
 }
 
 const REMOTES: Array<{ name: string; dialect: Dialect }> = [
@@ -86,16 +82,14 @@ t.before(async () => {
   ({ s, ours, key } = await remoteStage(t, {
     clock,
     workspace: WS,
-    remotes: REMOTES.map((r) => ({
-      name: r.name,
-      card: () => remoteCard({ base: s.url, ...r, streaming: true }),
-      answer: (_h, body) => answer(r.dialect, JSON.parse(body)),
-      storeResults: true,
-    })),
+    remotes: dialectRemotes(
+      REMOTES.map((r) => ({ ...r, streaming: true })),
+      { base: () => s.url, answer: (r, req) => answer(r.dialect, req), settings: () => ({ storeResults: true }) },
+    ),
   }));
 });
 
-const send = async (agentId: string) => (await ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId } }) })).json.result;
+const send = (agentId: string, extra?: Record<string, unknown>) => sendGo({ ours, key }, agentId, extra);
 
 for (const r of REMOTES) {
   const method = r.dialect === '0.3' ? 'message/stream' : 'SendStreamingMessage';

@@ -1,24 +1,28 @@
-// A remote's task and context ids are bounded as a caller's are (MAX_ID_LENGTH, 256 characters), by real node:http
+// A remote's task, context and artifact ids are bounded as a caller's are (MAX_ID_LENGTH, 256 characters), by real node:http
 // remotes on loopback, 0.3 and 1.0, plain and streamed: a longer id fails the turn naming the field, and no result is
 // stored under it. Before, only the 8 MiB answer limit bounded them: a megabyte id was kept, stored and sent back.
 import t from 'tap';
 import { MAX_ID_LENGTH } from '../../src/protocol/model.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
-import { msgB, type TestGateway } from '../support/gateway.js';
-import { remoteStage } from '../support/remote-stage.js';
+import { type Answer, type CardServer, type Dialect, sseAnswer } from '../support/card-server.js';
+import type { TestGateway } from '../support/gateway.js';
+import { DIALECT_MATRIX, dialectRemotes, remoteStage, sendGo } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 let taskId = 't1';
 let contextId = 'c1';
+/** when set, the task carries one artifact of this id */
+let artifactId: string | undefined;
+const artifacts = () => (artifactId === undefined ? {} : { artifacts: [{ artifactId, parts: [{ kind: 'text', text: 'a' }] }] });
+const artifacts10 = () => (artifactId === undefined ? {} : { artifacts: [{ artifactId, parts: [{ text: 'a' }] }] });
 
 const enc = {
   '0.3': {
-    task: () => ({ kind: 'task', id: taskId, contextId, status: { state: 'completed' } }),
+    task: () => ({ kind: 'task', id: taskId, contextId, status: { state: 'completed' }, ...artifacts() }),
     sent: (task: unknown) => task,
   },
   '1.0': {
-    task: () => ({ id: taskId, contextId, status: { state: 'TASK_STATE_COMPLETED' } }),
+    task: () => ({ id: taskId, contextId, status: { state: 'TASK_STATE_COMPLETED' }, ...artifacts10() }),
     sent: (task: unknown) => ({ task }),
   },
 };
@@ -26,19 +30,11 @@ const enc = {
 function answer(dialect: Dialect, req: { id: unknown; method: string }): Answer {
   const e = enc[dialect];
   if (!/stream/i.test(req.method)) return { status: 200, body: { jsonrpc: '2.0', id: req.id, result: e.sent(e.task()) } };
-  return {
-    status: 200,
-    headers: { 'content-type': 'text/event-stream' },
-    body: `data: ${JSON.stringify({ jsonrpc: '2.0', id: req.id, result: dialect === '0.3' ? e.task() : e.sent(e.task()) })}\n\n`,
-  };
+  return sseAnswer(req.id, [dialect === '0.3' ? e.task() : e.sent(e.task())]);
 }
 
-const REMOTES: Array<{ name: string; dialect: Dialect; streaming: boolean; at: string }> = [
-  { name: 'plain03', dialect: '0.3', streaming: false, at: 'result' },
-  { name: 'stream03', dialect: '0.3', streaming: true, at: 'result' },
-  { name: 'plain10', dialect: '1.0', streaming: false, at: 'result.task' },
-  { name: 'stream10', dialect: '1.0', streaming: true, at: 'result.task' },
-];
+/** where each dialect's answer holds the task */
+const REMOTES = DIALECT_MATRIX.map((r) => ({ ...r, at: r.dialect === '0.3' ? 'result' : 'result.task' }));
 
 let s: CardServer;
 let ours: TestGateway;
@@ -49,21 +45,17 @@ t.before(async () => {
   ({ s, ours, key } = await remoteStage(t, {
     clock,
     workspace: WS,
-    remotes: REMOTES.map((r) => ({
-      name: r.name,
-      card: () => remoteCard({ base: s.url, ...r }),
-      answer: (_h: unknown, body: string) => answer(r.dialect, JSON.parse(body)),
-      storeResults: true,
-    })),
+    remotes: dialectRemotes(REMOTES, { base: () => s.url, answer: (r, req) => answer(r.dialect, req), settings: () => ({ storeResults: true }) }),
   }));
 });
 
 t.beforeEach(() => {
   taskId = 't1';
   contextId = 'c1';
+  artifactId = undefined;
 });
 
-const send = async (agentId: string) => (await ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId } }) })).json.result;
+const send = (agentId: string, extra?: Record<string, unknown>) => sendGo({ ours, key }, agentId, extra);
 const stored = async (connection: string) => (await ours.gw.store.results.list({ workspace: WS, connection })).map((r) => r.remoteTaskId);
 
 for (const r of REMOTES) {
@@ -91,6 +83,22 @@ for (const r of REMOTES) {
     const task = await send(r.name);
     t.equal(task?.status?.state, 'failed', JSON.stringify(task).slice(0, 300));
     t.equal(task?.status?.message?.parts?.[0]?.text, `the remote's answer is not a task: ${r.at}.contextId: at most ${MAX_ID_LENGTH} characters`);
+    t.same(await stored(r.name), before, 'no result kept');
+  });
+
+  t.test(`${r.dialect} ${how}: an artifact id of ${MAX_ID_LENGTH} characters is taken, one longer fails the turn naming the field`, async (t) => {
+    artifactId = 'A'.repeat(MAX_ID_LENGTH);
+    const task = await send(r.name);
+    t.equal(task?.status?.state, 'completed', JSON.stringify(task).slice(0, 300));
+    t.equal(task?.artifacts?.[0]?.artifactId, artifactId);
+    const before = await stored(r.name);
+    artifactId = 'A'.repeat(MAX_ID_LENGTH + 1);
+    const failed = await send(r.name);
+    t.equal(failed?.status?.state, 'failed', JSON.stringify(failed).slice(0, 300));
+    t.equal(
+      failed?.status?.message?.parts?.[0]?.text,
+      `the remote's answer is not a task: ${r.at}.artifacts.0.artifactId: at most ${MAX_ID_LENGTH} characters`,
+    );
     t.same(await stored(r.name), before, 'no result kept');
   });
 }

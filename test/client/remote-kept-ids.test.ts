@@ -6,9 +6,9 @@
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { settleWithClock } from '../support/a2a-client.js';
-import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
-import { msgB, type TestGateway } from '../support/gateway.js';
-import { remoteStage } from '../support/remote-stage.js';
+import { type Answer, type CardServer, remoteCard, type Dialect, sseAnswer } from '../support/card-server.js';
+import type { TestGateway } from '../support/gateway.js';
+import { DIALECT_MATRIX, dialectRemotes, remoteStage, sendGo } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 
@@ -62,12 +62,6 @@ const canceled: unknown[] = [];
 /** the contextId each follow-up was sent with */
 const sentContexts: unknown[] = [];
 
-const sse = (id: unknown, results: unknown[]): Answer => ({
-  status: 200,
-  headers: { 'content-type': 'text/event-stream' },
-  body: results.map((r) => `data: ${JSON.stringify({ jsonrpc: '2.0', id, result: r })}\n\n`).join(''),
-});
-
 /**
  * A first send makes the task in `firstContext`, in `firstState`; a follow-up is answered input-required naming no
  * context. `statusOnly`: a stream of status events alone (each naming the context the send named, else c1).
@@ -83,18 +77,14 @@ function answer(o: { dialect: Dialect; statusOnly: boolean }, req: { id: unknown
   if (followUp) sentContexts.push(req.params.message.contextId);
   const state = followUp ? 'input-required' : firstState;
   const context = followUp ? undefined : firstContext;
-  if (o.statusOnly) return sse(req.id, [e.status('working', req.params.message?.contextId ?? 'c1'), e.status(state, req.params.message?.contextId ?? 'c1')]);
+  if (o.statusOnly)
+    return sseAnswer(req.id, [e.status('working', req.params.message?.contextId ?? 'c1'), e.status(state, req.params.message?.contextId ?? 'c1')]);
   const task = e.task(state, context);
-  if (/stream/i.test(req.method)) return sse(req.id, [e.sent(task), e.status(state, undefined)]);
+  if (/stream/i.test(req.method)) return sseAnswer(req.id, [e.sent(task), e.status(state, undefined)]);
   return rpc(e.sent(task));
 }
 
-const REMOTES: Array<{ name: string; dialect: Dialect; streaming: boolean }> = [
-  { name: 'plain03', dialect: '0.3', streaming: false },
-  { name: 'stream03', dialect: '0.3', streaming: true },
-  { name: 'plain10', dialect: '1.0', streaming: false },
-  { name: 'stream10', dialect: '1.0', streaming: true },
-];
+const REMOTES = DIALECT_MATRIX;
 const STATUS_ONLY: Array<{ name: string; dialect: Dialect }> = [
   { name: 'status03', dialect: '0.3' },
   { name: 'status10', dialect: '1.0' },
@@ -111,12 +101,11 @@ t.before(async () => {
     clock,
     workspace: WS,
     remotes: [
-      ...REMOTES.map((r) => ({
-        name: r.name,
-        card: () => remoteCard({ base: s.url, ...r }),
-        answer: (_h: unknown, body: string) => answer({ dialect: r.dialect, statusOnly: false }, JSON.parse(body)),
-        storeResults: true,
-      })),
+      ...dialectRemotes(REMOTES, {
+        base: () => s.url,
+        answer: (r, req) => answer({ dialect: r.dialect, statusOnly: false }, req),
+        settings: () => ({ storeResults: true }),
+      }),
       ...STATUS_ONLY.map((r) => ({
         name: r.name,
         card: () => remoteCard({ base: s.url, ...r, streaming: true }),
@@ -141,8 +130,7 @@ t.beforeEach(() => {
   sentContexts.length = 0;
 });
 
-const send = async (agentId: string, extra: Record<string, unknown> = {}) =>
-  (await ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId }, ...extra }) })).json.result;
+const send = (agentId: string, extra?: Record<string, unknown>) => sendGo({ ours, key }, agentId, extra);
 
 /** The remote tasks a connection's stored results name, with their contexts, oldest first. */
 const stored = async (connection: string) =>

@@ -4,9 +4,9 @@
 // task without an id is taken as before: nothing follows it.
 import t from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { type Answer, type CardServer, remoteCard, type Dialect } from '../support/card-server.js';
-import { msgB, type TestGateway } from '../support/gateway.js';
-import { remoteStage } from '../support/remote-stage.js';
+import { type Answer, type CardServer, type Dialect, sseAnswer } from '../support/card-server.js';
+import type { TestGateway } from '../support/gateway.js';
+import { DIALECT_MATRIX, dialectRemotes, remoteStage, sendGo } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 let state = 'input-required';
@@ -41,33 +41,20 @@ const clock = new ManualClock(Date.now());
 function answer(dialect: Dialect, req: { id: unknown; method: string }): Answer {
   const e = enc[dialect];
   if (!/stream/i.test(req.method)) return { status: 200, body: { jsonrpc: '2.0', id: req.id, result: e.sent(e.task()) } };
-  return {
-    status: 200,
-    headers: { 'content-type': 'text/event-stream' },
-    body: `data: ${JSON.stringify({ jsonrpc: '2.0', id: req.id, result: e.status() })}\n\n`,
-  };
+  return sseAnswer(req.id, [e.status()]);
 }
 
-const REMOTES: Array<{ name: string; dialect: Dialect; streaming: boolean }> = [
-  { name: 'plain03', dialect: '0.3', streaming: false },
-  { name: 'stream03', dialect: '0.3', streaming: true },
-  { name: 'plain10', dialect: '1.0', streaming: false },
-  { name: 'stream10', dialect: '1.0', streaming: true },
-];
+const REMOTES = DIALECT_MATRIX;
 
 t.before(async () => {
   ({ s, ours, key } = await remoteStage(t, {
     clock,
     workspace: WS,
-    remotes: REMOTES.map((r) => ({
-      name: r.name,
-      card: () => remoteCard({ base: s.url, ...r }),
-      answer: (_h: unknown, body: string) => answer(r.dialect, JSON.parse(body)),
-    })),
+    remotes: dialectRemotes(REMOTES, { base: () => s.url, answer: (r, req) => answer(r.dialect, req) }),
   }));
 });
 
-const send = async (agentId: string) => (await ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId } }) })).json.result;
+const send = (agentId: string, extra?: Record<string, unknown>) => sendGo({ ours, key }, agentId, extra);
 
 for (const r of REMOTES) {
   const how = r.streaming ? 'streamed' : 'plain';

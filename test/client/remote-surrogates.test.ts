@@ -6,7 +6,7 @@ import t from 'tap';
 import { addConnection } from '../../src/runtime/connection-admin.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { parseAllowlist } from '../../src/runtime/net/guard.js';
-import { cardServer, type CardServer } from '../support/card-server.js';
+import { cardServer, type CardServer, sseAnswer } from '../support/card-server.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 
@@ -34,11 +34,7 @@ function remotes(s: CardServer) {
       { kind: 'artifact-update', taskId: 'mine', contextId: 'c1', artifact },
       { kind: 'status-update', taskId: 'mine', contextId: 'c1', status: { state: 'completed', message }, final: true },
     ];
-    return {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream' },
-      body: events.map((result) => `data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`).join(''),
-    };
+    return sseAnswer(id, events);
   });
 }
 

@@ -11,8 +11,8 @@ import { ManualClock } from '../../src/runtime/clock.js';
 import type { CardServer } from '../support/card-server.js';
 import { testClient, userMessage } from '../support/a2a-client.js';
 import { runCli } from '../support/cli.js';
-import { msgB, type TestGateway } from '../support/gateway.js';
-import { remoteStage } from '../support/remote-stage.js';
+import type { TestGateway } from '../support/gateway.js';
+import { remoteStage, sendGo } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 /** a line that would pass for the status's own, after a terminal escape that clears the screen */
@@ -78,7 +78,7 @@ t.before(async () => {
   }));
 });
 
-const send = async (agentId: string) => (await ours.rpc({ method: 'message/send', key, params: msgB('go', { metadata: { agentId } }) })).json.result;
+const send = (agentId: string, extra?: Record<string, unknown>) => sendGo({ ours, key }, agentId, extra);
 
 /** `connections status NAME` as the operator reads it (text), and its JSON. */
 async function status(name: string) {

@@ -1,6 +1,7 @@
 // Adds of one name at once (two operators, a script run twice, the CLI beside the dashboard): exactly one is created;
 // every other one is refused "already exists" (409), never told it was added while another's record took its place;
-// of several relays added with one key at once, one is added; of several rotations of one key at once, one makes a key.
+// of several relays added with one key at once, one is added; of several rotations of one key at once, one makes a key
+// (the others 409 key_conflict).
 // An update racing a remove never brings the removed connection or relay back. The real gateway on port 0, its admin
 // API over HTTP, both engines.
 import t, { type Test } from 'tap';
@@ -62,6 +63,12 @@ async function check(t: Test, config: ConfigInput): Promise<void> {
   t.ok(
     rotations.every((r) => r.status === 200 || /was rotated by another command at the same time .*; this rotation made no key$/.test(r.json.message)),
     'the others say another rotation came first',
+  );
+  // a conflict, not bad input: 409 with its own code, so a script can tell "someone else rotated it" from a typo
+  t.strictSame(
+    rotations.filter((r) => r.status !== 200).map((r) => [r.status, r.json.error]),
+    Array.from({ length: N - 1 }, () => [409, 'key_conflict']),
+    'each refused rotation is answered 409 key_conflict',
   );
   const successors = (await tg.gw.store.keys.list()).filter((k) => k.rotatedFrom === rotated.id).map((k) => k.id);
   t.strictSame(successors, [minted[0]?.json.id], 'one new key');

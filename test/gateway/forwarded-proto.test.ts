@@ -2,10 +2,8 @@
 // makes the URLs the gateway hands out (Agent Cards, agents/list) https. It is read only from a peer in trustedProxies,
 // as X-Forwarded-For is; from anyone else it has no effect. The gateway's own TLS needs no header.
 import t, { type Test } from 'tap';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeCerts } from '../support/certs.js';
+import { certsInDir } from '../support/certs.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { fetchWithCa } from '../support/https-fetch.js';
 
@@ -67,14 +65,9 @@ t.test('a trusted proxy saying https gets https URLs and a Secure cookie; withou
 });
 
 t.test('served over its own TLS, the gateway says https with no header and no trusted proxy', async (t) => {
-  const certs = await makeCerts();
-  const dir = await mkdtemp(join(tmpdir(), 'a2a-proto-'));
-  t.teardown(async () => {
-    await certs.dispose();
-    await rm(dir, { recursive: true, force: true });
-  });
-  await writeFile(join(dir, 'cert.pem'), certs.server.cert);
-  await writeFile(join(dir, 'key.pem'), certs.server.key);
+  const { certs, dir, file } = await certsInDir(t, 'a2a-proto-');
+  await file('cert.pem', certs.server.cert);
+  await file('key.pem', certs.server.key);
   const tg = await startTestGateway({
     ca: certs.ca.cert,
     config: { dashboard: { enabled: true }, tls: { certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem') } },

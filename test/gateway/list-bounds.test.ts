@@ -1,6 +1,6 @@
 // tasks/list (and 1.0's ListTasks) through the real server: a page is at most 100 tasks whatever the caller asks, and a
-// page token is a bounded offset (a huge or foreign one is -32602, one past the end an empty page), so no call asks the
-// server for more than one page of answer.
+// page token is one this gateway gave out (a keyset cursor; anything else, an old offset too, is -32602 naming it), so
+// no call asks the server for more than one page of answer.
 import t from 'tap';
 import { startTestGateway, msgB, type TestGateway } from '../support/gateway.js';
 
@@ -29,12 +29,29 @@ t.test('a page size past 100 is refused naming the field, in both names', async 
   t.equal((await list({ pageSize: 100 })).json.result.tasks.length, 3, '100 is the largest page');
 });
 
-t.test('a page token is a bounded offset: past the end is an empty page, anything else is refused', async (t) => {
-  const end = await list({ pageToken: '999999999' });
-  t.same(end.json.result.tasks, [], 'an offset past the end: an empty page');
-  t.equal(end.json.result.nextPageToken, '');
-  for (const pageToken of ['9999999999', '1e9', '-1', 'x', ' 1', '0x10']) {
-    t.equal((await list({ pageToken })).json.error?.data.path, 'params.pageToken', `tasks/list pageToken '${pageToken}'`);
+t.test('a page token is one this gateway gave out: anything else is refused naming the field', async (t) => {
+  const first = (await list({ pageSize: 2 })).json.result;
+  t.match(first.nextPageToken, /\S/, 'a token to the second page');
+  const second = (await list({ pageSize: 2, pageToken: first.nextPageToken })).json.result;
+  t.equal(second.tasks.length, 1, 'which holds the rest');
+  t.equal(second.nextPageToken, '');
+  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const foreign = [
+    '999999999', // an offset, as builds before gave out
+    '0',
+    'x',
+    ' 1',
+    `k1.${b64([1.5, 'task'])}`, // not a time
+    `k1.${b64([1, ''])}`, // not an id
+    `k1.${b64({ time: 1, id: 'task' })}`,
+    `k1.${b64([1, 'task']).slice(0, -2)}`, // cut short
+    `k1.${b64([1, 'x'.repeat(300)])}`, // an id longer than any
+    `${first.nextPageToken}!`,
+  ];
+  for (const pageToken of foreign) {
+    const r = await list({ pageToken });
+    t.equal(r.json.error?.code, -32602, `tasks/list pageToken '${pageToken}'`);
+    t.equal(r.json.error?.data.path, 'params.pageToken');
     t.equal((await listV1({ pageToken })).json.error?.data[0].metadata.path, 'params.pageToken', `ListTasks pageToken '${pageToken}'`);
   }
 });

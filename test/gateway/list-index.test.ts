@@ -1,6 +1,6 @@
 // tasks/list through the real server on both engines, read from the listing index: a page reads its own tasks and no
-// others (a damaged task further down is never met), paging while sends create tasks skips none that stayed and keeps
-// each page newest first, and retention takes a swept task out of the listing, its totals and every filter's index.
+// others (a damaged task further down is never met), paging while sends create tasks skips none that stayed, repeats
+// none and keeps each page newest first, and retention takes a swept task out of the listing, its totals and every filter's index.
 import t, { type Test } from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -71,12 +71,17 @@ for (const engine of ENGINES) {
       'the newest 50',
     );
     t.equal(page.totalSize, n, 'the total is the index count: the damaged record is not read to count it');
-    t.equal(page.nextPageToken, '50');
+    t.ok(page.nextPageToken, 'a token to the next page');
     t.notOk(
       lines.some((l) => l.startsWith('damaged stored record')),
       'the damaged task, 1,950 places further down, was not read',
     );
-    const last = (await gw.rpc({ method: 'tasks/list', key, params: { pageSize: 50, pageToken: String(n - 50) } })).json.result;
+    // page on to the end: each page reads its own 50
+    let last = page;
+    for (let pages = 1; last.nextPageToken; pages++) {
+      last = (await gw.rpc({ method: 'tasks/list', key, params: { pageSize: 50, pageToken: last.nextPageToken } })).json.result;
+      if (pages < n / 50 - 1) t.equal(last.tasks.length, 50, `page ${pages}`);
+    }
     t.equal(last.tasks.length, 49, 'the last page leaves the damaged task out');
     t.ok(
       lines.some((l) => l.startsWith('damaged stored record')),
@@ -84,7 +89,7 @@ for (const engine of ENGINES) {
     );
   });
 
-  t.test(`${engine.name}: paging while sends create tasks: every page newest first, no task that stayed skipped`, async (t: Test) => {
+  t.test(`${engine.name}: paging while sends create tasks: every page newest first, none repeated, none that stayed skipped`, async (t: Test) => {
     const config = engine.config();
     const clock = new ManualClock(T0);
     const gw = await startTestGateway({ config, clock, timers: clock });
@@ -112,6 +117,11 @@ for (const engine of ENGINES) {
       t.ok(
         times.every((time, i) => i === 0 || time <= times[i - 1]!),
         `page ${pages} newest first`,
+      );
+      t.strictSame(
+        listed(tasks).filter((id) => seen.has(id)),
+        [],
+        `page ${pages} repeats no task of an earlier page`,
       );
       for (const id of listed(tasks)) seen.add(id);
       token = r.json.result.nextPageToken;

@@ -88,7 +88,9 @@ async function world(t: Test, extra: Record<string, unknown> = {}): Promise<{ gw
   const gw = await startTestGateway({
     config: {
       agents: [
-        { id: 'echo', name: 'Echo', entry: 'echo', default: true, timeoutMs: 5000 },
+        // room to be served late: during a flood a loaded machine's main thread is mostly the flood's (echo once took
+        // over 5 s in CI); that it is served is this file's business, how fast is the bench's
+        { id: 'echo', name: 'Echo', entry: 'echo', default: true, timeoutMs: 60_000 },
         mod('odd', 'throws-odd.js'),
         mod('hog', 'hog.js', { timeoutMs: 20_000 }),
         mod('heap', 'heap.js'),
@@ -119,7 +121,7 @@ t.test('with the default pool settings', async (t) => {
   const { gw, key } = await world(t);
   const echoWorks = async (t: Test, why: string) => {
     const r = await gw.rpc({ key, method: 'message/send', params: msgB(`echo ${why}`) });
-    t.equal(r.json.result?.status?.state, 'completed', `echo still works ${why}`);
+    t.equal(r.json.result?.status?.state, 'completed', `echo still works ${why} (${reasonOf(r) ?? '-'}: ${textOf(r).slice(0, 200)})`);
   };
 
   t.test("a worker's heap is capped by default (512 MB), far below the process's own multi-GB default", async (t) => {

@@ -1,11 +1,13 @@
-// Module agents against the process their worker shares with the gateway: signals to its own pid or group are refused
-// in the worker, and what one turn changes of process.env is put back. The gateway runs as a child process: without
+// Module agents against the process their worker shares with the gateway: signals to its own pid, its parent or its
+// group are refused in the worker, child processes only for an agent whose config allows them, and what one turn
+// changes of process.env is put back. The gateway runs as a child process: without
 // the guard, process.kill(process.pid) would end whatever process runs it.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { createKeyCli, rpcAt, startChildServer, type ChildServer } from '../support/child-server.js';
+import { parseConfig } from '../../src/config.js';
 import { msgB } from '../support/gateway.js';
 
 t.setTimeout(180_000);
@@ -20,6 +22,8 @@ export default async function* (ctx) {
   if (how === 'raw-kill') process._kill(process.pid, 9);
   // the gateway's process group; SIGWINCH is ignored by default, so the unguarded call harms nobody
   if (how === 'kill-group') process.kill(0, 'SIGWINCH');
+  // the gateway's parent (here the test itself; a supervisor or a shell in production)
+  if (how === 'kill-parent') process.kill(process.ppid, 'SIGWINCH');
   if (how === 'kill-caught') { try { process.kill(process.pid, 'SIGTERM'); } catch {} }
   if (how === 'replace-kill') process.kill = () => true;
   if (how === 'probe') process.kill(process.pid, 0);
@@ -29,6 +33,25 @@ export default async function* (ctx) {
   if (how === 'umask') process.umask(0o777);
   if (how === 'reallyExit') process.reallyExit(3);
   yield { type: 'status', state: 'completed' };
+}`,
+  // one file, two agents: 'spawner' as configured by default, 'shell-user' with "childProcesses": true
+  'spawner.js': `
+import { execSync, execFileSync, spawn } from 'node:child_process';
+export default async function* (ctx) {
+  const how = ctx.message.parts[0].text;
+  let out = '';
+  if (how === 'echo') out = execFileSync('echo', ['from a child']).toString().trim();
+  if (how === 'spawn') out = await new Promise((resolve, reject) => {
+    const c = spawn('sh', ['-c', 'echo spawned']);
+    let text = '';
+    c.stdout.on('data', (d) => (text += d));
+    c.on('error', reject);
+    c.on('close', () => resolve(text.trim()));
+  });
+  if (how === 'kill-gateway') execSync('kill ' + process.pid);
+  if (how === 'kill-caught') { try { execSync('kill ' + process.pid); } catch {} }
+  if (how === 'binding') process.binding('spawn_sync');
+  yield { type: 'status', state: 'completed', message: { parts: [{ kind: 'text', text: out }] } };
 }`,
   'env-setter.js': `
 export default async function* (ctx) {
@@ -56,7 +79,14 @@ t.test('module agents against the gateway process (gateway in a child process)',
   await writeFile(
     configFile,
     JSON.stringify({
-      agents: [{ id: 'echo', name: 'Echo', entry: 'echo', default: true }, mod('hostile'), mod('env-setter'), mod('env-observer')],
+      agents: [
+        { id: 'echo', name: 'Echo', entry: 'echo', default: true },
+        mod('hostile'),
+        mod('env-setter'),
+        mod('env-observer'),
+        { ...mod('spawner') },
+        { ...mod('spawner'), id: 'shell-user', name: 'shell-user', childProcesses: true },
+      ],
       // one worker thread: a later turn runs where the earlier one did unless that worker was replaced
       pool: { minThreads: 1, maxThreads: 1 },
     }),
@@ -85,6 +115,7 @@ t.test('module agents against the gateway process (gateway in a child process)',
       ['kill-9', 'process.kill(PID, "SIGKILL")'],
       ['raw-kill', 'process._kill(PID, 9)'],
       ['kill-group', 'process.kill(0, "SIGWINCH")'],
+      ['kill-parent', 'process.kill(PPID, "SIGWINCH")'],
       ['kill-caught', 'process.kill(PID, "SIGTERM")'],
     ] as const) {
       const r = await send('hostile', how).catch((err: Error) => ({ json: { error: err.message } }));
@@ -93,7 +124,7 @@ t.test('module agents against the gateway process (gateway in a child process)',
       t.match(text(r), /^process\._?kill\((\d+)(, .*)?\) was refused: it would signal the gateway's own process/, `${how}: the reason names the call`);
       t.equal(
         text(r)
-          .replace(/\((\d+)/, (m, pid: string) => (pid === '0' ? m : '(PID'))
+          .replace(/\((\d+)/, (m, pid: string) => (pid === '0' ? m : Number(pid) === process.pid ? '(PPID' : '(PID'))
           .split(' was refused')[0],
         call,
         `${how}: ${call}`,
@@ -101,6 +132,26 @@ t.test('module agents against the gateway process (gateway in a child process)',
       await gatewayServes(t, `after ${how}`);
     }
     t.equal(status(await send('hostile', 'probe')).state, 'completed', 'signal 0 (does it exist?) changes nothing and is let through');
+  });
+
+  t.test('a child process only for an agent whose config allows it', async (t) => {
+    const refusal =
+      /^child_process\.(execSync|execFileSync|spawn)\(\) was refused: agent spawner may not start processes \(a child process can signal the gateway's own process\); the operator allows it with "childProcesses": true in the agent's config$/;
+    for (const how of ['echo', 'spawn', 'kill-gateway', 'kill-caught']) {
+      const r = await send('spawner', how).catch((err: Error) => ({ json: { error: err.message } }));
+      t.equal(status(r)?.state, 'failed', `${how}: the turn fails`);
+      t.equal(reason(r), 'agent_error', `${how}: agent_error`);
+      t.match(text(r), refusal, `${how}: the reason names the call and the setting`);
+      await gatewayServes(t, `after spawner's ${how}`);
+    }
+    const raw = await send('spawner', 'binding');
+    t.equal(reason(raw), 'agent_error', 'the raw spawn binding is refused too');
+    t.match(text(raw), /^process\.binding\("spawn_sync"\) was refused: agent spawner may not start processes/);
+    const echo = await send('shell-user', 'echo');
+    t.equal(status(echo)?.state, 'completed', 'an agent allowed child processes runs one');
+    t.equal(text(echo), 'from a child');
+    t.equal(text(await send('shell-user', 'spawn')), 'spawned', 'and an async one');
+    t.match(text(await send('spawner', 'echo')), refusal, 'the leave is per agent, not per worker: the next agent is refused again');
   });
 
   t.test('an agent cannot swap process.kill for the next agent on its worker', async (t) => {
@@ -138,4 +189,12 @@ t.test('module agents against the gateway process (gateway in a child process)',
     const last = status(await send('env-observer', 'look')).message.parts[0].data;
     t.equal(last.turns, first.turns + 4, 'and on the same worker: it was put back, not replaced');
   });
+});
+
+t.test('childProcesses is a module agent setting: on any other agent the config is refused naming it', async (t) => {
+  t.throws(
+    () => parseConfig({ agents: [{ id: 'e', name: 'E', entry: 'echo', childProcesses: true }] }),
+    /agents\.0\.childProcesses: only a module agent runs code of its own that could start a process/,
+  );
+  t.throws(() => parseConfig({ agents: [{ id: 'm', name: 'M', kind: 'module', entry: '/x.js', childProcesses: 'yes' }] }), /agents\.0\.childProcesses/);
 });

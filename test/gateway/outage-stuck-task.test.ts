@@ -59,5 +59,10 @@ t.test('after a Redis stall a task that ended during it is stored as it ended, o
   t.equal(cut.status.state, 'failed', 'the task whose run was cut off is failed, not left working for good');
   t.equal(cut.status.message?.metadata?.reason, 'store_write_failed', 'its status says why');
   const next = await gw.rpc({ key, method: 'message/send', params: slow(10, 1) });
-  t.ok(['submitted', 'working'].includes(next.json.result?.status?.state), 'and the gateway takes new work');
+  // a 10 ms turn may already have ended when the non-blocking answer is read (a loaded machine): any state of a task
+  // that was taken, not an error
+  t.ok(
+    ['submitted', 'working', 'completed'].includes(next.json.result?.status?.state),
+    `and the gateway takes new work (${JSON.stringify(next.json).slice(0, 200)})`,
+  );
 });

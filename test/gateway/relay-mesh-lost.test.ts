@@ -81,10 +81,15 @@ t.test('a forwarded turn whose run was lost fails at its deadline though the hol
     'the run told to A was lost',
   );
 
-  // time passes in lease renewals: A stays the holder (its tunnel answers pings, B hears every renewal)
+  // time passes in lease renewals: A stays the holder (its tunnel answers pings, B hears every renewal). Each
+  // instance's beat of a step and its sweep (which judges the other by its last stored beat, against the clock as it
+  // then reads) end before the clock moves on: a beat still on its way when the clock jumps a whole step, or a sweep
+  // reading the clock a step or two later, made a live instance look silent for longer than deadAfterMs on a loaded
+  // machine, and A failed B's task (instance_lost)
   for (let at = 0; at <= AGENT_TIMEOUT_MS + FORWARD_GRACE_MS; at += HOLD_RENEW_MS) {
     const before = told;
     clock.advance(HOLD_RENEW_MS);
+    await Promise.all([a.gw.presence?.idle(), b.gw.presence?.idle()]);
     await until('A renews its lease', () => told > before);
     await until('B still lists the agent online', async () => (await onB())?.online === true);
   }

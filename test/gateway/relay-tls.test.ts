@@ -1,13 +1,10 @@
 // TLS: with `tls.certFile`/`tls.keyFile` the gateway serves HTTPS and the relay tunnel over WSS (uWS SSLApp), with a
 // certificate made in the test with openssl; a plain-HTTP client gets nothing.
-import { writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { join } from 'node:path';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import t from 'tap';
 import { addRelay } from '../../src/runtime/relay-admin.js';
-import { makeCerts } from '../support/certs.js';
+import { certsInDir } from '../support/certs.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
 import { connectRelay, echoTurns } from '../support/tunnel-client.js';
 
@@ -35,16 +32,9 @@ function httpsJson(o: { url: string; ca: string; path: string; body?: unknown; k
 }
 
 t.test('HTTPS and WSS from configured cert and key files', async (t) => {
-  const certs = await makeCerts();
-  const dir = await mkdtemp(join(tmpdir(), 'a2a-tls-'));
-  t.teardown(async () => {
-    await certs.dispose();
-    await rm(dir, { recursive: true, force: true });
-  });
-  const certFile = join(dir, 'server.crt');
-  const keyFile = join(dir, 'server.key');
-  await writeFile(certFile, certs.server.cert);
-  await writeFile(keyFile, certs.server.key);
+  const { certs, dir, file } = await certsInDir(t, 'a2a-tls-');
+  const certFile = await file('server.crt', certs.server.cert);
+  const keyFile = await file('server.key', certs.server.key);
   await t.rejects(
     startTestGateway({ config: { tls: { certFile, keyFile: join(dir, 'missing.key') } } }),
     /tls\.keyFile: .*missing\.key does not exist/,

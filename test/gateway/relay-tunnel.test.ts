@@ -69,12 +69,12 @@ t.test('the upgrade is refused for a wrong, foreign, revoked or expired key, and
   // a relay record naming another workspace's key (written past the admin, which refuses it) opens nothing
   const foreign = await s.g.key({ workspace: 'ws2' });
   const now = Date.now();
-  await s.g.gw.store.relays.put({ id: 'relay_x', workspace: 'ws1', name: 'stolen', keyId: foreign.id, agents: {}, createdAt: now, updatedAt: now });
+  await s.g.gw.store.relays.insert({ id: 'relay_x', workspace: 'ws1', name: 'stolen', keyId: foreign.id, agents: {}, createdAt: now, updatedAt: now });
   t.match(await openTunnel({ url: s.g.url, key: foreign.key }), { ok: false, status: 403 }, 'a key of another workspace');
   const expired = await s.g.key({ workspace: 'ws1', expiresAt: Date.now() + 60_000 });
   // it lapses (written to the store as the passing of time would make it)
   await s.g.gw.store.keys.put({ ...(await s.g.gw.store.keys.get(expired.id))!, expiresAt: Date.now() - 1000 });
-  await s.g.gw.store.relays.put({ id: 'relay_e', workspace: 'ws1', name: 'expired', keyId: expired.id, agents: {}, createdAt: now, updatedAt: now });
+  await s.g.gw.store.relays.insert({ id: 'relay_e', workspace: 'ws1', name: 'expired', keyId: expired.id, agents: {}, createdAt: now, updatedAt: now });
   t.match(await openTunnel({ url: s.g.url, key: expired.key }), { ok: false, status: 401 }, 'an expired key');
   const rec = await s.g.gw.store.keys.get(relayKey.id);
   await s.g.gw.store.keys.put({ ...rec!, revokedAt: Date.now() });

@@ -31,5 +31,6 @@ t.test('LOG_LEVEL', async (t) => {
   t.equal(logLevelOf(undefined), 'info');
   t.equal(logLevelOf('DEBUG'), 'debug');
   t.equal(logLevelOf('silent'), 'silent');
-  t.equal(logLevelOf('loud'), 'info');
+  t.equal(logLevelOf(''), 'info', 'empty: the default');
+  t.equal(logLevelOf('loud'), undefined, 'an unknown level is no level (the config loader refuses it)');
 });

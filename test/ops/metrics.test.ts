@@ -1,7 +1,7 @@
 // /metrics after real traffic: the counters say exactly what was sent (by method and outcome), rate-limit refusals,
 // open SSE streams, live tasks by state; the request id comes back on every call and reaches the debug log.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { startTestGateway, msgB } from '../support/gateway.js';
 import { openSse } from '../support/sse.js';
 import { until } from '../support/a2a-client.js';
@@ -11,32 +11,7 @@ import { startReceiver } from '../support/webhooks.js';
 import { addRelay } from '../../src/runtime/relay-admin.js';
 import { addConnection } from '../../src/runtime/connection-admin.js';
 import { parseAllowlist } from '../../src/runtime/net/guard.js';
-
-/** The sample `name{labels} value` of a Prometheus text body, as a number (0 when absent). */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const want = Object.entries(labels)
-    .map(([k, v]) => `${k}="${v}"`)
-    .sort();
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = (m[2] ?? '')
-      .split(',')
-      .filter(Boolean)
-      .filter((l) => !l.startsWith('le='))
-      .sort();
-    if (have.length === want.length && have.every((l, i) => l === want[i])) return Number(m[3]);
-  }
-  return 0;
-}
-
-const scrape = async (t: Test, url: string) => {
-  const res = await fetch(`${url}/metrics`);
-  t.equal(res.status, 200, '/metrics answers');
-  t.match(res.headers.get('content-type') ?? '', /text\/plain/);
-  return res.text();
-};
+import { sample, scrape } from '../support/metrics.js';
 
 t.test('counters after traffic match what was sent', async (t) => {
   const lines: string[] = [];

@@ -27,6 +27,7 @@ import {
   type Part,
   type Task,
 } from '../../src/protocol/model.js';
+import { listToken } from '../../src/protocol/list-token.js';
 import type { StoredPushConfig } from '../../src/protocol/records.js';
 import { taskView } from '../../src/protocol/views.js';
 import { toSanitizedJson } from '../../src/runtime/sanitizer.js';
@@ -411,7 +412,7 @@ t.test('ListTasks params: SDK-written, every state, paging', async (t) => {
       contextId: 'ctx-1',
       status: 3,
       pageSize: 10,
-      pageToken: '20',
+      pageToken: listToken({ time: 1_780_000_000_000, id: 'task-20' }),
       historyLength: 1,
       statusTimestampAfter: TS0,
       includeArtifacts: true,
@@ -421,13 +422,13 @@ t.test('ListTasks params: SDK-written, every state, paging', async (t) => {
     contextId: 'ctx-1',
     states: ['completed'],
     pageSize: 10,
-    offset: 20,
+    after: { time: 1_780_000_000_000, id: 'task-20' },
     historyLength: 1,
     includeArtifacts: true,
     statusSince: Date.parse(TS0),
   });
-  t.strictSame(V1.read.listTasks({}), { pageSize: 50, offset: 0, includeArtifacts: false }, 'defaults: 50 a page, from the start');
-  t.strictSame(V1.read.listTasks(undefined), { pageSize: 50, offset: 0, includeArtifacts: false }, 'params may be left out');
+  t.strictSame(V1.read.listTasks({}), { pageSize: 50, includeArtifacts: false }, 'defaults: 50 a page, from the start');
+  t.strictSame(V1.read.listTasks(undefined), { pageSize: 50, includeArtifacts: false }, 'params may be left out');
   t.strictSame(V1.read.listTasks({ status: 'TASK_STATE_REJECTED' }).states, [], 'a state the gateway never holds matches nothing');
   for (const [state, v1] of Object.entries(STATE_V1)) t.strictSame(V1.read.listTasks({ status: v1 }).states, [state], v1);
 });

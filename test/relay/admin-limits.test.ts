@@ -166,6 +166,37 @@ t.test('an over-size POST body is answered 413 naming the limit, before the pass
   t.match(c.received(), /body_too_large/);
 });
 
+t.test('a POST body on a route that never reads one is bounded too: refused past the limit, the connection closed', async (t) => {
+  const admin = await startAdmin({ config: withPassword, log: () => {} });
+  t.teardown(() => admin.close());
+  const limit = ADMIN_HTTP_DEFAULTS.maxBodyBytes;
+  // sign-out, an unknown path, an API path refused before its handler: none of them reads a body
+  for (const path of ['/logout', '/nowhere', '/api/status']) {
+    const r = await fetch(`${admin.url}${path}`, { method: 'POST', body: 'x'.repeat(limit + 1), headers: { origin: admin.url }, redirect: 'manual' });
+    t.equal(r.status, 413, `${path}: a body over the limit is refused`);
+    t.match(await r.text(), /"code":"body_too_large"/);
+  }
+  const small = await fetch(`${admin.url}/logout`, { method: 'POST', body: 'x'.repeat(limit), headers: { origin: admin.url }, redirect: 'manual' });
+  t.equal(small.status, 303, 'a body within the limit is read and the route answers as before');
+
+  // a client streaming a chunked body to a route that reads none: the server stops taking it soon after the limit,
+  // answers and closes, rather than draining it for the request timeout (30 s) per connection
+  const c = rawClient(admin.url);
+  await c.connected;
+  c.socket.write('POST /logout HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n');
+  const chunk = 'z'.repeat(64 * 1024);
+  const total = 64 * 1024 * 1024;
+  let sent = 0;
+  let failed = false;
+  while (sent < total && !failed && !c.socket.destroyed) {
+    failed = await new Promise<boolean>((r) => c.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`, (e) => r(e != null)));
+    sent += chunk.length;
+  }
+  t.ok(sent < total, `the server closed the connection before taking the ${total / 1024 / 1024} MiB body (it took ${sent} bytes)`);
+  t.equal(await c.closedWithin(5_000), 'closed');
+  c.socket.destroy();
+});
+
 t.test('GET /api/agents answers summaries, bounded whatever the cards; one card whole at /api/agents/NAME', async (t) => {
   const skills = Array.from({ length: 100 }, (_, i) => ({ id: `s${i}`, name: `skill ${i}`, description: `${'d'.repeat(1000)} ${i}` }));
   const agents = Array.from({ length: 10 }, (_, i) => ({ name: `agent-${i}`, description: `agent ${i}`, local_url: 'http://127.0.0.1:9', skills }));

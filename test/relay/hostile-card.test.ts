@@ -65,7 +65,7 @@ t.test("a local agent's hostile, huge card: bounded, the relay comes online, the
       gateway_url: gw.url.replace(/^http/, 'ws'),
       local_agent_url: `${local.url}/`,
       admin_port: 0,
-      health_check_interval: 0.5,
+      health_check_interval: 1,
     }),
   );
   let stop!: () => void;

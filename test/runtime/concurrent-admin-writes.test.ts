@@ -126,7 +126,8 @@ async function checks(t: Test, store: Store): Promise<void> {
     const shared = await key();
     // the second add runs whole after the first one checked which relays the key opens
     const race = afterFirstRead(store.relays, {
-      reads: ['list'],
+      // the key's lookup: through the key index, or (before it) the listing
+      reads: ['byKey', 'list'],
       meanwhile: () => addRelay(relayDeps, { workspace: ws, name: 'north', key: shared.id }),
     });
     await t.rejects(addRelay({ ...relayDeps, relays: race.store }, { workspace: ws, name: 'south', key: shared.id }), {
@@ -156,6 +157,7 @@ async function checks(t: Test, store: Store): Promise<void> {
     t.ok(race.ran());
     t.match(refused, {
       name: 'KeyAdminError',
+      code: 'ERR_KEY_CONFLICT',
       message: `key ${old.id} was rotated by another command at the same time (its new key is ${winner}); this rotation made no key`,
     });
     const successors = (await store.keys.list()).filter((k) => k.rotatedFrom === old.id).map((k) => k.id);
@@ -170,6 +172,7 @@ async function checks(t: Test, store: Store): Promise<void> {
     const first = await key();
     const revoking = afterFirstRead(store.keys, { reads: READS, meanwhile: () => revokeKey(keyDeps, first.id) });
     await t.rejects(rotateKey({ ...keyDeps, keys: revoking.store }, first.id), {
+      code: 'ERR_KEY_CONFLICT',
       message: `key ${first.id} was revoked while being rotated; this rotation made no key: create a new one instead`,
     });
     t.ok(revoking.ran());

@@ -117,6 +117,18 @@ t.test('a worker is replaced after a module run that left a timer in it, and onl
   t.match(await own.run(slow, { timeoutMs: 10_000 }), { ok: true });
 });
 
+t.test('a worker is replaced after a module run that left a BroadcastChannel, a Worker or a non-persistent fs.promises.watch', async (t) => {
+  const own = createAgentPool({ minThreads: 1, maxThreads: 1 });
+  t.teardown(() => own.destroy());
+  const entry = fixture('leaves-unlisted.js');
+  t.match(await own.run(runInput({ agent: { id: 'none', kind: 'module', entry } })), { ok: true });
+  t.equal(own.stats().workers.recycled, 0, 'a run that leaves nothing keeps its worker');
+  for (const [n, leave] of ['broadcast', 'worker', 'watch'].entries()) {
+    t.same(await own.run(runInput({ agent: { id: leave, kind: 'module', entry, options: { leave } } })), { ok: true, events: 1 }, `${leave}: the run succeeds`);
+    t.equal(own.stats().workers.recycled, n + 1, `${leave}: its worker is ended`);
+  }
+});
+
 t.test("a module agent's output past maxOutputBytes fails its run in the worker, before it crosses threads", async (t) => {
   const own = createAgentPool({ minThreads: 1, maxThreads: 1, maxOutputBytes: 1024 * 1024 });
   t.teardown(() => own.destroy());

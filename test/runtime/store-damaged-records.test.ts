@@ -28,9 +28,9 @@ async function plant(store: Store): Promise<void> {
   // no owner: left running by the previous process of this data dir, so recovery fails it at start
   await store.tasks.create({ ...sampleTask({ id: 'ok', state: 'working' }), owner: undefined });
   await store.tasks.create({ ...sampleTask({ id: 'bad', state: 'working' }), artifacts: 'from a newer version' } as never);
-  await store.connections.put(sampleConnection({ name: 'c-good' }));
-  await store.connections.put({ ...sampleConnection({ name: 'c-bad' }), dialect: 'V9', sealed: SEALED } as never);
-  await store.relays.put({ workspace: 'ws-a', name: 'r-bad', agents: 'not a map' } as never);
+  await store.connections.insert(sampleConnection({ name: 'c-good' }));
+  await store.connections.insert({ ...sampleConnection({ name: 'c-bad' }), dialect: 'V9', sealed: SEALED } as never);
+  await store.relays.insert({ workspace: 'ws-a', name: 'r-bad', keyId: 'key-of-r-bad', agents: 'not a map' } as never);
   await store.keys.put({ ...sampleKey({ id: 'key-bad' }), trust: 'superuser' } as never);
   await store.tasks.create({ ...sampleTask({ id: 'bytes', state: 'working' }), owner: undefined });
   await store.close();

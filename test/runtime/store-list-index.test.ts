@@ -1,6 +1,6 @@
 // The listing index of both engines (LMDB: task-list; Redis: the tasks:list: sorted sets): a page read from it is the
 // workspace's sorted listing cut (every filter, offset and total), stays so while tasks are written beside the reads,
-// is kept by state changes, and loses a task's entries when retention sweeps it.
+// is kept by state changes, pages from cursors repeat nothing while tasks are written, and loses a task's entries when retention sweeps it.
 import t from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import type { Task, TaskState } from '../../src/protocol/model.js';
 import { redisKeys } from '../../src/runtime/redis/keys.js';
 import { LMDB_DBS, openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
 import { openRedisStore } from '../../src/runtime/store/redis/index.js';
-import type { ListPageQuery, Store } from '../../src/runtime/store/types.js';
+import type { ListCursor, ListPage, ListPageQuery, Store } from '../../src/runtime/store/types.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { sampleTask } from '../support/store-records.js';
 
@@ -34,7 +34,7 @@ const engines: Engine[] = [
         async raw() {
           const env = open({ path, noSubdir: false, maxDbs: 32 });
           const out: string[] = [];
-          for (const name of [LMDB_DBS.taskList, LMDB_DBS.taskListAt]) {
+          for (const name of [LMDB_DBS.taskList, LMDB_DBS.taskListAt, LMDB_DBS.taskListCount]) {
             for (const { key, value } of env.openDB({ name }).getRange()) out.push(`${name} ${JSON.stringify(key)} ${JSON.stringify(value)}`);
           }
           await env.close();
@@ -60,7 +60,11 @@ const engines: Engine[] = [
           await c.connect();
           const out: string[] = [];
           for await (const batch of c.scanIterator({ MATCH: `${redisKeys(prefix).idPrefix.taskList}*`, COUNT: 500 })) {
-            for (const key of batch) for (const m of await c.zRange(key, 0, -1)) out.push(`${key} ${m}`);
+            for (const key of batch) {
+              // the sorted sets, and the placement and agent counts hashes (their fields)
+              const members = (await c.type(key)) === 'hash' ? await c.hKeys(key) : await c.zRange(key, 0, -1);
+              for (const m of members) out.push(`${key} ${m}`);
+            }
           }
           await c.close();
           return out;
@@ -81,7 +85,7 @@ const task = (o: { id: string; ws?: string; ctx: string; state: TaskState; time:
 };
 
 /** The listing as the scan path makes it: filtered, newest status first, ties by id (ids here are ASCII). */
-function expected(all: Iterable<Task>, q: Omit<ListPageQuery, 'offset' | 'limit'>): string[] {
+function expected(all: Iterable<Task>, q: Omit<ListPageQuery, 'after' | 'limit'>): string[] {
   return [...all]
     .filter(
       (x) =>
@@ -115,7 +119,7 @@ for (const engine of engines) {
         t.equal(await store.tasks.put(next, { expectSeq: 1 }), true);
         tasks.set(x.id, next);
       }
-      const queries: Array<Omit<ListPageQuery, 'offset' | 'limit'>> = [
+      const queries: Array<Omit<ListPageQuery, 'after' | 'limit'>> = [
         { workspaceId: 'W' },
         { workspaceId: 'W', contextId: 'c1' },
         { workspaceId: 'W', state: 'working' },
@@ -127,25 +131,32 @@ for (const engine of engines) {
       ];
       for (const q of queries) {
         const want = expected(tasks.values(), q);
-        for (const [offset, limit] of [
-          [0, 50],
-          [37, 50],
-          [Math.max(0, want.length - 10), 50],
-          [want.length + 5, 50],
-        ] as const) {
-          const page = await store.tasks.listPage({ ...q, offset, limit });
-          t.strictSame(
-            page.tasks.map((x) => x.id),
-            want.slice(offset, offset + limit),
-            `${JSON.stringify(q)} from ${offset}`,
-          );
-          t.equal(page.total, want.length, `${JSON.stringify(q)}: the total`);
+        for (const limit of [50, 37, 1]) {
+          // page by page, each from the cursor the one before gave
+          let after: ListCursor | undefined;
+          let offset = 0;
+          for (;;) {
+            const page: ListPage = await store.tasks.listPage({ ...q, ...(after && { after }), limit });
+            t.strictSame(
+              page.tasks.map((x) => x.id),
+              want.slice(offset, offset + limit),
+              `${JSON.stringify(q)} from ${offset} by ${limit}`,
+            );
+            t.equal(page.total, want.length, `${JSON.stringify(q)}: the total`);
+            offset += limit;
+            if (!page.next) break;
+            after = page.next;
+          }
+          t.ok(offset >= want.length, `${JSON.stringify(q)} by ${limit}: the last page says so`);
         }
+        const past = await store.tasks.listPage({ ...q, after: { time: 0, id: '~' }, limit: 50 });
+        t.strictSame(past.tasks, [], 'a cursor past the end: an empty page');
+        t.equal(past.next, undefined);
       }
-      t.equal((await store.tasks.listPage({ workspaceId: 'W0', offset: 0, limit: 10 })).total, 1, 'the neighbour has its own');
+      t.equal((await store.tasks.listPage({ workspaceId: 'W0', limit: 10 })).total, 1, 'the neighbour has its own');
     });
 
-    t.test('pages read while tasks are written: each page in order, and no task that stayed is ever skipped', async (t) => {
+    t.test('pages read while tasks are written: each page in order, no task on two pages, none that stayed skipped', async (t) => {
       const { store, destroy } = await engine.open();
       t.teardown(destroy);
       const before = Array.from({ length: 400 }, (_, i) =>
@@ -156,6 +167,7 @@ for (const engine of engines) {
       const seen = new Set<string>();
       let now = T0 + 1_000_000;
       let n = 0;
+      let after: ListCursor | undefined;
       for (let offset = 0; ; offset += 25) {
         // the page is read while a new task is created and an older one moves on: both land on top of the listing
         const moving = before[(offset * 7) % before.length]!;
@@ -164,30 +176,30 @@ for (const engine of engines) {
           store.tasks.create(task({ id: `new${n++}`, ctx: 'c', state: 'submitted', time: now++ })),
           store.tasks.put({ ...moving, status: { ...moving.status, state: 'input-required', timestamp: at(now++) }, seq: 2 }, { expectSeq: 1 }),
         ];
-        const [page] = await Promise.all([store.tasks.listPage({ workspaceId: 'W', offset, limit: 25 }), ...writes]);
+        const [page] = await Promise.all([store.tasks.listPage({ workspaceId: 'W', ...(after && { after }), limit: 25 }), ...writes]);
         const times = page.tasks.map((x) => Date.parse(x.status.timestamp));
         t.ok(
           times.every((time, i) => i === 0 || time <= times[i - 1]!),
           `page at ${offset} is newest first`,
         );
         t.equal(new Set(page.tasks.map((x) => x.id)).size, page.tasks.length, `page at ${offset} holds each task once`);
+        const again = page.tasks.filter((x) => seen.has(x.id)).map((x) => x.id);
+        t.strictSame(again, [], `page at ${offset} repeats no task of an earlier page`);
         for (const x of page.tasks) seen.add(x.id);
-        if (page.tasks.length === 0) break;
+        if (!page.next) break;
+        after = page.next;
       }
       const skipped = before.filter((x) => !touched.has(x.id) && !seen.has(x.id)).map((x) => x.id);
       t.strictSame(skipped, [], 'every task not written meanwhile was on some page');
       // once the writes are over, the listing is whole again
       const all = await store.tasks.listByWorkspace('W');
-      const page = await store.tasks.listPage({ workspaceId: 'W', offset: 0, limit: 1_000 });
+      const page = await store.tasks.listPage({ workspaceId: 'W', limit: 1_000 });
       t.strictSame(
         page.tasks.map((x) => x.id),
         expected(all, { workspaceId: 'W' }),
       );
       t.equal(page.total, all.length);
-      t.equal(
-        (await store.tasks.listPage({ workspaceId: 'W', state: 'working', offset: 0, limit: 1 })).total,
-        all.filter((x) => x.status.state === 'working').length,
-      );
+      t.equal((await store.tasks.listPage({ workspaceId: 'W', state: 'working', limit: 1 })).total, all.filter((x) => x.status.state === 'working').length);
     });
 
     t.test('retention takes a swept task out of every scope of the index', async (t) => {
@@ -201,7 +213,7 @@ for (const engine of engines) {
       }
       await store.tasks.create({ ...task({ id: 'stays', ctx: 'c0', state: 'completed', time: T0 }), updatedAt: ended + 1 });
       await store.tasks.create(task({ id: 'open', ctx: 'c1', state: 'working', time: T0 }));
-      t.equal((await store.tasks.listPage({ workspaceId: 'W', offset: 0, limit: 50 })).total, 8);
+      t.equal((await store.tasks.listPage({ workspaceId: 'W', limit: 50 })).total, 8);
       t.ok(
         (await raw()).some((e) => e.includes('gone3')),
         'the index holds them before the sweep',
@@ -216,7 +228,7 @@ for (const engine of engines) {
         'no entry of a swept task is left',
       );
       for (const q of [{}, { contextId: 'c0' }, { state: 'completed' as const }, { contextId: 'c1', state: 'completed' as const }]) {
-        const page = await store.tasks.listPage({ workspaceId: 'W', ...q, offset: 0, limit: 50 });
+        const page = await store.tasks.listPage({ workspaceId: 'W', ...q, limit: 50 });
         t.notOk(
           page.tasks.some((x) => x.id.startsWith('gone')),
           `${JSON.stringify(q)}: none listed`,
@@ -245,11 +257,11 @@ t.test('lmdb: an open indexes the tasks an earlier build wrote to the dir after 
 
   store = await openLmdbStore({ path });
   t.teardown(() => store.close());
-  const page = await store.tasks.listPage({ workspaceId: 'W', offset: 0, limit: 50 });
+  const page = await store.tasks.listPage({ workspaceId: 'W', limit: 50 });
   t.strictSame(
     page.tasks.map((x) => x.id),
     ['older', 'older2', 't4', 't3', 't1', 't0'],
   );
   t.equal(page.total, 6, 'the total counts what is stored');
-  t.equal((await store.tasks.listPage({ workspaceId: 'W', contextId: 'c', state: 'working', offset: 0, limit: 50 })).total, 5);
+  t.equal((await store.tasks.listPage({ workspaceId: 'W', contextId: 'c', state: 'working', limit: 50 })).total, 5);
 });

@@ -21,6 +21,9 @@ import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { countLoopTurns } from '../support/loop-turns.js';
 import { sampleConnection, sampleConnectionStatus, sampleKey, samplePushConfig, samplePushJob, sampleResult, sampleTask } from '../support/store-records.js';
 
+// every engine's contract, plus child processes writing LMDB: 15-50 s quiet, past tap's 120 s per file under CI load
+t.setTimeout(360_000);
+
 /** One place holding data; every open() on it is another store instance over the same data. */
 interface Location {
   open(): Promise<Store>;
@@ -692,7 +695,7 @@ function storeContract(engine: Engine) {
       t.equal(await s.meta.get('beat:other'), 6, 'the putting entry itself is stored after the sweep');
     });
 
-    t.test('connections: put, get, list by workspace then name, isolation, delete', async (t) => {
+    t.test('connections: insert, get, list by workspace then name, isolation, replace, delete', async (t) => {
       const loc = await fresh('connections');
       const s = await loc.open();
       const other = await loc.open();
@@ -703,7 +706,7 @@ function storeContract(engine: Engine) {
         sampleConnection({ workspace: 'ws-a2', name: 'alpha' }),
         sampleConnection({ workspace: 'ws-a', name: 'alpha' }),
       ];
-      for (const r of recs) await s.connections.put(r);
+      for (const r of recs) t.equal(await s.connections.insert(r), true);
       const named = (xs: ReadonlyArray<{ workspace: string; name: string }>) => xs.map((x) => `${x.workspace}/${x.name}`);
 
       t.strictSame(await other.connections.get('ws-a', 'alpha'), recs[3], 'every field comes back, in another instance');
@@ -723,8 +726,9 @@ function storeContract(engine: Engine) {
         credentialKind: 'oauth' as const,
         updatedAt: recs[3]!.updatedAt + 5,
       };
-      await s.connections.put(changed);
-      t.strictSame(await other.connections.get('ws-a', 'alpha'), changed, 'a put replaces the record whole');
+      const stored = await s.connections.getVersioned('ws-a', 'alpha');
+      t.equal(await s.connections.putIfVersion(changed, stored!.version), true);
+      t.strictSame(await other.connections.get('ws-a', 'alpha'), changed, 'a version-checked write replaces the record whole');
       t.equal((await s.connections.list({ workspace: 'ws-a' })).length, 2, 'and is listed once');
 
       t.equal(await s.connections.delete('ws-a', 'nope'), false, 'unknown name');
@@ -736,7 +740,7 @@ function storeContract(engine: Engine) {
       t.strictSame(await loc.residue('AQ-resealed'), [], 'nothing of the removed record is left');
     });
 
-    t.test('relays: put, get, list by workspace then name, agents kept, delete', async (t) => {
+    t.test('relays: insert, get, list by workspace then name, agents kept, delete', async (t) => {
       const loc = await fresh('relays');
       const s = await loc.open();
       const other = await loc.open();
@@ -744,25 +748,32 @@ function storeContract(engine: Engine) {
         id: `relay_${workspace}_${name}`,
         workspace,
         name,
-        keyId: `key_${name}`,
+        keyId: `key_${workspace}_${name}`,
         agents: {} as Record<string, { trust: 'read_only' | 'execute' | 'autonomous' | 'admin'; keys: string[] }>,
         createdAt: 1_700_000_000_000,
         updatedAt: 1_700_000_000_001,
       });
       const recs = [rec('ws-b', 'alpha'), rec('ws-a', 'beta'), rec('ws-a2', 'alpha'), rec('ws-a', 'alpha')];
-      for (const r of recs) await s.relays.put(r);
+      for (const r of recs) t.equal(await s.relays.insert(r), 'stored');
       const named = (xs: ReadonlyArray<{ workspace: string; name: string }>) => xs.map((x) => `${x.workspace}/${x.name}`);
       t.strictSame(await other.relays.get('ws-a', 'alpha'), recs[3], 'every field comes back, in another instance');
       t.equal(await s.relays.get('ws-c', 'alpha'), undefined);
       t.strictSame(named(await s.relays.list()), ['ws-a/alpha', 'ws-a/beta', 'ws-a2/alpha', 'ws-b/alpha'], 'ordered by workspace, then name');
       t.strictSame(named(await s.relays.list({ workspace: 'ws-a' })), ['ws-a/alpha', 'ws-a/beta'], "'ws-a2' is not under 'ws-a'");
+      t.strictSame(await other.relays.byKey('key_ws-a_alpha'), recs[3], 'the relay a key opens, of any workspace, by its key');
+      t.equal(await s.relays.byKey('key_nobody'), undefined);
+      t.equal(await other.relays.insert({ ...rec('ws-c', 'gamma'), keyId: 'key_ws-b_alpha' }), 'key-taken', 'a key opens one relay');
+      t.equal(await other.relays.insert({ ...rec('ws-a', 'beta'), keyId: 'key_free' }), 'name-taken');
       const card = { name: 'local-echo', description: 'echo ünï', skills: [], streaming: true };
       const changed = { ...recs[3]!, agents: { 'local-echo': { trust: 'admin' as const, keys: ['key_1'], card } }, updatedAt: 1_700_000_000_009 };
-      await s.relays.put(changed);
+      t.equal(await s.relays.putIfVersion(changed, (await s.relays.getVersioned('ws-a', 'alpha'))!.version), true);
       t.strictSame(await other.relays.get('ws-a', 'alpha'), changed, 'agents, trust, permissions and card are kept');
       t.equal(await s.relays.delete('ws-a', 'nope'), false);
       t.equal(await other.relays.delete('ws-a', 'alpha'), true);
       t.equal(await s.relays.delete('ws-a', 'alpha'), false, 'already gone');
+      t.equal(await s.relays.byKey('key_ws-a_alpha'), undefined, "a removed relay's key opens nothing");
+      t.equal(await s.relays.insert({ ...rec('ws-c', 'gamma'), keyId: 'key_ws-a_alpha' }), 'stored', 'and is free for another relay');
+      t.equal(await s.relays.delete('ws-c', 'gamma'), true);
       t.strictSame(named(await s.relays.list()), ['ws-a/beta', 'ws-a2/alpha', 'ws-b/alpha']);
       t.strictSame(await loc.residue('local-echo'), [], 'nothing of the removed record is left');
     });
@@ -771,8 +782,8 @@ function storeContract(engine: Engine) {
       const loc = await fresh('connection-status');
       const s = await loc.open();
       const server = await loc.open();
-      await s.connections.put(sampleConnection({ name: 'watched' }));
-      await s.connections.put(sampleConnection({ workspace: 'ws-b', name: 'watched' }));
+      await s.connections.insert(sampleConnection({ name: 'watched' }));
+      await s.connections.insert(sampleConnection({ workspace: 'ws-b', name: 'watched' }));
       t.equal(await s.connections.getStatus('ws-a', 'watched'), undefined, 'no status until an actor reports one');
 
       const backingOff = sampleConnectionStatus();
@@ -790,7 +801,7 @@ function storeContract(engine: Engine) {
       t.equal(await s.connections.delete('ws-a', 'watched'), true);
       t.equal(await s.connections.getStatus('ws-a', 'watched'), undefined, 'the status went with the record');
       await server.connections.putStatus('ws-a', 'watched', sampleConnectionStatus({ state: 'circuit-open', failures: 5 }));
-      await s.connections.put(sampleConnection({ name: 'watched' }));
+      await s.connections.insert(sampleConnection({ name: 'watched' }));
       t.equal(await s.connections.getStatus('ws-a', 'watched'), undefined, 'a status written after the remove did not wait for a new connection of the name');
       t.strictSame(await loc.residue('circuit-open'), []);
     });

@@ -69,3 +69,23 @@ export function recordingTimers(clock: ManualClock, shortMs: number): Timers & {
   };
   return t;
 }
+
+/**
+ * What `p` (a send whose remote is polled) settles to, `{ v }` or `{ e }`, moving `clock` by each poll wait as `timers`
+ * (recordingTimers) arms it: the client waits exactly the waits it chose, and the test reads them from `timers.waits`.
+ */
+export async function settlePolled<T>(clock: ManualClock, timers: { waits: number[]; armed: number }, p: Promise<T>): Promise<{ v: T } | { e: unknown }> {
+  let done = false;
+  const outcome = p.then(
+    (v) => ({ v }),
+    (e: unknown) => ({ e }),
+  );
+  void outcome.finally(() => {
+    done = true;
+  });
+  while (!done) {
+    await until(() => done || timers.armed > 0, 'a poll to be due');
+    if (!done) clock.advance(timers.waits.at(-1)!);
+  }
+  return outcome;
+}

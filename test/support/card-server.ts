@@ -63,3 +63,10 @@ export function remoteCard(o: { base: string; name: string; dialect: Dialect; st
     ? { ...common, url, protocolVersion: '0.3.0' }
     : { ...common, supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] };
 }
+
+/** A streaming call's answer: an event stream of one JSON-RPC response per result, each carrying the request's `id`. */
+export const sseAnswer = (id: unknown, results: readonly unknown[]): Answer => ({
+  status: 200,
+  headers: { 'content-type': 'text/event-stream' },
+  body: results.map((result) => `data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`).join(''),
+});

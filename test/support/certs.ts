@@ -69,3 +69,22 @@ export async function makeCerts(): Promise<Certs> {
     dispose: () => rm(dir, { recursive: true, force: true }),
   };
 }
+
+/** What `certsInDir` gives: the certificates, a temp dir, and `file`, which writes a file there and gives its path. */
+export interface CertsInDir {
+  certs: Certs;
+  dir: string;
+  file: (name: string, text: string) => Promise<string>;
+}
+
+/** Certificates and a temp dir to write cert and key files into, both removed when the test ends. */
+export async function certsInDir(t: { teardown(fn: () => unknown): void }, prefix: string): Promise<CertsInDir> {
+  const certs = await makeCerts();
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  t.teardown(async () => {
+    await certs.dispose();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const file = (name: string, text: string) => writeFile(join(dir, name), text).then(() => join(dir, name));
+  return { certs, dir, file };
+}

@@ -1,5 +1,6 @@
 // Test support: runs the real CLI (`bin/a2a-gateway.js`) as a child process: `serve` on port 0, `keys ...`, and JSON-RPC over HTTP to it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/a2a-gateway.js', import.meta.url));
@@ -32,8 +33,38 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `a2a-gateway <args>` (or `bin`: RELAY_BIN, `a2a-relay <args>`) to its end (killed after `timeoutMs`). */
-export function runCli(args: string[], o: { env?: Record<string, string | undefined>; timeoutMs?: number; bin?: string } = {}): Promise<CliResult> {
+/**
+ * How many CLI runs of this test process are alive at once; more wait their turn. Each run is a Node process
+ * compiling the sources through tsx: a test starting twenty at once on a 2-core machine under load had some of them
+ * reach the hang guard below (killed: no exit code, empty stderr) while they were only waiting for a core.
+ */
+const CLI_AT_ONCE = Math.max(2, availableParallelism());
+let cliRunning = 0;
+const cliWaiting: Array<() => void> = [];
+
+async function cliTurn(): Promise<() => void> {
+  if (cliRunning >= CLI_AT_ONCE) await new Promise<void>((r) => cliWaiting.push(r));
+  cliRunning++;
+  return () => {
+    cliRunning--;
+    cliWaiting.shift()?.();
+  };
+}
+
+/**
+ * Runs `a2a-gateway <args>` (or `bin`: RELAY_BIN, `a2a-relay <args>`) to its end, at most CLI_AT_ONCE at a time;
+ * `timeoutMs` (from its start) is a hang guard: a run still alive then is killed (signal SIGKILL, code null).
+ */
+export async function runCli(args: string[], o: { env?: Record<string, string | undefined>; timeoutMs?: number; bin?: string } = {}): Promise<CliResult> {
+  const done = await cliTurn();
+  try {
+    return await runCliNow(args, o);
+  } finally {
+    done();
+  }
+}
+
+function runCliNow(args: string[], o: { env?: Record<string, string | undefined>; timeoutMs?: number; bin?: string }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [o.bin ?? BIN, ...args], { cwd: REPO_ROOT, env: cleanEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -50,6 +81,21 @@ export function runCli(args: string[], o: { env?: Record<string, string | undefi
       resolve({ code, signal, stdout, stderr });
     });
   });
+}
+
+/**
+ * Whether a failed command printed no result on stdout: nothing, or (with --json) its failure as one JSON line,
+ * `{"error": {...}}` alone, which is no key, connection or listing.
+ */
+export function printedNoResult(r: CliResult): boolean {
+  if (r.stdout === '') return true;
+  if (!r.stdout.endsWith('\n') || r.stdout.indexOf('\n') !== r.stdout.length - 1) return false;
+  try {
+    const v: unknown = JSON.parse(r.stdout);
+    return typeof v === 'object' && v !== null && Object.keys(v).join() === 'error';
+  } catch {
+    return false;
+  }
 }
 
 /** `keys create ... --json` parsed; throws with the CLI's stderr when it fails. */

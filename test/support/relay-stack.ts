@@ -73,7 +73,7 @@ export async function startRelayStack(o: RelayStackOptions = {}): Promise<RelayS
         local_url: agents.get(n)!.url,
         skills: [{ id: 'echo', name: 'Echo', description: 'says back what it is told' }],
       })),
-      health_check_interval: 0.5,
+      health_check_interval: 1,
       admin_port: 0,
       ...o.config,
     }),

@@ -7,9 +7,9 @@ import type { CredentialsInput } from '../../src/protocol/connections.js';
 import type { ManualClock } from '../../src/runtime/clock.js';
 import { addConnection } from '../../src/runtime/connection-admin.js';
 import { parseAllowlist } from '../../src/runtime/net/guard.js';
-import { cardServer, type Answer, type CardServer } from './card-server.js';
+import { cardServer, remoteCard, type Answer, type CardServer, type Dialect } from './card-server.js';
 import type { ConfigInput } from '../../src/config.js';
-import { startTestGateway, type TestGateway } from './gateway.js';
+import { msgB, startTestGateway, type TestGateway } from './gateway.js';
 
 export interface StagedRemote {
   name: string;
@@ -22,6 +22,8 @@ export interface StagedRemote {
   credentials?: CredentialsInput;
   /** other origins its card may name */
   allowedOrigins?: string[];
+  /** headers its card is served with (a Cache-Control) */
+  cardHeaders?: Record<string, string>;
 }
 
 export interface RemoteStage {
@@ -39,11 +41,13 @@ export async function remoteStage(
     remotes: StagedRemote[];
     /** agents of ours beside the remote ones (a module agent that calls a remote with ctx.call) */
     agents?: NonNullable<ConfigInput['agents']>;
+    /** the gateway's client-mode settings */
+    connections?: ConfigInput['connections'];
   },
 ): Promise<RemoteStage> {
   const s = await cardServer(t);
   for (const r of o.remotes) {
-    s.route.set(`/${r.name}/.well-known/agent-card.json`, () => ({ status: 200, body: r.card() }));
+    s.route.set(`/${r.name}/.well-known/agent-card.json`, () => ({ status: 200, body: r.card(), ...(r.cardHeaders && { headers: r.cardHeaders }) }));
     s.route.set(`/${r.name}/rpc`, r.answer);
   }
   const ours = await startTestGateway({
@@ -51,6 +55,7 @@ export async function remoteStage(
     timers: o.clock,
     config: {
       push: { allowlist: ['127.0.0.1'] },
+      ...(o.connections && { connections: o.connections }),
       agents: [
         ...o.remotes.map((r) => ({ id: r.name, name: r.name, kind: 'remote' as const, connection: r.name, workspace: o.workspace })),
         ...(o.agents ?? []),
@@ -72,3 +77,43 @@ export async function remoteStage(
     });
   return { s, ours, key };
 }
+
+/** A remote of the dialect matrix: its name (our agent's and its connection's), its A2A version, whether its card streams. */
+export interface DialectRemote {
+  name: string;
+  dialect: Dialect;
+  streaming?: boolean;
+}
+
+/** The four remotes most client tests run each case against: 0.3 and 1.0, each plain and streamed. */
+export const DIALECT_MATRIX: ReadonlyArray<{ name: string; dialect: Dialect; streaming: boolean }> = [
+  { name: 'plain03', dialect: '0.3', streaming: false },
+  { name: 'stream03', dialect: '0.3', streaming: true },
+  { name: 'plain10', dialect: '1.0', streaming: false },
+  { name: 'stream10', dialect: '1.0', streaming: true },
+];
+
+/**
+ * Staged remotes whose cards are remoteCard's for their dialect on the server at `base()` (the stage's card server is
+ * made by remoteStage, so it is read when a card is asked for), each JSON-RPC call answered by `answer` with its body
+ * parsed; `settings` adds a remote's own (trust, storeResults, credentials).
+ */
+export function dialectRemotes<R extends DialectRemote>(
+  remotes: readonly R[],
+  o: {
+    base: () => string;
+    answer: (r: R, req: any, headers: IncomingHttpHeaders) => Answer;
+    settings?: (r: R) => Omit<Partial<StagedRemote>, 'name' | 'card' | 'answer'>;
+  },
+): StagedRemote[] {
+  return remotes.map((r) => ({
+    name: r.name,
+    card: () => remoteCard({ base: o.base(), name: r.name, dialect: r.dialect, streaming: r.streaming ?? false }),
+    answer: (h: IncomingHttpHeaders, body: string) => o.answer(r, JSON.parse(body), h),
+    ...o.settings?.(r),
+  }));
+}
+
+/** Our caller's `message/send` of "go" to our agent `agentId` (with `extra`, a follow-up's taskId) through the gateway: the task answered. */
+export const sendGo = async (st: { ours: TestGateway; key: string }, agentId: string, extra: Record<string, unknown> = {}) =>
+  (await st.ours.rpc({ method: 'message/send', key: st.key, params: msgB('go', { metadata: { agentId }, ...extra }) })).json.result;

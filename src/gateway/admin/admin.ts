@@ -6,6 +6,7 @@ import { errorText } from '../../runtime/log.js';
 import type { AdminApi, AdminHttpRequest, HttpReply } from '../api.js';
 import { serveAsset } from './assets.js';
 import { isStoreUnavailable } from '../../runtime/store/errors.js';
+import { operatorCode } from '../../protocol/errors.js';
 import { AdminError, AdminStoreUnavailable, errorReply, json } from './http.js';
 import { SESSION_COOKIE, SessionStore, cookieValue, csrfMatches, sessionCookie, sessionWatch, type Session } from './sessions.js';
 import { settingsRoutes } from './routes-settings.js';
@@ -19,12 +20,13 @@ const SignIn = z.object({ key: z.string().min(1).max(512) }).strict();
 function asAdminError(e: unknown): AdminError | undefined {
   if (e instanceof AdminError) return e;
   if (!(e instanceof Error)) return undefined;
-  const code = (e as { code?: unknown }).code;
+  const code = operatorCode(e);
   const field = (e as { field?: unknown }).field;
   const f = typeof field === 'string' ? field : undefined;
-  if (typeof code === 'string' && code.startsWith('ERR_')) {
-    const status = code.endsWith('NOT_FOUND') ? 404 : code.endsWith('EXISTS') ? 409 : 400;
-    return new AdminError(status, code.slice(4).toLowerCase(), e.message, f);
+  if (code !== undefined) {
+    // a conflict (ERR_KEY_CONFLICT: a rotation lost a race; ERR_STORE_CONFLICT: an update kept losing) is no bad input
+    const status = code.endsWith('not_found') ? 404 : code.endsWith('exists') || code.endsWith('conflict') ? 409 : 400;
+    return new AdminError(status, code, e.message, f);
   }
   if (['KeyAdminError', 'WebhookSecretError', 'RelayAdminError', 'ConnectionAdminError'].includes(e.name))
     return new AdminError(400, 'invalid_input', e.message, f);

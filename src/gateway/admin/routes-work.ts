@@ -4,11 +4,11 @@ import { codecs } from '../../protocol/codec.js';
 import { TERMINAL_STATES, TaskState, type Task } from '../../protocol/model.js';
 import { taskView } from '../../protocol/views.js';
 import { toSanitizedJson } from '../../runtime/sanitizer.js';
-import { TopK } from '../../runtime/top-k.js';
 import { taskKey } from '../../runtime/store/types.js';
 import { RpcError } from '../../protocol/errors.js';
 import { onStreamEnd } from '../call-meter.js';
 import { agentCard } from '../card.js';
+import { recentTasks } from './recent-tasks.js';
 import { StreamSlots } from '../stream-slots.js';
 import { AdminRateLimited, SECURITY_HEADERS, badInput, notFound } from './http.js';
 import type { LapseWatch } from '../lapse-watch.js';
@@ -88,17 +88,15 @@ export function workRoutes(d: AdminDeps, o: { sessions: Pick<LapseWatch<SessionE
       method: 'GET',
       path: /^\/tasks$/,
       handler: async (c) => {
-        const state = c.query.get('state') || undefined;
+        const asked = c.query.get('state') || undefined;
         const agent = c.query.get('agent') || undefined;
         const limit = Math.min(Math.max(Number(c.query.get('limit') ?? 50) || 50, 1), 500);
-        if (state !== undefined && !TaskState.safeParse(state).success) throw badInput(`state: one of ${ALL_STATES.join(', ')}`, 'state');
-        // the workspace's own tasks only: never a read of every workspace's tasks in these states
-        // the newest `limit` kept while scanning, whatever the workspace holds (ties by id: a stable order)
-        const kept = new TopK<Task>(limit, (a, b) => a.updatedAt > b.updatedAt || (a.updatedAt === b.updatedAt && a.id < b.id));
-        await d.store.tasks.scanWorkspace(c.workspace, (t) => {
-          if ((state === undefined || t.status.state === state) && (agent === undefined || t.agentId === agent)) kept.offer(t);
-        });
-        return { tasks: kept.sorted().map(summary) };
+        const read = asked === undefined ? undefined : TaskState.safeParse(asked);
+        if (read !== undefined && !read.success) throw badInput(`state: one of ${ALL_STATES.join(', ')}`, 'state');
+        const state = read?.data;
+        // the workspace's own tasks, newest status first (the listing index's order): a cost of the page, not of the workspace
+        const tasks = await recentTasks(d.store.tasks, { workspace: c.workspace, state, agent, limit });
+        return { tasks: tasks.map(summary) };
       },
     },
     {

@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dialect } from '../../protocol/model.js';
 import { tooDeepAt } from '../../protocol/json-depth.js';
 import { dialectOfCard, jsonRpcUrlOf, parseRemoteCard, type RemoteAgentCard } from '../../protocol/remote-card.js';
-import { parseRemoteJson } from '../../protocol/remote-json.js';
+import { parseRemoteJson, unkeptInRemoteJson } from '../../protocol/remote-json.js';
 import { authorizedExchange, unauthorized, type CardEntry, type ClientDeps, type EndpointState, type EndpointStates } from './endpoint.js';
 import { MAX_ANSWER_DEPTH } from './jsonrpc.js';
 import { OutboundError, type Discovered, type RemoteEndpoint } from './types.js';
@@ -64,8 +64,9 @@ export function freshnessOf(h: IncomingHttpHeaders, now: number, ttl: TtlPolicy)
 
 function readCard(body: Buffer, from: string): Omit<CardEntry, 'etag' | 'freshUntil'> {
   let json: unknown;
+  const text = body.toString('utf8');
   try {
-    json = parseRemoteJson(body.toString('utf8'));
+    json = parseRemoteJson(text);
   } catch {
     throw new OutboundError('card_invalid', `the Agent Card at ${from} is not JSON`);
   }
@@ -73,6 +74,9 @@ function readCard(body: Buffer, from: string): Omit<CardEntry, 'etag' | 'freshUn
   const deep = tooDeepAt(json, { limit: MAX_ANSWER_DEPTH, root: 'card' });
   if (deep !== undefined)
     throw new OutboundError('card_invalid', `the Agent Card at ${from} nests deeper than ${MAX_ANSWER_DEPTH} levels (at ${deep.slice(0, 200)})`);
+  // judged as an answer's result is: all of a card is read (its endpoint, its skills; the dashboard shows it whole)
+  const unkept = unkeptInRemoteJson(text, json);
+  if (unkept !== undefined) throw new OutboundError('card_invalid', `the Agent Card at ${from} ${unkept}`);
   const v = parseRemoteCard(json);
   if (!v.ok) throw new OutboundError('card_invalid', `the Agent Card at ${from} is not valid: ${v.message}`);
   const c = v.card;

@@ -14,7 +14,7 @@ import { checkCallOrigin } from './origin.js';
 import { scrubError, scrubValue } from './scrub.js';
 import { A2AClientSettings, type A2AClientSettingsInput } from './settings.js';
 import { OutboundError, type A2AClient, type Discovered, type RemoteEndpoint, type SendOptions } from './types.js';
-import { endsStream, isSettled, pollUntilSettled, raceAbort, startFold } from './wait.js';
+import { endsStream, isSettled, pollUntilSettled, raceAbort, saidNotNow, startFold } from './wait.js';
 
 export interface A2AClientOptions extends A2AClientSettingsInput {
   clock: Clock;
@@ -264,8 +264,9 @@ export function createA2AClient(o: A2AClientOptions): A2AClient {
         // we stop waiting: the remote task is asked to stop too (best effort), unless the caller may not cancel it
         const stop = () => (known.taskId && so.cancelRemote !== false ? taskCall('cancel', so.endpoint, { taskId: known.taskId }).catch(() => {}) : undefined);
         if (why === undefined) {
-          // a bad answer while its task works ends our wait: the remote would work on for nobody
-          if (known.stopRemote || (known.waiting && outbound(e).code === 'bad_response')) await stop();
+          // a bad answer while its task works ends our wait: the remote would work on for nobody; so does a "not now"
+          // that lasted (five in a row, or a Retry-After past the deadline), a JSON-RPC error's as a bare status's
+          if (known.stopRemote || (known.waiting && (outbound(e).code === 'bad_response' || saidNotNow(e)))) await stop();
           throw failure(so.endpoint, e);
         }
         await stop();

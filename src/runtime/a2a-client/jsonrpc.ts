@@ -2,7 +2,8 @@
 // (each a JSON-RPC response). Every request body leaves through the sanitizer: no internal field, at any depth.
 import { z } from 'zod';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../../protocol/json-depth.js';
-import { readRemoteJson } from '../../protocol/remote-json.js';
+import type { JsonPath } from '../../protocol/json-text.js';
+import { readRemoteJson, unkeptInRemoteJson } from '../../protocol/remote-json.js';
 import { cutCodePoints } from '../../protocol/summary.js';
 import { toSanitizedJson } from '../sanitizer.js';
 import { authorizedExchange, authorizedOpen, unauthorized, type EndpointState, type EndpointStates } from './endpoint.js';
@@ -64,19 +65,49 @@ const statusError = (method: string, status: number) =>
 export const MAX_ANSWER_DEPTH = MAX_JSON_DEPTH + 8;
 
 /**
- * The result of one JSON-RPC response (already parsed JSON) to the request of id `requestId`; a JSON-RPC error is a
- * `remote_error` with its code.
+ * Whether `path` is outside what the client reads of an answer of kind `read`: its `id`, and its `result` or its
+ * `error`. An error's `data` is never read (not shown, stored or passed on: the caller gets its code and message), so
+ * what it holds cannot reach anyone changed, and a remote's error stands whatever its data holds.
  */
-function resultOf(json: unknown, requestId: string, method: string, status: number): unknown {
+const unread =
+  (read: 'result' | 'error') =>
+  (path: JsonPath): boolean =>
+    !(path[0] === 'id' || (path[0] === read && !(read === 'error' && path[1] === 'data')));
+
+/**
+ * An answer holding a key named twice, or an integer written past ±(2^53 − 1), where the client reads it is refused
+ * (bad_response naming the path), as a caller's params are: JSON.parse keeps a repeated key's last value and reads
+ * such an integer as a double with other digits, which our caller would be answered (an error's code is quoted in
+ * the failed task's message and handed to `ctx.call` as `remoteCode`) and the result store would keep as the remote's
+ * data. Keeping it exactly (as a string) would change its type as silently. A non-2xx status goes along, as a bare
+ * one's does (a 503 stays "not now" to a poll).
+ */
+function judgeText(text: string, json: unknown, o: { method: string; read: 'result' | 'error'; status: number }): void {
+  const words = unkeptInRemoteJson(text, json, unread(o.read));
+  if (words === undefined) return;
+  throw new OutboundError('bad_response', `the remote's answer to ${o.method} ${words}`, {
+    ...((o.status < 200 || o.status >= 300) && { httpStatus: o.status }),
+  });
+}
+
+/**
+ * The result of one JSON-RPC response (`json`, parsed from `text`) to the request of id `requestId`; a JSON-RPC
+ * error is a `remote_error` with its code, and with the HTTP status when that is not 2xx: a JSON-RPC error sent with
+ * 429 or 503 (another gateway's rate limit or store outage) says "not now" as a bare 429 or 503 does, so a poll is
+ * made again (wait.ts, saidNotNow).
+ */
+function resultOf(text: string, json: unknown, requestId: string, method: string, status: number): unknown {
   const deep = tooDeepAt(json, { limit: MAX_ANSWER_DEPTH, root: 'answer' });
   if (deep !== undefined)
     throw new OutboundError('bad_response', `the remote's answer to ${method} nests deeper than ${MAX_ANSWER_DEPTH} levels (at ${deep.slice(0, 200)})`);
   const r = RpcAnswer.safeParse(json);
   if (r.success && r.data.error) {
     checkId(r.data.id, requestId, { method, error: true });
+    judgeText(text, json, { method, read: 'error', status });
     const e = r.data.error;
     throw new OutboundError('remote_error', `the remote answered ${method} with error ${e.code}: ${cutCodePoints(e.message, MAX_REMOTE_ERROR)}`, {
       remoteCode: e.code,
+      ...((status < 200 || status >= 300) && { httpStatus: status }),
     });
   }
   if (status < 200 || status >= 300) throw statusError(method, status);
@@ -84,6 +115,7 @@ function resultOf(json: unknown, requestId: string, method: string, status: numb
     throw new OutboundError('bad_response', `the remote's answer to ${method} is not a JSON-RPC response with a result`);
   }
   checkId(r.data.id, requestId, { method, error: false });
+  judgeText(text, json, { method, read: 'result', status });
   return r.data.result;
 }
 
@@ -99,9 +131,9 @@ export interface RpcResult {
   asSent?: unknown;
 }
 
-/** The result of `json` (resultOf), with the result as sent beside it when they differ. */
-function rpcResultOf(json: ReadJson, requestId: string, method: string, status: number): RpcResult {
-  const result = resultOf(json.value, requestId, method, status);
+/** The result of `json` (resultOf, read from `text`), with the result as sent beside it when they differ. */
+function rpcResultOf(text: string, json: ReadJson, requestId: string, method: string, status: number): RpcResult {
+  const result = resultOf(text, json.value, requestId, method, status);
   if (json.asSent === undefined) return { result };
   const asSent = typeof json.asSent === 'object' && json.asSent !== null ? (json.asSent as { result?: unknown }).result : undefined;
   return { result, ...(asSent !== undefined && { asSent }) };
@@ -131,7 +163,8 @@ export async function rpcCall(t: RpcTarget, method: string, params: Record<strin
   const r = await authorizedExchange(t.states, t.st, post(t, { id, method, params, accept: 'application/json' }));
   if (r.status === 401 || r.status === 403) throw unauthorized(r.status, t.url);
   try {
-    return rpcResultOf(parseJson(r.body.toString('utf8'), method, r.status), id, method, r.status);
+    const text = r.body.toString('utf8');
+    return rpcResultOf(text, parseJson(text, method, r.status), id, method, r.status);
   } catch (e) {
     throw withRetryAfter(e, r.headers);
   }
@@ -155,8 +188,9 @@ export async function* rpcStream(t: RpcTarget, method: string, params: Record<st
     if (r.status === 401 || r.status === 403) throw unauthorized(r.status, t.url);
     const max = t.states.maxBytes;
     if (!isEventStream(r) || r.status < 200 || r.status >= 300) {
-      const text = (await readBody(r, max)).toString('utf8');
-      yield { ...rpcResultOf(parseJson(text, method, r.status), id, method, r.status), bytes: text.length };
+      const body = await readBody(r, max);
+      const text = body.toString('utf8');
+      yield { ...rpcResultOf(text, parseJson(text, method, r.status), id, method, r.status), bytes: body.length };
       return;
     }
     for await (const ev of readSse(r.res, max)) {
@@ -166,7 +200,8 @@ export async function* rpcStream(t: RpcTarget, method: string, params: Record<st
       } catch {
         throw new OutboundError('bad_response', `an event of the remote's ${method} stream is not JSON`);
       }
-      yield { ...rpcResultOf(json, id, method, r.status), bytes: ev.data.length };
+      // bytes, as the bound the fold's weight is held to (maxResponseBytes) counts them
+      yield { ...rpcResultOf(ev.data, json, id, method, r.status), bytes: Buffer.byteLength(ev.data, 'utf8') };
     }
   } catch (e) {
     if (e instanceof OutboundError) throw e;

@@ -23,5 +23,10 @@ export function withRetryAfter(e: unknown, h: IncomingHttpHeaders): unknown {
   if (!(e instanceof OutboundError) || e.httpStatus === undefined || e.retryAfterMs !== undefined) return e;
   const retryAfterMs = retryAfterMsOf(h);
   if (retryAfterMs === undefined) return e;
-  return new OutboundError(e.code, e.message, { httpStatus: e.httpStatus, retryAfterMs, ...(e.cause !== undefined && { cause: e.cause }) });
+  return new OutboundError(e.code, e.message, {
+    httpStatus: e.httpStatus,
+    retryAfterMs,
+    ...(e.remoteCode !== undefined && { remoteCode: e.remoteCode }),
+    ...(e.cause !== undefined && { cause: e.cause }),
+  });
 }

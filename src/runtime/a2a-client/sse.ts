@@ -9,7 +9,10 @@ export interface SseEvent {
   id?: string;
 }
 
-/** The events of `body` as they arrive; ends when the stream does. `maxEventBytes` bounds what one event may buffer. */
+/**
+ * The events of `body` as they arrive; ends when the stream does. `maxEventBytes` bounds what one event may buffer, in
+ * UTF-8 bytes as the remote sent them.
+ */
 export async function* readSse(body: Readable, maxEventBytes: number): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
   // this stream's own: a shared /g regex's lastIndex would be moved by another stream while this one yields
@@ -34,8 +37,9 @@ export async function* readSse(body: Readable, maxEventBytes: number): AsyncGene
     let value = colon < 0 ? '' : l.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'data') {
-      // the line end that joins it to the one before counts: empty data lines would otherwise pile up without bound
-      size += value.length + (data.length > 0 ? 1 : 0);
+      // the line end that joins it to the one before counts: empty data lines would otherwise pile up without bound.
+      // UTF-8 bytes, not UTF-16 units: a value of 3-byte characters held three times the limit
+      size += Buffer.byteLength(value, 'utf8') + (data.length > 0 ? 1 : 0);
       if (size > maxEventBytes) throw tooBig();
       data.push(value);
     } else if (field === 'event') event = value;
@@ -64,8 +68,9 @@ export async function* readSse(body: Readable, maxEventBytes: number): AsyncGene
       yield* line(l);
     }
     if (from < text.length) {
-      pieces.push(text.slice(from));
-      pending += text.length - from;
+      const piece = text.slice(from);
+      pieces.push(piece);
+      pending += Buffer.byteLength(piece, 'utf8');
       if (pending > maxEventBytes) throw tooBig();
     }
   }

@@ -75,12 +75,18 @@ const seen = (t: RemoteTask) => JSON.stringify([t.status.state, t.status.message
 const PASSING_STATUSES = new Set([429, 502, 503, 504]);
 
 /**
- * A poll's failure that may pass: the remote could not be reached or did not answer in time, or said "not now". A
- * tasks/get changes nothing, so it is asked again; a bad answer, a JSON-RPC error or a refusal is not.
+ * Whether the remote said "not now": a 429, 502, 503 or 504, with a bare body or with a JSON-RPC error (a gateway's
+ * rate limit, -32004, or its store outage come as JSON-RPC errors); both are one answer and are treated alike.
  */
-export const passingFailure = (e: unknown): boolean =>
-  e instanceof OutboundError &&
-  (e.code === 'unreachable' || e.code === 'timeout' || (e.code === 'bad_response' && e.httpStatus !== undefined && PASSING_STATUSES.has(e.httpStatus)));
+export const saidNotNow = (e: unknown): e is OutboundError =>
+  e instanceof OutboundError && (e.code === 'bad_response' || e.code === 'remote_error') && e.httpStatus !== undefined && PASSING_STATUSES.has(e.httpStatus);
+
+/**
+ * A poll's failure that may pass: the remote could not be reached or did not answer in time, or said "not now". A
+ * tasks/get changes nothing, so it is asked again; a bad answer, a JSON-RPC error sent with another status (task not
+ * found) or a refusal is not.
+ */
+export const passingFailure = (e: unknown): boolean => (e instanceof OutboundError && (e.code === 'unreachable' || e.code === 'timeout')) || saidNotNow(e);
 
 /** Polls in a row that may fail for a passing reason before the last failure stands. */
 export const MAX_PASSING_POLL_FAILURES = 5;
@@ -97,6 +103,7 @@ function waitAfterFailure(e: OutboundError, backoffMs: number, o: PollOptions): 
   if (asked > o.retryAfterMaxMs || asked >= leftMs) {
     const why = asked > o.retryAfterMaxMs ? `more than the ${o.retryAfterMaxMs} ms honoured` : `past the call's deadline (${Math.max(0, leftMs)} ms left)`;
     throw new OutboundError(e.code, `${e.message}, asking to be polled again after ${asked} ms (Retry-After): ${why}`, {
+      ...(e.remoteCode !== undefined && { remoteCode: e.remoteCode }),
       ...(e.httpStatus !== undefined && { httpStatus: e.httpStatus }),
       retryAfterMs: asked,
       cause: e,

@@ -147,17 +147,18 @@ export class AgentRegistry {
   }
 
   /**
-   * Whether the key reads `scope` on every task of its workspace, whatever agent ran it: no agent the workspace can
-   * name (its own or a shared one) refuses the key or caps the scope, and an agent gone refuses nothing. A listing
-   * that may skip no task can then read the listing index's page and total as they are.
+   * The agents the key's workspace can name (its own and shared ones) whose tasks the key may not read `scope` on:
+   * the agent refuses the key or caps the scope. Judged by id as permits and allowsScope judge a task's agent, so a
+   * listing that leaves these out keeps what a task-by-task check keeps. Bounded by the registry, not by the tasks.
    */
-  readsEveryTask(key: KeyRecord, scope: Scope): boolean {
-    if (key.agents.length > 0) return false;
+  refusing(key: KeyRecord, scope: Scope): string[] {
+    const out = new Set<string>();
     for (const e of this.entries.values()) {
       if (e.spec.workspace !== SHARED && e.spec.workspace !== key.workspaceId) continue;
-      if (!(e.reach?.(key) ?? true) || (e.scopes !== undefined && !e.scopes.has(scope))) return false;
+      const id = e.spec.id;
+      if (!this.permits(key, id) || !this.allowsScope(key.workspaceId, id, scope)) out.add(id);
     }
-    return true;
+    return [...out];
   }
 
   /** false for an agent that cannot take a turn now (its relay is away); true for one that always can */

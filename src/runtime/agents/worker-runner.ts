@@ -10,7 +10,11 @@ import type { AgentRunner } from './registry.js';
 const refs = new WeakMap<AgentSpec, AgentRef>();
 const refOf = (a: AgentSpec): AgentRef => {
   let ref = refs.get(a);
-  if (!ref) refs.set(a, (ref = { id: a.id, kind: a.kind, entry: a.entry, timeoutMs: a.timeoutMs, options: a.options }));
+  if (!ref) {
+    ref = { id: a.id, kind: a.kind, entry: a.entry, timeoutMs: a.timeoutMs, options: a.options };
+    if (a.childProcesses !== undefined) ref.childProcesses = a.childProcesses;
+    refs.set(a, ref);
+  }
   return ref;
 };
 

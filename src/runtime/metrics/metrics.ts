@@ -1,6 +1,6 @@
 // The gateway's Prometheus metrics (prom-client): the counters the hot path bumps, and the gauges read only on a scrape.
 // Cheap on the hot path: per-call counters and the latency histogram are tallies (plain numbers, see tally.ts).
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { collectProcessMetrics } from './process-metrics.js';
 import { CounterTally, HistogramTally } from './tally.js';
 
@@ -12,6 +12,18 @@ export interface MetricSources {
   connectionsByState?: () => Record<string, number>;
   /** relay agents by `up` (online and its local agent healthy) or `down` */
   relayAgents?: () => { up: number; down: number };
+  /** the agent worker pool's own counters (its `stats()`) */
+  agentPool?: () => AgentPoolCounts;
+}
+
+/** What the metrics read of the agent pool: the shape of its stats, kept here so metrics need not import the pool. */
+export interface AgentPoolCounts {
+  threads: number;
+  queued: number;
+  inFlight: number;
+  succeeded: number;
+  failed: Record<string, number>;
+  workers: { created: number; destroyed: number; recycled: number };
 }
 
 export interface GatewayMetrics {
@@ -61,6 +73,23 @@ function setAll(g: Gauge<string>, label: string, values: Record<string, number>,
 }
 
 const TASK_STATES = ['submitted', 'working', 'input-required'];
+
+/** A counter whose value is the pool's own running total, read at scrape time. */
+function totalFrom(registry: Registry, o: { name: string; help: string; labelName?: string; read: () => Record<string, number> | number | undefined }) {
+  return new Counter({
+    name: o.name,
+    help: o.help,
+    labelNames: o.labelName ? [o.labelName] : [],
+    registers: [registry],
+    collect() {
+      const v = o.read();
+      this.reset();
+      if (v === undefined) return;
+      if (typeof v === 'number') this.inc(v);
+      else if (o.labelName) for (const k in v) this.inc({ [o.labelName]: k }, v[k] ?? 0);
+    },
+  });
+}
 const CONNECTION_STATES = ['discovering', 'ready', 'backing-off', 'circuit-open', 'half-open'];
 
 export function createMetrics(o: { defaultMetrics?: boolean } = {}): GatewayMetrics {
@@ -128,6 +157,44 @@ export function createMetrics(o: { defaultMetrics?: boolean } = {}): GatewayMetr
       const r = src.relayAgents?.() ?? { up: 0, down: 0 };
       setAll(this, 'status', { up: r.up, down: r.down }, []);
     },
+  });
+
+  // the agent pool: its threads and queue now, and its runs and worker turnover since start (a worker ended is a
+  // timeout, a cancel, a crash or a recycle: the runs' outcomes say which)
+  const pool = () => src.agentPool?.();
+  for (const [name, help, read] of [
+    ['a2a_agent_pool_threads', 'agent worker threads running now', () => pool()?.threads],
+    ['a2a_agent_pool_queued', 'agent turns waiting for a worker thread now', () => pool()?.queued],
+    ['a2a_agent_runs_in_flight', 'agent turns accepted by the pool and not yet ended (queued ones included)', () => pool()?.inFlight],
+  ] as const) {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read() ?? 0);
+      },
+    });
+  }
+  totalFrom(registry, {
+    name: 'a2a_agent_runs_total',
+    help: 'agent turns run by the worker pool, by outcome (ok, or the reason the turn failed: timeout, canceled, worker_crash, ...)',
+    labelName: 'outcome',
+    read: () => {
+      const p = pool();
+      return p && { ok: p.succeeded, ...p.failed };
+    },
+  });
+  totalFrom(registry, { name: 'a2a_agent_workers_started_total', help: 'agent worker threads started', read: () => pool()?.workers.created });
+  totalFrom(registry, {
+    name: 'a2a_agent_workers_ended_total',
+    help: 'agent worker threads ended (a timeout, cancel, crash or recycle ends one; an idle thread above minThreads ends too)',
+    read: () => pool()?.workers.destroyed,
+  });
+  totalFrom(registry, {
+    name: 'a2a_agent_workers_recycled_total',
+    help: 'agent worker threads ended after a module turn that left a timer, socket or the like running in them',
+    read: () => pool()?.workers.recycled,
   });
 
   return {

@@ -28,6 +28,19 @@ const errorText = (err: unknown): string => cutCodePoints(err instanceof Error ?
  */
 const isCooperative = (agent: AgentRef): boolean => agent.kind === 'builtin' && COOPERATIVE_BUILTINS.has(agent.entry ?? agent.id);
 
+/** Most kinds a recycle names, and their length: a kind may hold a name the agent chose (a replaced built-in's). */
+const MAX_LEFT_KINDS = 8;
+const MAX_LEFT_CHARS = 200;
+
+/** What a worker said was left behind, as the log may show it: strings only, few and short (agent code can post here). */
+const leftOf = (v: unknown): string[] =>
+  Array.isArray(v)
+    ? v
+        .filter((k): k is string => typeof k === 'string')
+        .slice(0, MAX_LEFT_KINDS)
+        .map((k) => cutCodePoints(k, MAX_LEFT_CHARS))
+    : [];
+
 export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
   const { filename, execArgv } = agentWorkerEntry();
   const piscina = new Piscina<RunRequest | RunRequest[], RunReply | RunReply[]>({
@@ -70,7 +83,7 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
 
   piscina.on('message', (m: unknown) => {
     if (isEventBatch(m)) runs.get(m.a2aRun)?.deliver(m.events, m.key);
-    else if (isRecycleReply(m)) runs.get(m.a2aRecycle)?.repliedRecycling(m.reply, m.key);
+    else if (isRecycleReply(m)) runs.get(m.a2aRecycle)?.repliedRecycling(m.reply, m.key, leftOf(m.left));
     else if (isPaceOpen(m)) {
       const pending = runs.get(m.a2aPace);
       if (pending) pending.paced(m.port, m.key);
@@ -168,8 +181,14 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
         pending.fail('canceled', `run of agent ${agentId} was canceled`);
       };
       const clearTimer = setLongTimeout(() => {
-        abort?.fire('timeout');
-        pending.fail('timeout', `agent ${agentId} ran past its ${timeoutMs} ms deadline`);
+        // An event-loop turn runs its timers before it reads its ports: after the main thread was held up past the
+        // deadline, the worker's answer may already wait there. Read it first, or a turn that ended in time would fail
+        // as a timeout and its clean worker be ended.
+        setImmediate(() => {
+          if (pending.settled) return;
+          abort?.fire('timeout');
+          pending.fail('timeout', `agent ${agentId} ran past its ${timeoutMs} ms deadline`);
+        });
       }, timeoutMs);
       const pending = new PoolRun({
         onEvent: o.onEvent,
@@ -189,7 +208,10 @@ export function createAgentPool(opts: AgentPoolOptions = {}): AgentPool {
           // event refused here): aborting the task ends the worker, so the agent stops, and Piscina starts another.
           // Never once the task has ended: the worker may be serving another run by then.
           if (abort && taskOpen) abort.fire(reason ?? 'recycle');
-          if (pending.recycling) workers.recycled++;
+          if (pending.recycling) {
+            workers.recycled++;
+            opts.onRecycle?.({ agentId, left: pending.left });
+          }
           if (reason) failed[reason]++;
           else succeeded++;
         },

@@ -73,6 +73,7 @@ export class PoolRun {
   #reply: RunReply | null = null;
   #settled = false;
   #recycling = false;
+  #left: readonly string[] = [];
   #calls: RunCalls | null = null;
   /** live batches not handed on yet (the first may wait for a later event-loop turn) */
   #queued: Array<readonly unknown[]> = [];
@@ -132,8 +133,9 @@ export class PoolRun {
       } else this.#queued.shift();
       spend(events.length);
       this.#backlog -= events.length;
-      if (!this.#checked(events)) break;
-      this.#emit(events);
+      const checked = this.#checked(events);
+      if (!checked) break;
+      this.#emit(checked);
       this.#received += events.length;
     }
     this.#queued = [];
@@ -180,18 +182,24 @@ export class PoolRun {
    * The worker's reply on parentPort: its agent left something running there, so the worker must not serve another
    * run. The pool ends it once this run has settled (`recycling`).
    */
-  repliedRecycling(reply: RunReply, key: string): void {
+  repliedRecycling(reply: RunReply, key: string, left: readonly string[]): void {
     if (key !== this.#hooks.key) {
       this.#hooks.onForged();
       return;
     }
     this.#recycling = true;
+    this.#left = left;
     this.replied(reply);
   }
 
   /** the run's worker asked to be ended after the run (see repliedRecycling) */
   get recycling(): boolean {
     return this.#recycling;
+  }
+
+  /** what its worker said the agent left behind, when it asked to be ended */
+  get left(): readonly string[] {
+    return this.#left;
   }
 
   /** A `ctx.call` from this run's agent, with the port to answer on. */
@@ -211,26 +219,31 @@ export class PoolRun {
 
   #tryComplete(reply: RunReply): void {
     if (this.#queued.length > 0 || this.#received < reply.posted) return;
-    if (!this.#checked(reply.tail)) return;
-    this.#emit(reply.tail);
+    const tail = this.#checked(reply.tail);
+    if (!tail) return;
+    this.#emit(tail);
     if (reply.ok) this.#settle({ ok: true, events: reply.events }, null);
     else this.#settle(failure(reply.reason, reply.message), reply.reason);
   }
 
   /**
    * An untrusted agent's events were checked in its worker, but its own code could post past that check: the main
-   * thread, where a malformed event could break the task's machine, checks them again. A bad one fails the run.
+   * thread, where a malformed event could break the task's machine, checks them again. A bad one fails the run
+   * (undefined). The events as the schema reads them go on (an artifact's name and description cut to ARTIFACT_TEXT),
+   * not as posted.
    */
-  #checked(events: readonly unknown[]): events is readonly AgentEvent[] {
-    if (this.#hooks.trusted) return true;
+  #checked(events: readonly unknown[]): readonly AgentEvent[] | undefined {
+    if (this.#hooks.trusted) return events as readonly AgentEvent[];
+    const read: AgentEvent[] = [];
     for (const ev of events) {
       const parsed = tooDeepAt(ev, { limit: MAX_JSON_DEPTH + 5, root: 'event' }) === undefined && !notJsonAt(ev, 'event') ? AgentEvent.safeParse(ev) : null;
       if (!parsed?.success || badFileAt(parsed.data)) {
         this.fail('agent_protocol', 'the agent posted an event that is not a valid agent event');
-        return false;
+        return undefined;
       }
+      read.push(parsed.data);
     }
-    return true;
+    return read;
   }
 
   #emit(events: readonly AgentEvent[]): void {

@@ -18,6 +18,11 @@ export interface AgentPoolOptions {
   maxOutputBytes?: number;
   /** most cooperative runs sent to a worker in one message (default 16) */
   maxBatch?: number;
+  /**
+   * A module turn's worker is being replaced because its agent left something behind (a timer, a socket, a changed
+   * global): `left` names what, as the worker found it. The turn's own result is unchanged.
+   */
+  onRecycle?: (r: { agentId: string; left: readonly string[] }) => void;
 }
 
 export interface AgentRunOptions {

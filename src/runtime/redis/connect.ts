@@ -8,6 +8,11 @@ export interface RedisConnectSettings {
   name: string;
   /** a command unanswered this long fails (a stalled Redis must not hold a request for the whole stall) */
   commandTimeoutMs: number;
+  /**
+   * false: a command waiting to be written (the socket full while Redis works through a burst) is not timed out here;
+   * the caller's own deadline decides (the store's connectionDeadline fails calls only when Redis answers nothing)
+   */
+  timeoutUnwritten?: boolean;
   /** keep commands issued while disconnected until the connection is back (pub/sub subscriptions need it) */
   offlineQueue?: boolean;
 }
@@ -21,7 +26,7 @@ export function redisOptions(s: RedisConnectSettings, state: { connectedOnce: bo
     url: s.url,
     name: s.name,
     disableOfflineQueue: !s.offlineQueue,
-    commandOptions: { timeout: s.commandTimeoutMs },
+    ...(s.timeoutUnwritten === false ? {} : { commandOptions: { timeout: s.commandTimeoutMs } }),
     socket: {
       connectTimeout: Math.max(s.commandTimeoutMs, 1_000),
       reconnectStrategy: (retries: number, cause: Error) => (state.connectedOnce ? Math.min(50 * 2 ** retries, 2_000) : cause),

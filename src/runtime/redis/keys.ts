@@ -48,6 +48,15 @@ export interface RedisKeys {
   taskList(scope: TaskListScope): string;
   /** string: present once the listing sorted sets hold every task stored before they existed */
   readonly taskListBuilt: string;
+  /**
+   * hash: a workspace's listed task keys -> `<state>:<agent>` (what each is counted under in taskListAgentCounts); the
+   * write script, the sweep and the repair pass keep it (the Lua scripts build the name from the prefix: `o:<ws>`)
+   */
+  taskListPlaced(workspace: string): string;
+  /** hash: `a:<state>:<agent>` and `a::<agent>` -> how many of the workspace's tasks (a listing's total for a key limited to agents; `n:<ws>`) */
+  taskListAgentCounts(workspace: string): string;
+  /** string: present once the two hashes above hold every task stored before they existed */
+  readonly taskListAgentsBuilt: string;
   /** string: present once the workspace task sets hold every task stored before they existed (see store/redis/workspace-index.ts) */
   readonly workspaceTasksBuilt: string;
   /** string expiring after the repair period: present while one instance's claim on the current workspace set repair pass stands */
@@ -74,6 +83,8 @@ export interface RedisKeys {
   readonly connectionStatus: string;
   /** hash: connectionField(workspace, name) -> RelayRecord */
   readonly relays: string;
+  /** hash: key id -> connectionField of the relay it opens (kept with the records by the relay store's scripts) */
+  readonly relayKeys: string;
   /** hash: result id -> StoredResult, one hash per workspace */
   results(workspace: string): string;
   /** sorted set: resultMember(workspace, id) of every stored result, scored by its expiresAt (the result sweep reads it) */
@@ -117,6 +128,9 @@ export function redisKeys(prefix: string): RedisKeys {
     workspaceTasks: (workspace) => `${idPrefix.workspaceTasks}${workspace}`,
     taskList: (scope) => `${idPrefix.taskList}${taskListSuffix(scope)}`,
     taskListBuilt: `${prefix}tasks:list-index-built`,
+    taskListPlaced: (ws) => `${idPrefix.taskList}o:${ws}`,
+    taskListAgentCounts: (ws) => `${idPrefix.taskList}n:${ws}`,
+    taskListAgentsBuilt: `${prefix}tasks:list-agents-built`,
     workspaceTasksBuilt: `${prefix}tasks:workspace-index-built`,
     workspaceTasksRepair: `${prefix}tasks:workspace-index-repair`,
     pushConfigs: (taskId) => `${idPrefix.pushConfigs}${taskId}`,
@@ -130,6 +144,7 @@ export function redisKeys(prefix: string): RedisKeys {
     connections: `${prefix}connections`,
     connectionStatus: `${prefix}connections:status`,
     relays: `${prefix}relays`,
+    relayKeys: `${prefix}relays:keys`,
     results: (workspace) => `${idPrefix.results}${workspace}`,
     resultExpiry: `${prefix}result-expiry`,
     dashboardSession: (id) => `${prefix}dashboard:session:${id}`,

@@ -64,16 +64,29 @@ export interface ListPageQuery {
   state?: TaskState;
   /** only tasks whose status time is at or after this (ms) */
   since?: number;
-  /** where the page starts in the listing order */
-  offset: number;
+  /** the page starts just after this place in the listing order (absent: at its top) */
+  after?: ListCursor;
+  /** only tasks of these agents, or of any agent but these (a key limited to agents, an agent's URL, an agent refusing the key); absent: every agent's */
+  agents?: ListAgents;
   limit: number;
+}
+
+/** Which agents' tasks a listing keeps: a finite list either way (a key's agents, or the registry's agents refusing it). */
+export type ListAgents = { only: readonly string[] } | { except: readonly string[] };
+
+/** A place in the listing order: a task's status time (ms) and id (newest first, ties by id as UTF-8 bytes). */
+export interface ListCursor {
+  time: number;
+  id: string;
 }
 
 export interface ListPage {
   /** the page, newest status first (ties by id); an index entry whose task is gone or no longer matches is left out */
   tasks: Task[];
-  /** how many tasks the query matches, before the page is cut */
+  /** how many tasks the query matches, before the page is cut (whatever `after` is) */
   total: number;
+  /** where the next page starts (the page's last index entry, read or left out); absent when nothing follows */
+  next?: ListCursor;
 }
 
 export interface TaskStore {
@@ -101,9 +114,9 @@ export interface TaskStore {
   scanWorkspace(workspaceId: string, visit: (task: Task) => void): Promise<void>;
   /**
    * One page of the workspace's tasks newest status first (ties by id, compared as UTF-8 bytes), filtered by
-   * context, state and status time, from the listing index the task writes keep: its cost follows the page, not the
-   * workspace (Redis: O(log n + page); LMDB: the offset is stepped over in the native cursor, the total is a counter
-   * or, with `since`, a native count of the range).
+   * context, state and status time, from the listing index the task writes keep, from a keyset cursor: its cost
+   * follows the page, not the workspace (O(log n + page); the total a counter, or a native count of the range; a
+   * context and a state together walk the context's entries).
    */
   listPage(q: ListPageQuery): Promise<ListPage>;
   /**
@@ -249,8 +262,6 @@ export interface MetaStore {
 
 /** Outbound connections, per workspace by name; with each one's last reported status (its actor writes it). */
 export interface ConnectionStore {
-  /** inserts or replaces the record under (workspace, name) */
-  put(rec: ConnectionRecord): Promise<void>;
   /** stores the record unless one is stored under (workspace, name) already, in one step; true when it stored it */
   insert(rec: ConnectionRecord): Promise<boolean>;
   get(workspace: string, name: string): Promise<ConnectionRecord | undefined>;
@@ -275,13 +286,15 @@ export type RelayInsert = 'stored' | 'name-taken' | 'key-taken';
 
 /** Relay connections, per workspace by name (issue 9); each with its announced agents' trust and permissions. */
 export interface RelayStore {
-  /** inserts or replaces the record under (workspace, name) */
-  put(rec: RelayRecord): Promise<void>;
   /**
    * stores the record unless one is stored under (workspace, name) already, or another relay (of any workspace) is
-   * opened by its key, checked inside the write: of two adds at once one stores. What it did, or what refused it.
+   * opened by its key, checked inside the write through the key index kept with the records: of two adds at once one
+   * stores. What it did, or what refused it. (No plain put: every write of a relay is an insert, a version-checked
+   * write or a remove, so the key index stays in step; a relay's key never changes once added.)
    */
   insert(rec: RelayRecord): Promise<RelayInsert>;
+  /** the relay (of any workspace) its key opens, through the key index: no pass over the relays */
+  byKey(keyId: string): Promise<RelayRecord | undefined>;
   get(workspace: string, name: string): Promise<RelayRecord | undefined>;
   /** the record with its version, for putIfVersion (store/versioned.ts) */
   getVersioned(workspace: string, name: string): Promise<Versioned<RelayRecord> | undefined>;
@@ -292,7 +305,7 @@ export interface RelayStore {
   putIfVersion(rec: RelayRecord, version: string): Promise<boolean>;
   /** every relay, or one workspace's, ordered by workspace then name */
   list(filter?: { workspace?: string }): Promise<RelayRecord[]>;
-  /** true when there was one */
+  /** true when there was one; its key is free again (its index entry goes in the same write) */
   delete(workspace: string, name: string): Promise<boolean>;
 }
 

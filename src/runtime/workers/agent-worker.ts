@@ -4,22 +4,30 @@ import { AgentEvent, badFileAt, lastingContent } from '../../protocol/agent-even
 import { MAX_JSON_DEPTH, notJsonAt, tooDeepAt } from '../../protocol/json-depth.js';
 import { jsonBytesAtLeast } from '../../protocol/json-size.js';
 import type { AgentContext } from './agent-contract.js';
-import { BufferCap } from './buffer-cap.js';
+import { BufferCap, watchSharedBuffers } from './buffer-cap.js';
 import { callFor } from './call.js';
 import { EventOutbox } from './event-outbox.js';
-import { leftSince, nextTurn, type TurnStart, turnStart } from './leftovers.js';
+import { leftSince, nextTurn, settleFsRequests, type TurnStart, turnStart } from './leftovers.js';
 import { parentPortClosed } from './shared-globals.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
 import { describeThrown } from './thrown.js';
 import { forgetEnvChanges, journalEnv, restoreEnv } from './env-journal.js';
 import { forgetRefusals, guardProcess, refusedCall } from './process-guard.js';
+import { allowChildProcesses, forbidChildProcesses, guardChildProcesses } from './child-guard.js';
+import { watchStartedWorkers } from './started-workers.js';
 import { watchUnrefs } from './unrefs.js';
+import { warmEventSchema } from './warm-schemas.js';
 import type { FailureReason, RecycleReply, RunReply, RunRequest } from './wire.js';
 
 // before any agent module loads, so that what an agent unrefs is seen (see leftovers.ts)
 watchUnrefs();
+watchStartedWorkers();
 guardProcess();
+guardChildProcesses();
 journalEnv();
+watchSharedBuffers();
+// before any agent module loads: what an agent does to the prototypes must not reach the schema's first parse
+warmEventSchema();
 
 interface Iter {
   next(): unknown;
@@ -183,6 +191,8 @@ export default async function runAgent(req: RunRequest): Promise<RunReply> {
   let cap: BufferCap | null = null;
   let failure: Failure | null;
   try {
+    // its import included: a module that spawns as it loads needs the same leave as one that spawns in a turn
+    if (!trusted) allowChildProcesses({ agentId: req.input.agent.id, allowed: req.input.agent.childProcesses === true });
     const loaded = await loadAgent(req.input.agent);
     if (!loaded.ok) failure = { reason: 'agent_not_found', message: loaded.message };
     else if (trusted) failure = await drive(loaded.fn, req, outbox, null);
@@ -204,8 +214,10 @@ export default async function runAgent(req: RunRequest): Promise<RunReply> {
   } catch (err) {
     failure = { reason: 'agent_error', message: `worker failed to run the agent: ${describeThrown(err)}` };
   }
+  // what the turn left running (a timer) may not start a process, whatever its agent was allowed
+  if (!trusted) forbidChildProcesses();
   // at the turn's end, whatever the agent did last: Buffers it keeps in its module's state stay in this worker
-  const overAtEnd = cap?.check({ now: true }) ?? null;
+  const overAtEnd = cap?.checkEnd() ?? null;
   cap?.stop();
   if (!failure && overAtEnd) failure = overAtEnd;
   const { problem, ...tally } = outbox.finish();
@@ -216,25 +228,31 @@ export default async function runAgent(req: RunRequest): Promise<RunReply> {
   const reply: RunReply = failure ? { ok: false, ...failure, ...tally } : { ok: true, ...tally };
   if (!before) return reply;
   // a worker past its memory cap is replaced: the memory goes with it
-  if (overAtEnd || failure?.reason === 'worker_crash') return recycle(req, reply);
+  if (overAtEnd || failure?.reason === 'worker_crash') return recycle(req, reply, [overAtEnd ? 'memory past the cap' : 'a crash']);
   await nextTurn();
+  await settleFsRequests(before, { maxMs: FS_SETTLE_MS });
   // after the turn's last setImmediate: what it changed of process.env is not the next agent's
   const envBack = restoreEnv();
-  if (envBack && leftSince(before).length === 0) return reply;
-  return recycle(req, reply);
+  const left = leftSince(before);
+  if (envBack && left.length === 0) return reply;
+  if (!envBack) left.push('process.env changed where it could not be put back');
+  return recycle(req, reply, left);
 }
+
+/** How long a turn's end waits for file-system requests still in flight before judging what the turn left. */
+const FS_SETTLE_MS = 2000;
 
 /** The exit code of a worker whose agent closed its parentPort (the turn fails: "worker exited with code: 86"). */
 const EXIT_PORT_CLOSED = 86;
 
 /** Answers on parentPort and never on Piscina's port: the pool ends this worker once the run has settled. */
-function recycle(req: RunRequest, reply: RunReply): Promise<RunReply> {
+function recycle(req: RunRequest, reply: RunReply, left: string[]): Promise<RunReply> {
   if (parentPortClosed()) {
     // Nothing sent on parentPort arrives, and the pool must not hand this worker another run: a worker that ends
     // after its reply still looks idle to Piscina for a while. Ending it now fails this turn as worker_crash.
     process.exit(EXIT_PORT_CLOSED);
   }
-  const message: RecycleReply = { a2aRecycle: req.runId, key: req.key, reply };
+  const message: RecycleReply = { a2aRecycle: req.runId, key: req.key, reply, left };
   try {
     parentPort?.postMessage(message);
   } catch {

@@ -19,6 +19,44 @@ const capBytes = (): number | null => {
   return typeof mb === 'number' && mb > 0 ? mb * MB : null;
 };
 
+/**
+ * SharedArrayBuffers (and shared WebAssembly memories) made since the module turn began. V8's external memory leaves
+ * them out, so only the measure that reads /proc sees them (about 6 µs): a turn's end pays for it only when the turn
+ * made one, which a counter on their constructors tells for nothing on every other turn.
+ */
+let sharedMade = 0;
+
+/** Counts constructions through `owner[name]` (when `counts` says so) without changing what it makes or `instanceof`. */
+function countConstructions(owner: Record<string, unknown>, name: string, counts: (args: unknown[]) => boolean): void {
+  const original = owner[name];
+  if (typeof original !== 'function') return;
+  const counted: object = new Proxy(original, {
+    construct(target, args, newTarget): object {
+      if (counts(args)) sharedMade++;
+      return Reflect.construct(target, args, newTarget) as object;
+    },
+  });
+  Object.defineProperty(owner, name, { value: counted, writable: true, configurable: true, enumerable: false });
+  // `new buffer.constructor(n)` is counted too
+  Object.defineProperty((original as { prototype: object }).prototype, 'constructor', {
+    value: counted,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
+}
+
+let watching = false;
+
+/** Installs the count once per worker, before any agent module loads. */
+export function watchSharedBuffers(): void {
+  if (watching) return;
+  watching = true;
+  countConstructions(globalThis as unknown as Record<string, unknown>, 'SharedArrayBuffer', () => true);
+  const wasm = (globalThis as { WebAssembly?: Record<string, unknown> }).WebAssembly;
+  if (wasm) countConstructions(wasm, 'Memory', (args) => (args[0] as { shared?: unknown } | undefined)?.shared === true);
+}
+
 export interface BufferOverrun {
   reason: 'worker_crash';
   message: string;
@@ -38,6 +76,7 @@ export class BufferCap {
   static start(onOverrun: (o: BufferOverrun) => void): BufferCap | null {
     const max = capBytes();
     if (max === null) return null;
+    sharedMade = 0;
     const cap = new BufferCap(max);
     cap.#timer = setInterval(() => {
       const over = cap.check({ now: true, shared: true });
@@ -51,7 +90,7 @@ export class BufferCap {
    * The overrun, or null. `now` measures even if the last measure was under CHECK_EVERY_MS ago (a turn's end).
    * V8's external memory counts every ArrayBuffer's bytes but a SharedArrayBuffer's, for about 1.6 µs;
    * `process.memoryUsage().arrayBuffers` counts those too but reads the process's RSS from /proc (about 6 µs), so it
-   * is the timer's (`shared`), which a turn only pays when it lasts 100 ms.
+   * is the timer's (`shared`), which a turn only pays when it lasts 100 ms, and the turn's end's when it made one.
    */
   check(o: { now?: boolean; shared?: boolean } = {}): BufferOverrun | null {
     const at = performance.now();
@@ -63,6 +102,11 @@ export class BufferCap {
     this.stop();
     const message = `the agent's Buffers and ArrayBuffers took ${Math.round(used / MB)} MB in its worker, past the cap of ${this.#max / MB} MB (pool.maxHeapMb); the turn was stopped and the worker replaced`;
     return { reason: 'worker_crash', message };
+  }
+
+  /** At the turn's end: measured, SharedArrayBuffers too if the turn made one. */
+  checkEnd(): BufferOverrun | null {
+    return this.check({ now: true, shared: sharedMade > 0 });
   }
 
   stop(): void {

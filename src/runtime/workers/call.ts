@@ -1,6 +1,7 @@
 // `ctx.call` in the worker: one MessageChannel per call to the main thread, whose replies become a promise or a stream.
 import { MessageChannel, type MessagePort, parentPort } from 'node:worker_threads';
 import { MAX_CALL_MESSAGE_DEPTH } from '../../protocol/agent-events.js';
+import { unrefOwn } from './unrefs.js';
 import type { RemoteEvent, RemoteTask } from '../../protocol/connections.js';
 import type { Metadata, Part } from '../../protocol/model.js';
 import { tooDeepAt } from '../../protocol/json-depth.js';
@@ -98,7 +99,7 @@ class OpenCall {
     }
     port1.on('message', this.#onReply);
     // the call must never be what keeps the worker alive
-    port1.unref();
+    unrefOwn(port1);
     this.#port = port1;
     if (signal) {
       this.#signal = signal;

@@ -1,5 +1,6 @@
 // A run's credit in its worker: the worker stops pulling events from its agent while the main thread is far behind.
 import { MessageChannel, type MessagePort, parentPort } from 'node:worker_threads';
+import { unrefOwn } from './unrefs.js';
 import type { PaceAck, PaceOpen, PaceWait } from './wire.js';
 
 /**
@@ -64,7 +65,7 @@ export class EventPace {
     // the pool closes its end when the run settles: the agent is let go (and its worker is being ended)
     port1.on('close', () => this.close());
     // never what keeps a worker alive, and never an agent's leftover
-    port1.unref();
+    unrefOwn(port1);
     this.#port = port1;
     return port1;
   }

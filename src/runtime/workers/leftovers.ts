@@ -36,3 +36,28 @@ export function leftSince(before: TurnStart): string[] {
 
 /** One event-loop turn: what the run itself queued for "right after" (its last flush, an agent's setImmediate) runs first. */
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * File-system requests in flight end by themselves (a read, a stat, a write), unlike a timer or a socket. At a turn's
+ * end one may still be running that is not the agent's at all (the module loader's, a transpiler's cache write after
+ * the import, seen in CI under load: a clean first turn was judged to leave one and its worker replaced), or the
+ * agent's, whose callback would then run in the next turn. Either way the turn waits for them, up to `maxMs`, and is
+ * judged after: what their callbacks left is counted then.
+ */
+const FINITE_REQUESTS = ['FSReqCallback', 'FSReqPromise'];
+// taken as this module loads, before any agent code: an agent may replace the globals
+const later = globalThis.setTimeout;
+const clock = performance;
+const clockNow = performance.now;
+
+export async function settleFsRequests(before: TurnStart, o: { maxMs: number }): Promise<void> {
+  const pending = (): boolean => {
+    const now = activeResources();
+    return FINITE_REQUESTS.some((kind) => (now.get(kind) ?? 0) > (before.resources.get(kind) ?? 0));
+  };
+  const now = (): number => clockNow.call(clock);
+  const until = now() + o.maxMs;
+  while (pending() && now() < until) await new Promise((resolve) => later(resolve, 1));
+  // the last one's callback, and what it queued for right after
+  await nextTurn();
+}

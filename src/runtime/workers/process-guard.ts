@@ -1,7 +1,8 @@
-// What agent code in a worker may not do to the process it shares with the gateway: signal it (process.kill, _kill).
+// What agent code in a worker may not do to the process it shares with the gateway: signal it or its parent (process.kill, _kill).
 /**
  * Tested in Node 20's worker threads, what reaches the whole process from one: `process.kill` (and the raw
- * `process._kill` it calls) of the process's own pid, of 0 or a negative pid (its process group, every process).
+ * `process._kill` it calls) of the process's own pid, of 0 or a negative pid (its process group, every process), and
+ * of its parent's pid (a supervisor, `npm start`, a shell: ending it ends or orphans the gateway).
  * Node itself refuses `abort`, `chdir`, `setuid`/`setgid`/`seteuid`/`setgroups`/`initgroups` and a `umask` change in
  * a worker; `exit` and `reallyExit` end only the worker; `title` is the worker's own. Those are left to Node.
  */
@@ -15,14 +16,20 @@ const sigText = (signal: unknown): string => (typeof signal === 'string' ? JSON.
 function reachesGateway(pid: unknown, signal: unknown): boolean {
   if (signal === 0 || signal === '0') return false;
   const n = Number(pid);
-  return n === process.pid || n <= 0;
+  return n === process.pid || n === process.ppid || n <= 0;
 }
 
-function refuse(call: string): never {
-  const message = `${call} was refused: it would signal the gateway's own process, which every agent and caller shares`;
+/**
+ * Throws the refusal, and keeps it as the turn's: the turn fails with it even if the agent catches the throw. `why`
+ * ends the sentence "<call> was refused: ...".
+ */
+export function refuseCall(call: string, why: string): never {
+  const message = `${call} was refused: ${why}`;
   refused ??= message;
   throw Object.assign(new Error(message), { code: 'ERR_AGENT_PROCESS_CALL' });
 }
+
+const refuse = (call: string): never => refuseCall(call, "it would signal the gateway's own process (or its parent), which every agent and caller shares");
 
 type Kill = (pid: number, signal?: string | number) => unknown;
 

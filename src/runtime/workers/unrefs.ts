@@ -1,14 +1,20 @@
-// What agent code unrefs in its worker: an unref'd timer or socket is invisible to process.getActiveResourcesInfo().
-import { createRequire, syncBuiltinESMExports } from 'node:module';
+// What agent code unrefs in its worker: an unref'd timer, socket, watcher, port or channel is invisible to process.getActiveResourcesInfo().
+import { ChildProcess } from 'node:child_process';
+import dgram from 'node:dgram';
+import fs from 'node:fs';
 import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { BroadcastChannel, MessagePort } from 'node:worker_threads';
+import { refOnlyOptions } from './ref-options.js';
 
-/** Whether something an agent unref'd can still run code: a pending timer or immediate, an open socket or server. */
-type StillLive = (handle: object) => boolean;
+/** Whether something an agent unref'd can still run code: a pending timer or immediate, an open socket or server... */
+export type StillLive = (handle: object) => boolean;
 
 interface Watched {
   handle: object;
   live: StillLive;
-  kind: string;
+  /** what the turn's end names it: "unref'd Timeout", "Worker thread" */
+  label: string;
 }
 
 const recorded = new Set<Watched>();
@@ -20,7 +26,7 @@ type CallSite = { getFileName(): string | null | undefined };
  * Agent's free sockets. Those run Node's code, not the agent's, and counting them would end the worker of every agent
  * that fetches. What the agent's own code (or a package it uses) unrefs is its own.
  */
-function calledByNode(wrapper: (...args: never[]) => unknown): boolean {
+export function calledByNode(wrapper: (...args: never[]) => unknown): boolean {
   const { prepareStackTrace, stackTraceLimit } = Error;
   try {
     Error.stackTraceLimit = 1;
@@ -40,27 +46,90 @@ function calledByNode(wrapper: (...args: never[]) => unknown): boolean {
 
 type Unref = (this: object, ...args: unknown[]) => unknown;
 
+/** Each watched prototype's own unref, for the worker's own handles (`unrefOwn`). */
+const originals = new Map<object, Unref>();
+
 /** Wraps `proto.unref` so that a call from agent code records its handle, then unrefs it as before. */
-function watchUnref(proto: { unref?: Unref }, kind: string, live: StillLive): Unref | undefined {
-  const original = proto.unref;
-  if (typeof original !== 'function') return undefined;
+function watchUnref(proto: { unref?: Unref } | undefined, kind: string, live: StillLive, onRecord?: (handle: object) => void): void {
+  const original = proto?.unref;
+  if (!proto || typeof original !== 'function' || originals.has(proto)) return;
   const unref: Unref = function (this: object, ...args: unknown[]) {
-    if (!calledByNode(unref)) recorded.add({ handle: this, live, kind });
+    if (!calledByNode(unref)) {
+      recorded.add({ handle: this, live, label: `unref'd ${kind}` });
+      onRecord?.(this);
+    }
     return original.apply(this, args);
   };
   Object.defineProperty(proto, 'unref', { value: unref, writable: true, configurable: true });
-  return original;
+  originals.set(proto, original);
 }
 
 const timerLive: StillLive = (t) => (t as { _destroyed?: boolean })._destroyed !== true;
-
-let installed = false;
-let timeoutUnref: Unref | undefined;
+/** fs.watch's FSWatcher and fs.watchFile's StatWatcher drop their handle when closed or stopped */
+const watcherLive: StillLive = (w) => (w as { _handle?: unknown })._handle != null;
+/** a dgram socket answers its address only while bound and open */
+const dgramLive: StillLive = (s) => {
+  try {
+    (s as dgram.Socket).address();
+    return true;
+  } catch {
+    return false;
+  }
+};
+const childLive: StillLive = (c) => (c as ChildProcess).exitCode === null && (c as ChildProcess).signalCode === null;
 
 /**
- * Installs the watch once per worker, before any agent module loads. An unref'd timer from `node:timers/promises`
- * (`{ ref: false }`) is made with no unref call to see: the option is dropped there, so the timer is a ref'd one that
- * the live-handle count already sees (in a worker, ref'd or not changes nothing else: Piscina keeps the thread).
+ * A MessagePort or a BroadcastChannel tells no one it is closed: closed ones are marked as they close (this end's
+ * `close()` at once, a port's other end by the 'close' event, which does not hold the port open).
+ */
+const closed = new WeakSet<object>();
+const notClosed: StillLive = (p) => !closed.has(p);
+
+/** Wraps `proto.close` so that what it closes is marked closed. */
+function markCloses(proto: { close: (this: object) => void }): void {
+  const close = proto.close;
+  Object.defineProperty(proto, 'close', {
+    value: function (this: object) {
+      closed.add(this);
+      return close.call(this);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+
+function watchPorts(): void {
+  // the worker's parentPort keeps the close it had: shared-globals wraps that one
+  const port = MessagePort.prototype as unknown as { close: (this: object) => void; unref?: Unref };
+  markCloses(port);
+  watchUnref(port, 'MessagePort', notClosed, (p) => {
+    (p as MessagePort).once('close', () => closed.add(p));
+  });
+  // A BroadcastChannel reaches every thread of the process: its listener runs whenever any of them posts on its name.
+  // Its unref calls its port's, which is Node's call and so not recorded: the channel's own is wrapped.
+  const channel = BroadcastChannel.prototype as unknown as { close: (this: object) => void; unref?: Unref };
+  markCloses(channel);
+  watchUnref(channel, 'BroadcastChannel', notClosed);
+}
+
+/** The prototype of what `make` returns (then closed), or undefined where it cannot be made. */
+function protoOf(make: () => { close?: () => void; stop?: () => void } | undefined, end: (made: object) => void): object | undefined {
+  try {
+    const made = make();
+    if (!made) return undefined;
+    end(made);
+    return Object.getPrototypeOf(made) as object;
+  } catch {
+    return undefined;
+  }
+}
+
+let installed = false;
+
+/**
+ * Installs the watch once per worker, before any agent module loads. What Node makes unref'd with no unref call to
+ * see (a `{ ref: false }` timer of `node:timers/promises`, a `{ persistent: false }` fs watcher) is made ref'd
+ * instead (ref-options.ts), so the live-handle count sees it.
  */
 export function watchUnrefs(): void {
   if (installed) return;
@@ -69,38 +138,53 @@ export function watchUnrefs(): void {
   const immediate = setImmediate(() => {});
   clearTimeout(timeout);
   clearImmediate(immediate);
-  timeoutUnref = watchUnref(Object.getPrototypeOf(timeout), 'Timeout', timerLive);
+  watchUnref(Object.getPrototypeOf(timeout), 'Timeout', timerLive);
   watchUnref(Object.getPrototypeOf(immediate), 'Immediate', timerLive);
   watchUnref(net.Socket.prototype as never, 'Socket', (s) => !(s as net.Socket).destroyed);
   watchUnref(net.Server.prototype as never, 'Server', (s) => (s as net.Server).listening);
-  refOnlyTimerPromises();
+  watchUnref(dgram.Socket.prototype as never, 'dgram socket', dgramLive);
+  watchUnref(ChildProcess.prototype as never, 'child process', childLive);
+  // fs exports neither watcher class: one of each is made on this file's folder and closed at once
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const noop = (): void => {};
+  watchUnref(
+    protoOf(
+      () => fs.watch(here, noop),
+      (w) => (w as fs.FSWatcher).close(),
+    ) as never,
+    'fs watcher',
+    watcherLive,
+  );
+  watchUnref(
+    protoOf(
+      () => fs.watchFile(here, { persistent: false, interval: 2 ** 30 }, noop) as never,
+      () => fs.unwatchFile(here, noop),
+    ) as never,
+    'fs watcher',
+    watcherLive,
+  );
+  watchPorts();
+  refOnlyOptions();
 }
 
-function refOnlyTimerPromises(): void {
-  const require = createRequire(import.meta.url);
-  const promises = require('node:timers/promises') as Record<string, unknown> & { scheduler?: Record<string, unknown> };
-  const withRef = (options: unknown): unknown =>
-    typeof options === 'object' && options !== null && (options as { ref?: unknown }).ref === false ? { ...options, ref: true } : options;
-  const wrap = (owner: Record<string, unknown>, name: string, optionsAt: number): void => {
-    const original = owner[name];
-    if (typeof original !== 'function') return;
-    owner[name] = function (this: unknown, ...args: unknown[]) {
-      if (args.length > optionsAt) args[optionsAt] = withRef(args[optionsAt]);
-      return original.apply(this, args);
-    };
-  };
-  wrap(promises, 'setTimeout', 2);
-  wrap(promises, 'setImmediate', 1);
-  wrap(promises, 'setInterval', 2);
-  if (promises.scheduler) wrap(promises.scheduler, 'wait', 1);
-  // an agent's later `import { setTimeout } from 'node:timers/promises'` sees the wrapped functions
-  syncBuiltinESMExports();
+/** The worker's own timers and ports are unref'd past the watch: they are not the agent's leftovers. */
+export function unrefOwn(handle: { unref(): unknown }): void {
+  for (let proto = Object.getPrototypeOf(handle) as object | null; proto; proto = Object.getPrototypeOf(proto) as object | null) {
+    const original = originals.get(proto);
+    if (original) {
+      original.call(handle);
+      return;
+    }
+  }
+  handle.unref();
 }
 
-/** The worker's own timers are unref'd past the watch: they are not the agent's leftovers. */
-export function unrefOwn(timer: ReturnType<typeof setInterval>): void {
-  if (timeoutUnref) timeoutUnref.call(timer);
-  else timer.unref();
+/**
+ * Records what agent code made that Node leaves out of its live handles without any unref call (a Worker thread,
+ * ref'd or not): `label` names it while `live` says it can still run code.
+ */
+export function recordLive(handle: object, live: StillLive, label: string): void {
+  recorded.add({ handle, live, label });
 }
 
 /** A module turn starts: what was unref'd before it (at the module's import, say) is standing state, not the turn's. */
@@ -118,7 +202,7 @@ export function unrefdLeft(): string[] {
     } catch {
       live = true;
     }
-    if (live) kinds.add(`unref'd ${w.kind}`);
+    if (live) kinds.add(w.label);
   }
   return [...kinds];
 }

@@ -91,6 +91,8 @@ export interface RecycleReply {
   /** the run's key (RunRequest.key) */
   key: string;
   reply: RunReply;
+  /** what the worker found the agent left behind (its kinds, e.g. "Timeout", "a global added or removed"), for the log */
+  left?: string[];
 }
 
 export const isRecycleReply = (m: unknown): m is RecycleReply =>

@@ -12,10 +12,12 @@
 //   task-seq        task id -> its record's seq        (only in data dirs written before the seq moved into
 //                                                       task-state; read and dropped by the task's next write or sweep)
 //   tasks-ended     [endedAt, task id] -> true         (terminal tasks by when they ended: retention sweeps it)
-//   task-list       [scope..., -statusTime, id] -> true (the listing index: each task under its workspace, context,
-//                                                       state and context+state, newest first; see task-list.ts)
-//   task-list-at    task key -> [statusTime, contextId, state] (where a task's listing entries are)
-//   task-list-count [scope...] -> entries in the scope  (a listing's total; 'built' marks the one-time build done)
+//   task-list-4     [scope..., -statusTime, id] -> agent (the listing index: each task under its workspace, context
+//                                                       (the entry holds [state, agent]) and state, newest first; task-list.ts)
+//   task-list-at-4  task key -> [statusTime, contextId, state, agent] (where a task's listing entries are)
+//   task-list-count-4 ['n', workspace] -> its tasks, per state, per agent and per agent and state (a listing's
+//                                         total; 'built' marks the build done)
+//   (task-list, -at, -count, and their -3: the layouts of the builds before, emptied on open)
 //   push-configs    [taskId, configId] -> StoredPushConfig
 //   meta            key -> any value
 //   meta-expires    key -> expiresAt                   (meta entries put with an expiry; see meta.ts)
@@ -25,6 +27,7 @@
 //   push-jobs       [queue, seq] -> {job, lease?}        (webhook deliveries waiting; see push-jobs.ts)
 //   connections     [workspace, name] -> ConnectionRecord (outbound connections; credentials sealed inside)
 //   relays          [workspace, name] -> RelayRecord (relay connections and their agents' trust)
+//   relay-keys      key id -> [workspace, name] of the relay it opens (kept with the records; store/lmdb/relays.ts)
 //   connection-status [workspace, name] -> ConnectionStatus (what each connection's actor last reported)
 //   results         [workspace, id] -> StoredResult      (outbound results)
 //   results-expiry  [expiresAt, workspace, id] -> true    (results by when they expire: the result sweep reads it)
@@ -54,7 +57,7 @@ import { lmdbMetaStore } from './meta.js';
 import { lmdbPushConfigStore } from './push-configs.js';
 import { lmdbPushJobStore } from './push-jobs.js';
 import { lmdbResultStore } from './results.js';
-import { buildTaskList, lmdbTaskList } from './task-list.js';
+import { buildTaskList, dropOldTaskList, lmdbTaskList } from './task-list.js';
 import { lmdbTaskStore } from './tasks.js';
 
 /** Sub-database names; exported so tests can reach the raw layout (e.g. to plant a corrupt value). */
@@ -66,9 +69,9 @@ export const LMDB_DBS = {
   tasksByState: 'tasks-by-state',
   taskSeq: 'task-seq',
   tasksEnded: 'tasks-ended',
-  taskList: 'task-list',
-  taskListAt: 'task-list-at',
-  taskListCount: 'task-list-count',
+  taskList: 'task-list-4',
+  taskListAt: 'task-list-at-4',
+  taskListCount: 'task-list-count-4',
   pushConfigs: 'push-configs',
   meta: 'meta',
   metaExpires: 'meta-expires',
@@ -78,6 +81,7 @@ export const LMDB_DBS = {
   connections: 'connections',
   connectionStatus: 'connection-status',
   relays: 'relays',
+  relayKeys: 'relay-keys',
   results: 'results',
   resultsExpiry: 'results-expiry',
   dashboardSessions: 'dashboard-sessions',
@@ -94,8 +98,9 @@ export async function openLmdbStore(opts: {
 }): Promise<Store> {
   const { onCorrupt } = opts;
   await mkdir(opts.path, { recursive: true });
-  // noSubdir false: lmdb-js would otherwise treat a path with a dot in it as a file name.
-  const root: RootDatabase = open({ path: opts.path, noSubdir: false, maxDbs: 32, cache: false });
+  // noSubdir false: lmdb-js would otherwise treat a path with a dot in it as a file name. maxDbs is a per-open setting,
+  // not stored: 30 databases are opened now (with the listing index's emptied old layout), so room is kept ahead.
+  const root: RootDatabase = open({ path: opts.path, noSubdir: false, maxDbs: 64, cache: false });
   // plain msgpack: with no shared structures, msgpackr's records would carry and re-define their shape in every
   // value. lmdb-js passes `useRecords` on to msgpackr; its typings do not list it, hence the untyped spread.
   const plain: Record<string, unknown> = { useRecords: false };
@@ -115,13 +120,13 @@ export async function openLmdbStore(opts: {
   const taskSeq = root.openDB<number, string>({ name: LMDB_DBS.taskSeq, cache: false, ...plain });
   const ended = root.openDB<true, Key>({ name: LMDB_DBS.tasksEnded, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false });
   const listAt = root.openDB<unknown, string>({ name: LMDB_DBS.taskListAt, cache: false, ...plain });
-  const listCounts = root.openDB<number, Key>({ name: LMDB_DBS.taskListCount, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false });
-  const list = lmdbTaskList({
-    entries: root.openDB<true, Key>({ name: LMDB_DBS.taskList, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false }),
-    at: listAt,
-    counts: listCounts,
-  });
+  // plain msgpack here too: a count record is an object whose fields vary, and shared structures would store a new
+  // one for each shape it takes
+  const listCounts = root.openDB<unknown, Key>({ name: LMDB_DBS.taskListCount, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false, ...plain });
+  const listEntries = root.openDB<unknown, Key>({ name: LMDB_DBS.taskList, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false, ...plain });
+  const list = lmdbTaskList({ entries: listEntries, at: listAt, counts: listCounts });
   await buildTaskList({ root, tasks, list, at: listAt, counts: listCounts, ...(onCorrupt && { onCorrupt }) });
+  await dropOldTaskList(root);
   const pushConfigs = db(LMDB_DBS.pushConfigs);
   const meta = db(LMDB_DBS.meta);
   const events = db(LMDB_DBS.events);
@@ -161,7 +166,7 @@ export async function openLmdbStore(opts: {
       onCorrupt,
     }),
     connections: lmdbConnectionStore({ root, db: connections, status: connectionStatus, fresh, onCorrupt }),
-    relays: lmdbRelayStore({ root, db: relays, fresh, onCorrupt }),
+    relays: lmdbRelayStore({ root, db: relays, index: db(LMDB_DBS.relayKeys), fresh, onCorrupt }),
     results: lmdbResultStore({ root, db: results, expiry: resultsExpiry, fresh }),
     dashboard,
     async ping() {

@@ -26,6 +26,12 @@ function upperBound(key: Key): number | undefined {
   return n;
 }
 
+/** Whether `key` fits LMDB's bound (lmdb-js throws on a range bound that does not: one no stored key can be within). */
+export function keyFits(key: Key): boolean {
+  const bound = upperBound(key);
+  return (bound !== undefined && bound <= MAX_KEY_BYTES) || encodeKey(key).length <= MAX_KEY_BYTES;
+}
+
 /**
  * Throws StoreKeyTooLongError unless every key fits. Called on every task write: a key whose bound already fits (all
  * of them, in practice) is not encoded; any other is encoded as the sub-databases encode keys (ordered-binary).

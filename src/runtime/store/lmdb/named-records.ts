@@ -4,13 +4,13 @@ import type { z } from 'zod';
 import type { RecordKind } from '../errors.js';
 import { checked, listed, type OnCorrupt } from '../validate.js';
 import { versionOf, type Versioned } from '../versioned.js';
+import { keyFits } from './key-size.js';
 import { AFTER_ANY_STRING } from './ranges.js';
 import { memoizedReader } from './read-memo.js';
 
 export const idOf = (key: Key): string => (Array.isArray(key) ? key.join('/') : String(key));
 
 export interface NamedRecords<T> {
-  put(rec: T & { workspace: string; name: string }): Promise<void>;
   /** puts the record unless its key is taken (checked inside the write: two adds at once store one); true when put */
   insert(rec: T & { workspace: string; name: string }): Promise<boolean>;
   get(workspace: string, name: string): Promise<T | undefined>;
@@ -43,9 +43,6 @@ export function lmdbNamedRecords<T>(o: {
   const readOne = memoizedReader({ db, decode: read, record: o.record, idOf });
   const memoKey = (workspace: string, name: string) => `${workspace}\u0000${name}`;
   return {
-    async put(rec) {
-      await db.put([rec.workspace, rec.name], rec);
-    },
     insert(rec) {
       return root.transaction(() => {
         const key = [rec.workspace, rec.name];
@@ -79,6 +76,8 @@ export function lmdbNamedRecords<T>(o: {
     async list(filter) {
       fresh();
       const range = filter?.workspace === undefined ? {} : { start: [filter.workspace], end: [filter.workspace, AFTER_ANY_STRING] };
+      // a workspace too long for a key has no records here; the range read would throw LMDB's "Key of size ... too large"
+      if (range.end !== undefined && !keyFits(range.end)) return [];
       const out: T[] = [];
       // by key, each read on its own: a value that does not decode fails its own read, not the whole range's
       for (const key of db.getKeys(range)) {

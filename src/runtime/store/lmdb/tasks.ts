@@ -186,14 +186,14 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
     scanWorkspace,
     async listPage(q) {
       fresh();
-      const { keys, total } = listIndex.page(q);
+      const { keys, total, next } = listIndex.page(q);
       const out: Task[] = [];
       for (const key of keys) {
         const task = listed(onCorrupt, () => readTask(key));
         // the entry and the record are one transaction's: a mismatch is damage, left out rather than shown misfiled
         if (task && matchesListQuery(task, q)) out.push(task);
       }
-      return { tasks: out, total };
+      return { tasks: out, total, ...(next && { next }) };
     },
     sweep({ endedBy, limit }) {
       return root.transaction(() => {

@@ -22,9 +22,6 @@ export function redisConnectionStore(o: Pick<RedisParts, 'client' | 'bin' | 'key
   const { client, bin, onCorrupt, keys: k, run } = o;
   const decodeRecord = (bytes: Buffer, id: string) => decode({ schema: ConnectionRecord, bytes, record: 'connection', id });
   return {
-    async put(rec) {
-      await client.hSet(k.connections, connectionField(rec.workspace, rec.name), packr.pack(rec));
-    },
     async insert(rec) {
       // HSETNX: two adds at once store one
       return (await client.hSetNX(k.connections, connectionField(rec.workspace, rec.name), packr.pack(rec))) === 1;

@@ -11,7 +11,9 @@
 // (a rolling upgrade) are added by the periodic repair (tasks.repairIndexStep, run by runtime/index-repair.ts).
 import { connectRedis } from '../../redis/connect.js';
 import { redisKeys } from '../../redis/keys.js';
-import { deadlined, withDeadline } from '../../deadline.js';
+import { ErrorReply } from 'redis';
+import { connectionDeadline, deadlined, reportingAnswers } from '../../deadline.js';
+import type { Clock, Timers } from '../../clock.js';
 import type { Store } from '../types.js';
 import { binary, type RedisParts } from './client.js';
 import type { OnCorrupt } from '../validate.js';
@@ -32,16 +34,43 @@ import { checkKeyTypes } from './key-types.js';
 export async function openRedisStore(opts: {
   url: string;
   prefix: string;
-  /** a command unanswered this long fails with a TimeoutError (default 2 s) */
+  /**
+   * A call fails with a TimeoutError once the connection has answered nothing for this long (default 2 s): since the
+   * call began or since the last answer, so calls queued behind a burst on a live Redis wait their turn.
+   */
   commandTimeoutMs?: number;
+  /** time and timers of that deadline (tests inject a ManualClock); default monotonic time and real timers */
+  deadlineClock?: Clock & Timers;
   /** Connection errors; the client reconnects by itself and commands fail on their own meanwhile. */
   onError?: (err: Error) => void;
   /** Damaged records a listing left out (see `listed`); none: a damaged record fails the listing. */
   onCorrupt?: OnCorrupt;
 }): Promise<Store> {
-  const client = await connectRedis({ url: opts.url, name: 'a2a-gateway:store', commandTimeoutMs: opts.commandTimeoutMs ?? 2_000, onError: opts.onError });
-  const bin = binary(client);
-  const parts: RedisParts = { client, bin, keys: redisKeys(opts.prefix), run: scriptRunner(bin), onCorrupt: opts.onCorrupt };
+  const client = await connectRedis({
+    url: opts.url,
+    name: 'a2a-gateway:store',
+    commandTimeoutMs: opts.commandTimeoutMs ?? 2_000,
+    // the connection deadline below is the one stall detector: node-redis's own timeout would fail a call queued behind a burst
+    timeoutUnwritten: false,
+    onError: opts.onError,
+  });
+  const ms = opts.commandTimeoutMs ?? 2_000;
+  const isAnswer = (e: unknown) => e instanceof ErrorReply;
+  // one deadline for the whole connection: replies come in order, so any answer shows the calls behind it are moving
+  const deadline = connectionDeadline({
+    ms,
+    isAnswer,
+    ...(opts.deadlineClock ? { clock: opts.deadlineClock, timers: opts.deadlineClock } : {}),
+  });
+  // the sub-stores' commands go through these, so each reply counts, not only a whole call's end
+  const bin = reportingAnswers(binary(client), deadline, isAnswer);
+  const parts: RedisParts = {
+    client: reportingAnswers(client, deadline, isAnswer),
+    bin,
+    keys: redisKeys(opts.prefix),
+    run: scriptRunner(bin),
+    onCorrupt: opts.onCorrupt,
+  };
   try {
     await checkKeyTypes(parts);
     await ensureWorkspaceIndex(parts);
@@ -52,7 +81,7 @@ export async function openRedisStore(opts: {
   }
 
   let closing: Promise<void> | undefined;
-  const deadline = { ms: opts.commandTimeoutMs ?? 2_000, what: 'redis store' };
+  const calls = { ms, what: 'redis store', race: deadline.race };
 
   return withDeadlines({
     kind: 'redis',
@@ -83,21 +112,21 @@ export async function openRedisStore(opts: {
     },
   });
 
-  /** Every call of every sub-store (and ping) gets the command deadline; close does not. */
+  /** Every call of every sub-store (and ping) gets the connection's deadline; close does not. */
   function withDeadlines(store: Store): Store {
     return {
       ...store,
-      keys: deadlined(store.keys, deadline),
-      tasks: deadlined(store.tasks, deadline),
-      pushConfigs: deadlined(store.pushConfigs, deadline),
-      pushJobs: deadlined(store.pushJobs, deadline),
-      meta: deadlined(store.meta, deadline),
-      events: deadlined(store.events, deadline),
-      connections: deadlined(store.connections, deadline),
-      relays: deadlined(store.relays, deadline),
-      results: deadlined(store.results, deadline),
-      dashboard: deadlined(store.dashboard, deadline),
-      ping: () => withDeadline(store.ping(), { ...deadline, what: 'redis store.ping' }),
+      keys: deadlined(store.keys, calls),
+      tasks: deadlined(store.tasks, calls),
+      pushConfigs: deadlined(store.pushConfigs, calls),
+      pushJobs: deadlined(store.pushJobs, calls),
+      meta: deadlined(store.meta, calls),
+      events: deadlined(store.events, calls),
+      connections: deadlined(store.connections, calls),
+      relays: deadlined(store.relays, calls),
+      results: deadlined(store.results, calls),
+      dashboard: deadlined(store.dashboard, calls),
+      ping: () => deadline.race(store.ping(), 'redis store.ping'),
     };
   }
 }

@@ -17,6 +17,7 @@ export async function checkKeyTypes(parts: Pick<RedisParts, 'client' | 'keys'>):
     ...TaskState.options.map((s): [string, RedisType, string] => [k.tasksInState(s), 'set', 'a task state index']),
     [k.workspaceTasksBuilt, 'string', 'a marker'],
     [k.taskListBuilt, 'string', 'a marker'],
+    [k.taskListAgentsBuilt, 'string', 'a marker'],
     [k.workspaceTasksRepair, 'string', 'a marker'],
     [k.meta, 'hash', 'settings such as webhook secrets'],
     [k.metaExpiry, 'zset', 'the settings expiry index'],
@@ -25,6 +26,7 @@ export async function checkKeyTypes(parts: Pick<RedisParts, 'client' | 'keys'>):
     [k.connections, 'hash', 'outbound connections'],
     [k.connectionStatus, 'hash', 'outbound connection statuses'],
     [k.relays, 'hash', 'relay connections'],
+    [k.relayKeys, 'hash', "the relay connections' key index"],
     [k.resultExpiry, 'zset', 'the outbound result expiry index'],
     [k.keyLastUsed, 'hash', "API keys' last use"],
   ];

@@ -19,24 +19,27 @@ const OTHERS = TaskState.options.length - 1;
 const EVENTS_AT = 17;
 /**
  * KEYS: task, taskRev, events, tasksEnded, the workspace's task set, the new state's set, pushDue, the task's push
- * configs, the other states' sets (OTHERS), then the task's four listing sets for its new state (task-list.ts).
+ * configs, the other states' sets (OTHERS), then the task's three listing sets for its new state (task-list.ts), its
+ * workspace's placement and agent counts hashes.
  * ARGV: mode (create|put), expected seq ('' for none), packed task, new rev, ended-at score ('' unless terminal),
  * task id, events trim cut ('' for none), push queue prefix, push job prefix, event count, '1' when the writer read
  * no push configs ('' otherwise), listing score, the listing sets' prefix, what follows a state in the task's state
- * listing set and in its context-and-state one, the length of the state sets' prefix (a state set's name ends in its
- * state), then per event: seq, packed event, then per push job: queue, id, seq, due, packed job.
+ * listing set, the length of the state sets' prefix (a state set's name ends in its
+ * state), what the task is counted under (`<state>:<agent>`), then per event: seq, packed event, then per push job:
+ * queue, id, seq, due, packed job.
  * The one task write: check, then the push jobs the change causes, record, workspace, state and listing index, ended
  * index and events in one atomic step (a crash of the gateway keeps all or none; the jobs go first because Redis keeps
  * what a script wrote before an error). 1 written, 0 refused, 2 refused because the task holds push configs the writer
  * did not read. Every write (a put may be the first write of a task) adds to the workspace's set: SADD of a member it
- * holds is a no-op, and keeps the index whole without a read. The state set the task leaves names the two listing sets
- * it leaves (built here from the state's name: only a state change needs them, so no write sends them); ZADD of a
- * member moves it to its new status time.
+ * holds is a no-op, and keeps the index whole without a read. The state set the task leaves names the listing set it
+ * leaves (built here from the state's name: only a state change needs it, so no write sends it); ZADD of a member
+ * moves it to its new status time (of one it holds at that score, changes nothing).
  * A task stored before revs existed has none: it is admitted as if open (create still sees the record).
  */
 const writeTask = script({
-  numberOfKeys: 12 + OTHERS,
+  numberOfKeys: 13 + OTHERS,
   lua: `${ENQUEUE_JOB_LUA}
+${LIST_KEYS_LUA}
 if ARGV[1] == 'create' then
   if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 else
@@ -59,13 +62,14 @@ redis.call('SET', KEYS[2], ARGV[4])
 redis.call('SADD', KEYS[5], ARGV[6])
 for i = 9, ${8 + OTHERS} do
   if redis.call('SREM', KEYS[i], ARGV[6]) == 1 then
-    local left = string.sub(KEYS[i], tonumber(ARGV[16]))
-    redis.call('ZREM', ARGV[13] .. 's:' .. left .. ARGV[14], ARGV[6])
-    redis.call('ZREM', ARGV[13] .. 'cs:' .. left .. ARGV[15], ARGV[6])
+    redis.call('ZREM', ARGV[13] .. 's:' .. string.sub(KEYS[i], tonumber(ARGV[15])) .. ARGV[14], ARGV[6])
   end
 end
-redis.call('SADD', KEYS[6], ARGV[6])
-for i = ${9 + OTHERS}, ${12 + OTHERS} do redis.call('ZADD', KEYS[i], ARGV[12], ARGV[6]) end
+local entered = redis.call('SADD', KEYS[6], ARGV[6])
+for i = ${9 + OTHERS}, ${11 + OTHERS} do redis.call('ZADD', KEYS[i], ARGV[12], ARGV[6]) end
+-- counted anew only when the task enters its state (created, or moved); one that kept it (and its agent) is counted
+-- already, or, written by an older build, is counted by the repair pass
+if entered == 1 then place(KEYS[${12 + OTHERS}], KEYS[${13 + OTHERS}], ARGV[6], ARGV[16]) end
 if ARGV[5] ~= '' then redis.call('ZADD', KEYS[4], ARGV[5], ARGV[6]) end
 for i = ${EVENTS_AT}, jobsFrom - 1, 2 do redis.call('ZADD', KEYS[3], ARGV[i], ARGV[i + 1]) end
 if ARGV[7] ~= '' then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[7]) end
@@ -135,6 +139,7 @@ export function redisTaskStore(o: RedisParts): TaskStore {
       w.withoutPushConfigs ? '1' : '',
       listScore(statusTime(task)),
       ...listTails(k, task),
+      `${state}:${task.agentId}`,
     ];
     for (const ev of list) args.push(String(ev.seq), packr.pack(ev));
     if (w.pushJobs) args.push(...pushJobArgs(w.pushJobs));
@@ -151,6 +156,8 @@ export function redisTaskStore(o: RedisParts): TaskStore {
         k.pushConfigs(key),
         ...others.map((s) => k.tasksInState(s)),
         ...listKeysOf(k, task, state),
+        k.taskListPlaced(task.workspaceId),
+        k.taskListAgentCounts(task.workspaceId),
       ],
       args,
     });

@@ -27,8 +27,9 @@ const CHUNK = 500;
 /**
  * KEYS: triples of (task record, its rev, its workspace's task set). ARGV: the listing sets' prefix, then per task key:
  * the key, the rev read with its record ('' none; '-' a record that does not decode: not listed), its listing score,
- * context and state. Adds each task key to its workspace's set if its record is still stored, and to its listing sets
- * if its rev is unchanged, taking it out of the other states' ones when it was not in its own; returns how many tasks
+ * context, state and agent (its placement and agent counts are set from the last two). Adds each task key to its workspace's set if its record is still stored, and to its listing sets
+ * if its rev is unchanged, taking it out of the other states' ones when it was not in its own (and out of the
+ * context-and-state sets an older build kept); returns how many tasks
  * it added or moved anything for.
  */
 const indexTasks = script({
@@ -38,8 +39,8 @@ local states = { ${TaskState.options.map((s) => `'${s}'`).join(', ')} }
 local p = ARGV[1]
 local n = 0
 for i = 1, #KEYS / 3 do
-  local a = 2 + (i - 1) * 5
-  local member, score, ctx, state = ARGV[a], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
+  local a = 2 + (i - 1) * 6
+  local member, score, ctx, state, agent = ARGV[a], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
   if redis.call('EXISTS', KEYS[3 * i - 2]) == 1 then
     local changed = redis.call('SADD', KEYS[3 * i], member)
     local rev = redis.call('GET', KEYS[3 * i - 1]) or ''
@@ -47,6 +48,7 @@ for i = 1, #KEYS / 3 do
       local ws = string.sub(member, 1, string.find(member, '/', 1, true) - 1)
       local keys = listKeys(p, ws, ctx, state)
       changed = changed + redis.call('ZADD', keys[1], 'CH', score, member) + redis.call('ZADD', keys[2], 'CH', score, member)
+      changed = changed + place(p .. 'o:' .. ws, p .. 'n:' .. ws, member, state .. ':' .. agent)
       if redis.call('ZADD', keys[3], 'CH', score, member) == 1 then
         changed = changed + 1
         for _, s in ipairs(states) do
@@ -57,7 +59,6 @@ for i = 1, #KEYS / 3 do
           end
         end
       end
-      changed = changed + redis.call('ZADD', keys[4], 'CH', score, member)
     end
     if changed > 0 then n = n + 1 end
   end
@@ -93,7 +94,7 @@ export async function indexStep(o: Parts, cursor: string): Promise<{ cursor: str
       const bytes = read[j];
       const rev = read[ids.length + j]?.toString() ?? null;
       const task = bytes ? readable(bytes, id) : undefined;
-      args.push(...(task ? repairArgs(id, rev, task) : [id, '-', '0', '', '']));
+      args.push(...(task ? repairArgs(id, rev, task) : [id, '-', '0', '', '', '']));
     });
     const keys = ids.flatMap((id) => [k.task(id), k.taskRev(id), k.workspaceTasks(id.slice(0, id.indexOf('/')))]);
     added += Number(await run({ script: indexTasks, keys, args }));
@@ -127,8 +128,9 @@ function readable(bytes: Buffer, id: string): Task | undefined {
  * before the listing sets has the first only); returns how many tasks it added entries for.
  */
 export async function ensureWorkspaceIndex(o: Parts): Promise<number> {
-  const built = await o.client.exists([o.keys.workspaceTasksBuilt, o.keys.taskListBuilt]);
-  if (built === 2) return 0;
+  // the agent counts' marker too: a store the build before wrote holds listing sets without them
+  const built = await o.client.exists([o.keys.workspaceTasksBuilt, o.keys.taskListBuilt, o.keys.taskListAgentsBuilt]);
+  if (built === 3) return 0;
   let added = 0;
   let cursor = '';
   do {
@@ -138,5 +140,6 @@ export async function ensureWorkspaceIndex(o: Parts): Promise<number> {
   } while (cursor !== '');
   await o.client.set(o.keys.workspaceTasksBuilt, String(Date.now()));
   await o.client.set(o.keys.taskListBuilt, String(Date.now()));
+  await o.client.set(o.keys.taskListAgentsBuilt, String(Date.now()));
   return added;
 }
