@@ -1,10 +1,14 @@
 // `a2a-gateway call CONNECTION "text" --workspace W [--agent ID] [--stream] [--json]`: one task sent over a connection
 // from the command line, its result printed as it arrives (and kept as any outbound result is).
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { openSecret } from '../open-store.js';
+import { AgentId } from '../protocol/agent-events.js';
+import { firstIssue } from '../protocol/input-issue.js';
+import { WorkspaceId } from '../protocol/records.js';
 import { openCliStore } from './store.js';
 import { createOutbound } from '../outbound.js';
-import type { RemoteTask } from '../protocol/connections.js';
+import { ConnectionName, type RemoteTask } from '../protocol/connections.js';
 import { summarize } from '../protocol/summary.js';
 import type { RemoteEvent } from '../runtime/a2a-client/types.js';
 import { systemClock, type Timers } from '../runtime/clock.js';
@@ -13,6 +17,10 @@ import { silentLog } from '../runtime/log.js';
 import { ConnectionAdminError } from '../runtime/connection-admin.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
 import { out, outJson, outText } from './output.js';
+
+/** What a call names, by the schemas its records are kept by. */
+const CallArgs = z.object({ workspace: WorkspaceId, connection: ConnectionName, agent: AgentId.optional() });
+const FLAG_OF: Record<string, string> = { workspace: '--workspace', connection: 'CONNECTION', agent: '--agent' };
 
 /** The server's timers do not hold the process open; here a poll's wait is all that runs, and must. */
 const heldTimers: Timers = { after: (ms, fn) => setLongTimeout(fn, ms) };
@@ -50,6 +58,15 @@ export async function callCommand(args: string[]): Promise<number> {
   if (text === undefined || text === '') throw new ConnectionAdminError('ERR_CONNECTION_INPUT', 'text: give the message to send, in quotes', 'text');
   if (extra.length > 0) throw new ConnectionAdminError('ERR_CONNECTION_INPUT', `unexpected argument '${extra[0]}': quote the message as one argument`, 'text');
   if (!values.workspace) throw new ConnectionAdminError('ERR_CONNECTION_INPUT', 'workspace: --workspace is required', 'workspace');
+  // the names are checked by the rules they are stored by before anything is opened: a workspace, connection or agent
+  // no record can hold is refused as bad input (exit 2) and leaves nothing made, rather than a no_connection (exit 1)
+  // after the data dir and its store were made
+  const given = CallArgs.safeParse({ workspace: values.workspace, connection, agent: values.agent });
+  if (!given.success) {
+    const i = firstIssue(given.error);
+    const field = i.path.map(String).join('.') || 'input';
+    throw new ConnectionAdminError('ERR_CONNECTION_INPUT', `${field}: ${i.message} (${FLAG_OF[field] ?? field})`, field);
+  }
   const config = await configFrom(values);
   const secret = await openSecret(config);
   const store = await openCliStore(config);

@@ -2,6 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import type { parseArgs } from 'node:util';
 import type { CredentialKind } from '../protocol/connections.js';
+import { firstIssue } from '../protocol/input-issue.js';
+import { WorkspaceFilter } from '../protocol/records.js';
 import { openSecret } from '../open-store.js';
 import { openCliStore } from './store.js';
 import { systemClock } from '../runtime/clock.js';
@@ -13,8 +15,9 @@ import {
   addConnection,
   connectionStatus,
   listConnections,
-  parseAddInput,
-  parseUpdateInput,
+  checkAddInput,
+  checkUpdateInput,
+  parseConnectionRef,
   removeConnection,
   showConnection,
   updateConnection,
@@ -205,7 +208,19 @@ function refFrom(v: Values, positionals: string[], sub: string): { workspace: st
     throw inputError(`${sub}: the name is given twice (${positionals[0]} and --name ${v.name})`, 'name');
   if (name === undefined) throw inputError(`name: give the connection's name (${sub} NAME or --name NAME)`, 'name');
   if (v.workspace === undefined) throw inputError('workspace: --workspace is required', 'workspace');
-  return { workspace: v.workspace, name };
+  try {
+    return parseConnectionRef({ workspace: v.workspace, name });
+  } catch (e) {
+    throw withFlag(e);
+  }
+}
+
+/** The workspace a listing is narrowed to, if any (see WorkspaceFilter). */
+function workspaceFilter(v: Values): string | undefined {
+  if (v.workspace === undefined) return undefined;
+  const r = WorkspaceFilter.safeParse(v.workspace);
+  if (!r.success) throw inputError(`workspace: ${firstIssue(r.error).message} (--workspace)`, 'workspace');
+  return r.data;
 }
 
 const yesNo = (b: boolean) => (b ? 'yes' : 'no');
@@ -264,14 +279,18 @@ export async function connectionsCommand(args: string[]): Promise<number> {
     if (extra) throw inputError(`connections ${sub}: ${extra} is a flag of add and update only`);
   }
 
-  // everything the flags say is read and checked before the store is opened: a refused command changes nothing
+  // everything the flags say is read and checked before the store is opened (the URLs through the SSRF guard too):
+  // a refused command changes nothing and makes nothing, not even the data dir
+  const config = await configFrom(v);
+  const allowlist = parseAllowlist(config.push.allowlist, 'push.allowlist');
+  const guard = { allowlist };
   let run: (deps: ConnectionAdminDeps) => Promise<void>;
   switch (sub) {
     case 'add': {
       if (positionals.length > 0) throw inputError(`connections add: unexpected '${positionals[0]}' (give the name with --name)`);
       const input = { workspace: v.workspace, name: v.name, ...settingsFrom(v), credentials: await credentialsFrom(v, 'add') };
       try {
-        parseAddInput(input);
+        await checkAddInput(guard, input);
       } catch (e) {
         throw withFlag(e);
       }
@@ -282,15 +301,17 @@ export async function connectionsCommand(args: string[]): Promise<number> {
       };
       break;
     }
-    case 'list':
+    case 'list': {
       if (positionals.length > 0) throw inputError(`connections list: unexpected '${positionals[0]}' (list takes --workspace W)`);
+      const workspace = workspaceFilter(v);
       run = async (deps) => {
-        const all = await listConnections(deps, { workspace: v.workspace });
+        const all = await listConnections(deps, { workspace });
         if (v.json) outJson(all);
-        else if (all.length === 0) out(v.workspace ? `no connections in workspace ${v.workspace}` : 'no connections');
+        else if (all.length === 0) out(workspace ? `no connections in workspace ${workspace}` : 'no connections');
         else for (const c of all) out(`${c.workspace}  ${c.name}  ${c.url}  auth ${c.auth}  trust ${c.trust}  dialect ${c.dialect}`);
       };
       break;
+    }
     case 'show': {
       const ref = refFrom(v, positionals, sub);
       run = async (deps) => {
@@ -313,7 +334,7 @@ export async function connectionsCommand(args: string[]): Promise<number> {
       const ref = refFrom(v, positionals, sub);
       const input = { ...ref, settings: settingsFrom(v), credentials: await credentialsFrom(v, 'update') };
       try {
-        parseUpdateInput(input);
+        await checkUpdateInput(guard, input);
       } catch (e) {
         throw withFlag(e);
       }
@@ -334,8 +355,6 @@ export async function connectionsCommand(args: string[]): Promise<number> {
     }
   }
 
-  const config = await configFrom(v);
-  const allowlist = parseAllowlist(config.push.allowlist, 'push.allowlist');
   const store = await openCliStore(config);
   try {
     await run({ connections: store.connections, secret: await openSecret(config), clock: systemClock, allowlist });

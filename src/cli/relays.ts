@@ -1,4 +1,6 @@
 // `a2a-gateway relays add|list|show|remove|agents|agent-trust|agent-keys`: relay connections on the configured store.
+import { firstIssue } from '../protocol/input-issue.js';
+import { WorkspaceFilter } from '../protocol/records.js';
 import { openCliStore } from './store.js';
 import { tellInstances } from './tell-instances.js';
 import { systemClock } from '../runtime/clock.js';
@@ -101,15 +103,19 @@ export async function relaysCommand(args: string[]): Promise<number> {
       };
       break;
     }
-    case 'list':
+    case 'list': {
       if (positionals.length > 0) throw inputError(`relays list: unexpected '${positionals[0]}' (list takes --workspace W)`);
+      const filter = v.workspace === undefined ? undefined : WorkspaceFilter.safeParse(v.workspace);
+      if (filter && !filter.success) throw inputError(`workspace: ${firstIssue(filter.error).message} (--workspace)`, 'workspace');
+      const workspace = filter?.data;
       run = async (deps) => {
-        const all = await listRelays(deps, { workspace: v.workspace });
+        const all = await listRelays(deps, { workspace });
         if (v.json) outJson(all);
-        else if (all.length === 0) out(v.workspace ? `no relays in workspace ${v.workspace}` : 'no relays');
+        else if (all.length === 0) out(workspace ? `no relays in workspace ${workspace}` : 'no relays');
         else for (const r of all) out(`${r.workspace}  ${r.name}  key ${r.key_id}  agents ${r.agents.length}`);
       };
       break;
+    }
     case 'show': {
       const ref = refOf(1);
       run = async (deps) => {

@@ -49,6 +49,17 @@ export const WorkspaceId = z
   .refine((w) => w !== '*', 'a workspace id is not "*" (it names the agents shared by every workspace)')
   .refine((w) => !hasControl(w), NO_CONTROL);
 
+/**
+ * A workspace a listing or a change is narrowed to (`--workspace` of list, revoke, rotate): any id the store may hold,
+ * so one an earlier version took ('/' in it, past 128 characters) can still be named, and a longer one simply matches
+ * nothing. Never empty (an empty filter read as "no filter" would list every workspace) and never a control or bidi
+ * character (no id made today holds one: it is a slip, and a filter that matches nothing would hide it).
+ */
+export const WorkspaceFilter = z
+  .string()
+  .min(1, 'give a workspace id')
+  .refine((w) => !hasControl(w), NO_CONTROL);
+
 /** A key's label, shown by keys list and the dashboard: one printable line (a newline would forge a listing line). */
 export const KeyName = z
   .string()

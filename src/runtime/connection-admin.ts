@@ -140,8 +140,16 @@ function parsed<T>(schema: z.ZodType<T>, input: unknown, prefix: readonly string
 
 /** Checks an add's input without touching anything (a caller may check before it opens the store); addConnection checks it too. */
 export const parseAddInput = (input: unknown) => parsed(AddConnectionInput, input);
-/** The same for an update (what can be checked without the stored record). */
-export const parseUpdateInput = (input: unknown) => parsed(UpdateConnectionInput, input);
+/** The same for an update (what can be checked without the stored record), an update that changes nothing included. */
+export function parseUpdateInput(input: unknown) {
+  const u = parsed(UpdateConnectionInput, input);
+  if (Object.keys(u.settings).length === 0 && u.credentials === undefined) {
+    throw new ConnectionAdminError('ERR_CONNECTION_INPUT', 'update: nothing to change (give a setting or credentials)');
+  }
+  return u;
+}
+/** The same for the connection a show, status or remove names. */
+export const parseConnectionRef = (input: unknown) => parsed(ConnectionRef, input);
 
 /** The public view of what a connection's actor last reported. */
 export function publicStatusView(s: ConnectionStatus) {
@@ -168,7 +176,7 @@ function boxFor(secret: Buffer): SecretBox {
 }
 
 /** A connection URL must pass the SSRF guard now (every connect checks again) and carry no credentials of its own. */
-async function guardUrl(deps: ConnectionAdminDeps, field: string, raw: string): Promise<void> {
+async function guardUrl(deps: GuardDeps, field: string, raw: string): Promise<void> {
   const u = new URL(raw);
   if (u.username !== '' || u.password !== '')
     throw new ConnectionAdminError('ERR_CONNECTION_INPUT', `${field}: must not carry a user name or password (give credentials with the auth settings)`, field);
@@ -179,11 +187,11 @@ async function guardUrl(deps: ConnectionAdminDeps, field: string, raw: string): 
 }
 
 /** The other origins a card may name pass the same guard (each call is checked again, as the URL's are). */
-async function guardOrigins(deps: ConnectionAdminDeps, origins: readonly string[]): Promise<void> {
+async function guardOrigins(deps: GuardDeps, origins: readonly string[]): Promise<void> {
   for (const [i, o] of origins.entries()) await guardUrl(deps, `allowed_origins[${i}]`, o);
 }
 
-async function guardCredentialUrls(deps: ConnectionAdminDeps, c: Credentials): Promise<void> {
+async function guardCredentialUrls(deps: GuardDeps, c: Credentials): Promise<void> {
   if (c.kind === 'oauth') await guardUrl(deps, 'credentials.token_url', c.tokenUrl);
   if (c.kind === 'mtls') checkClientPair(c);
 }
@@ -208,12 +216,29 @@ async function load(deps: ConnectionAdminDeps, ref: ConnectionRef): Promise<Conn
   return rec;
 }
 
+/** What the URL checks need: no store, so a caller may run them before it opens one. */
+type GuardDeps = Pick<ConnectionAdminDeps, 'allowlist' | 'resolve'>;
+
+/** Every check of an add that needs no store: the input, and its URLs through the SSRF guard. */
+export async function checkAddInput(deps: GuardDeps, input: unknown) {
+  const parsedInput = parseAddInput(input);
+  await guardUrl(deps, 'url', parsedInput.url);
+  await guardOrigins(deps, parsedInput.allowedOrigins);
+  await guardCredentialUrls(deps, parsedInput.credentials);
+  return parsedInput;
+}
+
+/** The same for an update: the URLs it gives (credentials of the stored kind are checked once merged with the record). */
+export async function checkUpdateInput(deps: GuardDeps, input: unknown) {
+  const u = parseUpdateInput(input);
+  if (u.settings.url !== undefined) await guardUrl(deps, 'url', u.settings.url);
+  if (u.settings.allowedOrigins !== undefined) await guardOrigins(deps, u.settings.allowedOrigins);
+  return u;
+}
+
 /** `input` is parsed here (it comes from a command line or an HTTP body), so it is taken as unknown. */
 export async function addConnection(deps: ConnectionAdminDeps, input: unknown): Promise<ConnectionView> {
-  const { credentials, ...settings } = parseAddInput(input);
-  await guardUrl(deps, 'url', settings.url);
-  await guardOrigins(deps, settings.allowedOrigins);
-  await guardCredentialUrls(deps, credentials);
+  const { credentials, ...settings } = await checkAddInput(deps, input);
   const exists = () =>
     new ConnectionAdminError(
       'ERR_CONNECTION_EXISTS',
@@ -254,9 +279,6 @@ export async function connectionStatus(deps: ConnectionAdminDeps, ref: Connectio
 /** Changes settings and/or credentials; the id, name, workspace and createdAt stay, updatedAt moves. */
 export async function updateConnection(deps: ConnectionAdminDeps, input: unknown): Promise<ConnectionView> {
   const u = parseUpdateInput(input);
-  if (Object.keys(u.settings).length === 0 && u.credentials === undefined) {
-    throw new ConnectionAdminError('ERR_CONNECTION_INPUT', 'update: nothing to change (give a setting or credentials)');
-  }
   const ref = { workspace: u.workspace, name: u.name };
   await load(deps, ref);
   // version-checked (store/versioned.ts): an update landing meanwhile is kept, this one applied over it; a connection

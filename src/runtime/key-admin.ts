@@ -61,8 +61,11 @@ export interface KeyLifeDeps extends KeyAdminDeps {
   relays: RelayStore;
 }
 
-/** `input` is parsed here (it comes from a command line or a test), so it is taken as unknown. */
-export async function createKey(deps: KeyAdminDeps, input: unknown, rotatedFrom?: string) {
+/**
+ * A key's input checked as a whole, every check that needs no store (the CLI runs it before it opens one, so a refused
+ * command leaves nothing made): the schema, scopes beyond the trust level, an expiry not in the future (at `now`).
+ */
+export function parseCreateKeyInput(input: unknown, now: number) {
   const parsed = CreateKeyInput.safeParse(input);
   if (!parsed.success) {
     const i = firstIssue(parsed.error);
@@ -74,6 +77,13 @@ export async function createKey(deps: KeyAdminDeps, input: unknown, rotatedFrom?
     throw new KeyAdminError(`${field}: ${i.message}`, field);
   }
   const p = parsed.data;
+  checkNewKey(p.trust, p.scopes, p.expiresAt, now);
+  return p;
+}
+
+/** `input` is parsed here (it comes from a command line or a test), so it is taken as unknown. */
+export async function createKey(deps: KeyAdminDeps, input: unknown, rotatedFrom?: string) {
+  const p = parseCreateKeyInput(input, deps.clock.now());
   return storeNewKey(deps, {
     workspaceId: p.workspace,
     trust: p.trust,
@@ -86,16 +96,21 @@ export async function createKey(deps: KeyAdminDeps, input: unknown, rotatedFrom?
   });
 }
 
+/** The checks every new key passes (a created or a rotated one) that the schema cannot make. */
+function checkNewKey(trust: KeyRecord['trust'], scopes: KeyRecord['scopes'], expiresAt: number | null, now: number): void {
+  const beyond = scopesBeyondTrust(trust, scopes);
+  if (beyond.length > 0)
+    throw new KeyAdminError(`scopes: ${beyond.join(', ')} not in trust level ${trust} (scopes may narrow a level, never widen it)`, 'scopes');
+  if (expiresAt !== null && expiresAt <= now) throw new KeyAdminError('expires_at: must be in the future', 'expires_at');
+}
+
 /** What a new key is given; the id, hash and times are its own. */
 type NewKeyFields = Pick<KeyRecord, 'workspaceId' | 'trust' | 'scopes' | 'agents' | 'name' | 'expiresAt' | 'limits' | 'rotatedFrom'>;
 
 /** Mints a key (not stored yet): the checks every new key passes (a created or a rotated one) are made here. */
 function mintNewKey(deps: KeyAdminDeps, f: NewKeyFields) {
-  const beyond = scopesBeyondTrust(f.trust, f.scopes);
-  if (beyond.length > 0)
-    throw new KeyAdminError(`scopes: ${beyond.join(', ')} not in trust level ${f.trust} (scopes may narrow a level, never widen it)`, 'scopes');
   const now = deps.clock.now();
-  if (f.expiresAt !== null && f.expiresAt <= now) throw new KeyAdminError('expires_at: must be in the future', 'expires_at');
+  checkNewKey(f.trust, f.scopes, f.expiresAt, now);
   const key = mintKey();
   const rec: KeyRecord = KeyRecord.parse({
     id: `key_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
@@ -219,7 +234,7 @@ async function rotationRefused(deps: KeyLifeDeps, was: KeyRecord): Promise<KeyCo
 /** '30d', '12h', '15m', '45s' to milliseconds. */
 export function parseDuration(s: string): number {
   const m = /^(\d+)\s*([smhdw])$/.exec(s.trim());
-  if (!m) throw new KeyAdminError(`expires-in: '${s}' is not a duration like 30d, 12h, 15m or 45s`);
+  if (!m) throw new KeyAdminError(`expires-in: '${s}' is not a duration like 30d, 12h, 15m or 45s`, 'expires-in');
   const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as 's' | 'm' | 'h' | 'd' | 'w'];
   return Number(m[1]) * unit;
 }
