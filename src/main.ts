@@ -219,6 +219,8 @@ export async function startGateway(o: StartOptions): Promise<GatewayInstance> {
           beatMs: config.instances.heartbeatMs,
           deadAfterMs: config.instances.deadAfterMs,
           onError: (e) => log('instance heartbeat failed', { error: e instanceof Error ? e.message : String(e) }),
+          // the scan that fails dead instances' tasks: its own line, so an operator can tell which of the two failed
+          onSweepError: (e) => log('instance sweep failed', { error: errorText(e) }),
           onTwin: () =>
             log('another running gateway process uses this instance id', {
               instance: instanceId,

@@ -12,7 +12,13 @@ export interface PresenceOptions {
   beatMs: number;
   /** an instance silent for longer than this is presumed dead */
   deadAfterMs: number;
+  /** a beat that could not be stored (the next one tries again) */
   onError?: (e: unknown) => void;
+  /**
+   * a sweep (`afterBeat`) that failed (the next one tries again): told apart from a failed beat, since the two mean
+   * different things to an operator (this instance may be judged dead, or dead instances' tasks stay running)
+   */
+  onSweepError?: (e: unknown) => void;
   /**
    * Another running process beats under this instance id (each start fails the tasks the other runs): told at the
    * first beat that finds the other's stamp, then at most once per `deadAfterMs`.
@@ -78,7 +84,7 @@ export class Presence {
         if (now - this.steadySince! >= this.o.deadAfterMs && this.sweeping === undefined) {
           this.sweeping = afterBeat()
             // a failed sweep costs one sweep; the beats go on and the next sweep tries again
-            .catch((e: unknown) => this.o.onError?.(e))
+            .catch((e: unknown) => this.o.onSweepError?.(e))
             .finally(() => {
               this.sweeping = undefined;
             });
