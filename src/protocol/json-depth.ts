@@ -35,6 +35,10 @@ function unkeptScalar(v: unknown): JsonProblem['problem'] | undefined {
 /** A lone surrogate (with the u flag a well-formed pair is one code point and does not match). */
 const LONE_SURROGATE = /\p{Cs}/u;
 export const hasLoneSurrogate = (s: string): boolean => LONE_SURROGATE.test(s);
+const LONE_SURROGATES = /\p{Cs}/gu;
+
+/** `s` with each lone surrogate as U+FFFD (a well-formed pair, one code point to the u flag, is kept): as UTF-8 carries it. */
+export const wellFormed = (s: string): string => (hasLoneSurrogate(s) ? s.replace(LONE_SURROGATES, '\uFFFD') : s);
 
 /**
  * The first problem of `value`: nested deeper than `limit`; with `text`, also a string or key with a lone surrogate, a

@@ -2,6 +2,8 @@
 // the last) and an integer written past ±(2^53 − 1) (JSON.parse rounds it to a double, so its digits change). One
 // pass over text JSON.parse already accepted, so the grammar is not checked again; strings are skipped by indexOf.
 
+import { wellFormed } from './json-depth.js';
+
 /** A value's place: keys and list indexes from the body's top (a batch's first segment is the call's index). */
 export type JsonPath = ReadonlyArray<string | number>;
 
@@ -83,11 +85,18 @@ const isNumberChar = (c: number): boolean => (c >= 48 && c <= 57) || c === 45 ||
 /** A subtree of a value the pass leaves alone (one never read): true for a path in it (the call's own, in a batch). */
 export type SkipPath = (path: JsonPath) => boolean;
 
+/** How the reader of the text keeps a key: a repeat is two keys the reader keeps as one. */
+export type KeyAs = (key: string) => string;
+
 /**
  * The findings of `text` (which JSON.parse accepted), by call: key `-1` when the body is one value, else the index of
- * the call in the batch. Calls with nothing to report are absent; nothing at a path `skip` names is reported.
+ * the call in the batch. Calls with nothing to report are absent; nothing at a path `skip` names is reported. Keys
+ * are compared as JSON.parse keeps them (each `\u` escape decoded, a lone surrogate kept as one), or as `keyAs` makes
+ * them for a reader that changes them further (the remote reader's U+FFFD for a lone surrogate): two keys are a
+ * repeat exactly when the reader's object holds one key for both.
  */
-export function textFindings(text: string, skip?: SkipPath): Map<number, TextFindings> {
+export function textFindings(text: string, o: { skip?: SkipPath; keyAs?: KeyAs } = {}): Map<number, TextFindings> {
+  const { skip, keyAs } = o;
   const out = new Map<number, TextFindings>();
   // frames are kept and reused by depth (a body of 400,000 small objects allocates a handful, not 400,000)
   const frames: Frame[] = [];
@@ -112,7 +121,8 @@ export function textFindings(text: string, skip?: SkipPath): Map<number, TextFin
       const top = depth > 0 ? frames[depth - 1]! : undefined;
       if (top?.object === true && top.wantKey) {
         const raw = text.slice(i + 1, end);
-        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        const parsedKey = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        const key = keyAs === undefined ? parsedKey : keyAs(parsedKey);
         if (!addKey(top, key)) note('duplicateKey', key);
         top.at = key;
         top.wantKey = false;
@@ -202,13 +212,16 @@ export function findingsOf(text: string, parsed: unknown): ReadonlyMap<number, T
 }
 
 /**
- * What a remote's JSON (an answer, a stream event, a card: one object, which JSON.parse made `parsed` of) holds that
- * the client does not take: its first key named twice in one object and its first integer literal past ±(2^53 − 1),
- * each outside what `skip` names. The walk of `parsed` rules out the text pass for most (findingsOf).
+ * What a remote's JSON (an answer, a stream event, a card: one object, which the remote reader made `parsed` of) holds
+ * that the client does not take: its first key named twice in one object and its first integer literal past
+ * ±(2^53 − 1), each outside what `skip` names. The reader makes each lone surrogate U+FFFD (remote-json.ts), keys
+ * too, so two keys that differ only there are one key to it: they are compared the same way here, and count as a key
+ * named twice. The walk of `parsed` rules out the text pass for most (findingsOf): such a merge leaves `parsed` fewer
+ * keys than the text has colons, so it never does for one.
  */
 export function remoteFindings(text: string, parsed: unknown, skip?: SkipPath): TextFindings {
   if (surelyPlain(text, parsed)) return {};
-  return textFindings(text, skip).get(-1) ?? {};
+  return textFindings(text, { skip, keyAs: wellFormed }).get(-1) ?? {};
 }
 
 /** A path as the gateway's errors name one: `params.message.parts.0.data.n`. */

@@ -3,16 +3,12 @@
 // way) while the answer to our caller and LMDB's task record kept it, so the text a caller was answered, the one a
 // later read showed and the stored result differed, and differently per store. Made well-formed once, where the
 // remote's text comes in, every caller and both stores see the same text.
-import { hasLoneSurrogate } from './json-depth.js';
+import { hasLoneSurrogate, wellFormed } from './json-depth.js';
 import { pathText, remoteFindings, type SkipPath } from './json-text.js';
 import { shownPath } from './one-line.js';
 
 /** Where a lone surrogate may come from: an escape of a surrogate in the text (pairs match too), or one already in it. */
 const MAY_HOLD_SURROGATE = /\\u[dD][89a-fA-F]|\p{Cs}/u;
-const LONE_SURROGATES = /\p{Cs}/gu;
-
-/** `s` with each lone surrogate as U+FFFD (a well-formed pair, one code point to the u flag, is kept). */
-export const wellFormed = (s: string): string => (hasLoneSurrogate(s) ? s.replace(LONE_SURROGATES, '\uFFFD') : s);
 
 /**
  * JSON.parse's reviver: strings, then (children first) the keys of each object, made well-formed; `seen.replaced` says
@@ -28,7 +24,8 @@ const reviver =
     }
     if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.keys(v).some(hasLoneSurrogate)) return v;
     seen.replaced = true;
-    // two keys that differ only in their lone surrogates become one: the later wins, as a repeated JSON key does
+    // two keys that differ only in their lone surrogates become one (the later wins): the text pass counts them as a
+    // key named twice (remoteFindings compares keys made well-formed the same way), so such an answer is refused
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [wellFormed(k), x]));
   };
 
