@@ -1,7 +1,7 @@
 // `a2a-gateway webhooks secret rotate --workspace W [--json]`: a new webhook signing secret for a workspace, shown once.
 import { openSecret } from '../open-store.js';
 import { openCliStore } from './store.js';
-import { WebhookSecretError, WebhookSecrets } from '../runtime/push/secrets.js';
+import { WebhookSecretError, WebhookSecrets, webhookWorkspace } from '../runtime/push/secrets.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
 import { out, outJson } from './output.js';
 
@@ -18,15 +18,17 @@ export async function webhooksCommand(args: string[]): Promise<number> {
     options: { ...COMMON_OPTIONS, workspace: { type: 'string' }, json: { type: 'boolean', default: false } },
   });
   if (!values.workspace) throw new WebhookSecretError('workspace: --workspace is required');
+  // before the store opens: a workspace id no secret can be kept for leaves nothing made
+  const workspace = webhookWorkspace(values.workspace);
   const config = await configFrom(values);
   const serverSecret = await openSecret(config);
   const store = await openCliStore(config);
   try {
-    const secret = await new WebhookSecrets({ meta: store.meta, secret: serverSecret }).rotate(values.workspace);
+    const secret = await new WebhookSecrets({ meta: store.meta, secret: serverSecret }).rotate(workspace);
     if (values.json) {
-      outJson({ workspace: values.workspace, secret });
+      outJson({ workspace, secret });
     } else {
-      out(`webhook signing secret of workspace ${values.workspace} (replaces the previous one from the next delivery on):`);
+      out(`webhook signing secret of workspace ${workspace} (replaces the previous one from the next delivery on):`);
       out(`  ${secret}`);
       out('This secret is shown once; give it to your webhook receivers now.');
     }

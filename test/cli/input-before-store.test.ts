@@ -1,4 +1,4 @@
-// Bad input to `keys`, `connections`, `relays` and `call` is refused before the store is opened: exit 2, the field named
+// Bad input to `keys`, `connections`, `relays`, `call` and `webhooks` is refused before the store is opened: exit 2, the field named
 // (on stderr and in the --json error), and nothing made, not even the data dir (with LMDB's lock file in it). Before,
 // these checks ran after the store was opened, so a mistyped workspace id left a data dir behind (and `call` answered
 // a malformed name as an unknown connection, exit 1; `keys list --workspace ''` listed every workspace).
@@ -69,6 +69,7 @@ const CASES: Case[] = [
     'connection',
     /connection: letters, digits, dot, dash, underscore \(CONNECTION\)/,
   ],
+  ['webhooks secret rotate: a workspace id with "/"', ['webhooks', 'secret', 'rotate', '--workspace', 'a/b'], '', /workspace: a workspace id has no "\/"/],
   [
     'call: a bad --agent',
     ['call', 'c1', 'hi', '--workspace', 'ws1', '--agent', 'an agent'],
@@ -86,7 +87,7 @@ function errorOf(stdout: string): { message: string; field?: string } | undefine
   }
 }
 
-t.test('bad input to keys, connections, relays and call: exit 2, the field named, no data dir made', async (t) => {
+t.test('bad input to keys, connections, relays, call and webhooks: exit 2, the field named, no data dir made', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'a2a-before-store-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const dataDirOf = (i: number, json: boolean) => join(dir, `data-${i}${json ? '-json' : ''}`);

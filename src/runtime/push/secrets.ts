@@ -25,6 +25,16 @@ export class WebhookSecretError extends Error {
   }
 }
 
+/**
+ * The workspace a secret is rotated for, by the one workspace id schema (protocol/records.ts): the bounds a key or
+ * connection names hold here too. Needs no store: the CLI checks it before it opens one.
+ */
+export function webhookWorkspace(workspace: string): string {
+  const ws = WorkspaceId.safeParse(workspace);
+  if (!ws.success) throw new WebhookSecretError(`workspace: ${ws.error.issues[0]?.message ?? 'invalid'}`);
+  return ws.data;
+}
+
 export class WebhookSecrets {
   private readonly box: SecretBox;
 
@@ -55,11 +65,9 @@ export class WebhookSecrets {
 
   /** Replaces the workspace's secret and returns the new one (the only time it is shown). */
   async rotate(workspace: string): Promise<string> {
-    // the one workspace id schema (protocol/records.ts): the bounds a key or connection names hold here too
-    const ws = WorkspaceId.safeParse(workspace);
-    if (!ws.success) throw new WebhookSecretError(`workspace: ${ws.error.issues[0]?.message ?? 'invalid'}`);
+    const ws = webhookWorkspace(workspace);
     const secret = newSigningSecret();
-    await this.write(ws.data, secret);
+    await this.write(ws, secret);
     return secret;
   }
 
