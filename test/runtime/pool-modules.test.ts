@@ -134,6 +134,9 @@ t.test('an fs.promises.watch left iterating recycles the worker, named in the re
   const own = createAgentPool({ minThreads: 1, maxThreads: 1, onRecycle: (r) => lefts.push([...r.left]) });
   t.teardown(() => own.destroy());
   const entry = fixture('leaves-unlisted.js');
+  const ended = runInput({ agent: { id: 'watch-ended', kind: 'module', entry, options: { leave: 'watch-ended' } } });
+  t.same(await own.run(ended), { ok: true, events: 1 });
+  t.equal(own.stats().workers.recycled, 0, 'promise watchers ended in the turn: its worker is kept');
   // each turn after the first runs on the worker that replaced the one before: a fresh worker's first turn
   for (let n = 1; n <= 6; n++) {
     // fs.watch's callback kind is counted among the live handles, as the worker's own watchers were while closing

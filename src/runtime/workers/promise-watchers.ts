@@ -19,14 +19,17 @@ function track(it: object): void {
     Object.defineProperty(it, name, {
       value: function (this: object, ...args: unknown[]): Promise<unknown> {
         onCall();
-        const result = step.apply(this, args);
-        void Promise.resolve(result).then(
+        // the agent gets the promise these handlers make, so a rejection it leaves unhandled is still reported as one
+        return step.apply(this, args).then(
           (r) => {
             if (typeof r === 'object' && r !== null && (r as { done?: unknown }).done === true) ended.add(it);
+            return r;
           },
-          () => ended.add(it),
+          (err: unknown) => {
+            ended.add(it);
+            throw err;
+          },
         );
-        return result;
       },
       writable: true,
       configurable: true,
