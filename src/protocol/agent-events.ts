@@ -5,6 +5,7 @@ import { ConnectionName } from './connections.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
 import {
   Artifact,
+  BoundedId,
   CallerId,
   DataPart,
   Extensions,
@@ -31,8 +32,9 @@ const AgentMessage = z.object({ parts: z.array(AgentPart).min(1), metadata: Meta
 
 /**
  * An event yielded by an agent's async generator. Parts are the internal model (`kind`). An artifact's name and
- * description are cut to ARTIFACT_TEXT, as a remote agent's are (words for people; its ids stay refused past their
- * bound): read here, so a module agent's (in its worker and again on the main thread) and a relay's (its frames) agree.
+ * description are cut to ARTIFACT_TEXT, as a remote agent's are (words for people); its id is refused past
+ * MAX_ID_LENGTH, as a remote's and a caller's are (it is stored, shown on every read and sent to webhooks). Read here,
+ * so a module agent's (in its worker and again on the main thread) and a relay's (its frames) agree.
  */
 export const AgentEvent = z.discriminatedUnion('type', [
   z.object({
@@ -42,7 +44,12 @@ export const AgentEvent = z.discriminatedUnion('type', [
   }),
   z.object({
     type: z.literal('artifact'),
-    artifact: Artifact.extend({ parts: z.array(AgentPart), name: ArtifactName.optional(), description: ArtifactDescription.optional() }).partial({
+    artifact: Artifact.extend({
+      artifactId: BoundedId,
+      parts: z.array(AgentPart),
+      name: ArtifactName.optional(),
+      description: ArtifactDescription.optional(),
+    }).partial({
       artifactId: true,
       index: true,
     }),

@@ -16,6 +16,13 @@ export const Metadata = z.record(z.string(), z.unknown());
  */
 export const MAX_ID_LENGTH = 256;
 export const CallerId = z.string().min(1).max(MAX_ID_LENGTH, `at most ${MAX_ID_LENGTH} characters`);
+/**
+ * An id the gateway keeps that someone else chose: a remote's answer names it (a task's, a context's, a message's, an
+ * artifact's), or one of our own module or relay agents does (an artifact's). Bounded as a caller's are: the client
+ * sends a remote's back (a follow-up, a poll, a cancel), and an artifact's is stored, shown on every read and sent to
+ * webhooks; only the answer's size or the task's bounded it before. '' is read: a finished task may name none.
+ */
+export const BoundedId = z.string().max(MAX_ID_LENGTH, `at most ${MAX_ID_LENGTH} characters`);
 export type Metadata = z.infer<typeof Metadata>;
 
 /**

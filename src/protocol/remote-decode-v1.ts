@@ -5,6 +5,7 @@ import type { RemoteEvent, RemoteTask } from './connections.js';
 import {
   Extensions,
   Filename,
+  BoundedId,
   MediaType,
   extensionsOf,
   keptPartFieldsOf,
@@ -20,7 +21,7 @@ import {
 } from './model.js';
 import { fileFromV1 } from './codec-v1.js';
 import { ArtifactDescription, ArtifactName } from './artifact-text.js';
-import { isObject, lenient, parse, RemoteDecodeError, RemoteId, type DecodeContext } from './remote-decode.js';
+import { isObject, lenient, parse, RemoteDecodeError, type DecodeContext } from './remote-decode.js';
 
 /**
  * 1.0 states, with those the internal model has no room for read as the nearest one (as for 0.3): rejected ended the
@@ -74,9 +75,9 @@ function toPart(p: z.infer<typeof PartShape>): Part {
 
 const MessageShape = lenient(
   z.object({
-    messageId: RemoteId.optional(),
-    contextId: RemoteId.optional(),
-    taskId: RemoteId.optional(),
+    messageId: BoundedId.optional(),
+    contextId: BoundedId.optional(),
+    taskId: BoundedId.optional(),
     role: Role,
     parts: z.array(PartShape).default([]),
     metadata: Metadata.optional(),
@@ -87,7 +88,7 @@ const MessageShape = lenient(
 const StatusShape = lenient(z.object({ state: State, message: MessageShape.optional(), timestamp: z.string().optional() }));
 const ArtifactShape = lenient(
   z.object({
-    artifactId: RemoteId.optional(),
+    artifactId: BoundedId.optional(),
     name: ArtifactName.optional(),
     description: ArtifactDescription.optional(),
     parts: z.array(PartShape).default([]),
@@ -97,19 +98,19 @@ const ArtifactShape = lenient(
 );
 const TaskShape = lenient(
   z.object({
-    id: RemoteId,
-    contextId: RemoteId.optional(),
+    id: BoundedId,
+    contextId: BoundedId.optional(),
     status: StatusShape,
     artifacts: z.array(ArtifactShape).optional(),
     history: z.array(MessageShape).optional(),
     metadata: Metadata.optional(),
   }),
 );
-const StatusUpdate = lenient(z.object({ taskId: RemoteId.optional(), contextId: RemoteId.optional(), status: StatusShape }));
+const StatusUpdate = lenient(z.object({ taskId: BoundedId.optional(), contextId: BoundedId.optional(), status: StatusShape }));
 const ArtifactUpdate = lenient(
   z.object({
-    taskId: RemoteId.optional(),
-    contextId: RemoteId.optional(),
+    taskId: BoundedId.optional(),
+    contextId: BoundedId.optional(),
     artifact: ArtifactShape,
     append: z.boolean().optional(),
     lastChunk: z.boolean().optional(),

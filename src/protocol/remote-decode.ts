@@ -5,7 +5,7 @@ import type { RemoteEvent, RemoteTask } from './connections.js';
 import {
   Extensions,
   extensionsOf,
-  MAX_ID_LENGTH,
+  BoundedId,
   Metadata,
   referencesOf,
   ReferenceTaskIds,
@@ -47,13 +47,6 @@ function nullsAbsent(v: unknown): unknown {
 export const lenient = <S extends z.ZodType>(s: S) => z.preprocess(nullsAbsent, s);
 
 /**
- * An id a remote's answer names (a task's, a context's, a message's, an artifact's), bounded as a caller's are
- * (MAX_ID_LENGTH): the client keeps it, sends it back (a follow-up, a poll, a cancel) and stores it with the result (an
- * artifact's is stored, shown on every read and sent to webhooks); only the answer's size bounded it before. '' is read: a finished task may name none.
- */
-export const RemoteId = z.string().max(MAX_ID_LENGTH, `at most ${MAX_ID_LENGTH} characters`);
-
-/**
  * 0.2/0.3 states the internal model has no room for, read as the nearest one: `rejected` ended the task without doing
  * it (failed); `auth-required` waits for the caller like `input-required`; `unknown` cannot be waited on (failed).
  */
@@ -64,9 +57,9 @@ const RemoteMessage = lenient(
   z.object({
     role: Role,
     parts: z.array(PartIn),
-    messageId: RemoteId.optional(),
-    taskId: RemoteId.optional(),
-    contextId: RemoteId.optional(),
+    messageId: BoundedId.optional(),
+    taskId: BoundedId.optional(),
+    contextId: BoundedId.optional(),
     metadata: Metadata.optional(),
     extensions: Extensions.optional(),
     referenceTaskIds: ReferenceTaskIds.optional(),
@@ -78,7 +71,7 @@ const RemoteStatus = lenient(z.object({ state: RemoteState, message: RemoteMessa
 
 const RemoteArtifact = lenient(
   z.object({
-    artifactId: RemoteId.optional(),
+    artifactId: BoundedId.optional(),
     index: z.number().int().nonnegative().optional(),
     name: ArtifactName.optional(),
     description: ArtifactDescription.optional(),
@@ -93,9 +86,9 @@ type RemoteArtifact = z.infer<typeof RemoteArtifact>;
 
 const RemoteTaskShape = lenient(
   z.object({
-    id: RemoteId,
-    contextId: RemoteId.optional(),
-    sessionId: RemoteId.optional(),
+    id: BoundedId,
+    contextId: BoundedId.optional(),
+    sessionId: BoundedId.optional(),
     status: RemoteStatus,
     artifacts: z.array(RemoteArtifact).optional(),
     history: z.array(RemoteMessage).optional(),
@@ -104,13 +97,13 @@ const RemoteTaskShape = lenient(
 );
 
 const StatusEvent = lenient(
-  z.object({ taskId: RemoteId.optional(), id: RemoteId.optional(), contextId: RemoteId.optional(), status: RemoteStatus, final: z.boolean().optional() }),
+  z.object({ taskId: BoundedId.optional(), id: BoundedId.optional(), contextId: BoundedId.optional(), status: RemoteStatus, final: z.boolean().optional() }),
 );
 const ArtifactEvent = lenient(
   z.object({
-    taskId: RemoteId.optional(),
-    id: RemoteId.optional(),
-    contextId: RemoteId.optional(),
+    taskId: BoundedId.optional(),
+    id: BoundedId.optional(),
+    contextId: BoundedId.optional(),
     artifact: RemoteArtifact,
     append: z.boolean().optional(),
     lastChunk: z.boolean().optional(),

@@ -129,6 +129,29 @@ t.test('a worker is replaced after a module run that left a BroadcastChannel, a 
   }
 });
 
+t.test('an fs.promises.watch left iterating recycles the worker, named in the recycle, on a fresh worker and net of closed watchers', async (t) => {
+  const lefts: string[][] = [];
+  const own = createAgentPool({ minThreads: 1, maxThreads: 1, onRecycle: (r) => lefts.push([...r.left]) });
+  t.teardown(() => own.destroy());
+  const entry = fixture('leaves-unlisted.js');
+  const ended = runInput({ agent: { id: 'watch-ended', kind: 'module', entry, options: { leave: 'watch-ended' } } });
+  t.same(await own.run(ended), { ok: true, events: 1 });
+  t.equal(own.stats().workers.recycled, 0, 'promise watchers ended in the turn: its worker is kept');
+  // each turn after the first runs on the worker that replaced the one before: a fresh worker's first turn
+  for (let n = 1; n <= 6; n++) {
+    // fs.watch's callback kind is counted among the live handles, as the worker's own watchers were while closing
+    const [leave, named] = n % 2 ? ['watch', 'fs.promises.watch'] : ['watch-callback', 'FSEventWrap'];
+    t.same(await own.run(runInput({ agent: { id: leave, kind: 'module', entry, options: { leave } } })), { ok: true, events: 1 });
+    t.equal(own.stats().workers.recycled, n, `turn ${n}: its worker is ended`);
+    t.ok(lefts[n - 1]?.includes(named), `turn ${n}: the recycle names ${named} (${lefts[n - 1]?.join(', ')})`);
+  }
+  // the turn closed the watcher its module opened at import: as many watchers are open at its end as at its start
+  const swaps = runInput({ agent: { id: 'swaps', kind: 'module', entry: fixture('swaps-watcher.js') } });
+  t.same(await own.run(swaps), { ok: true, events: 1 });
+  t.equal(own.stats().workers.recycled, 7, 'a watcher started where the turn closed another: its worker is ended');
+  t.same(lefts[6], ['fs.promises.watch'], 'named alone: the live-handle count nets out');
+});
+
 t.test("a module agent's output past maxOutputBytes fails its run in the worker, before it crosses threads", async (t) => {
   const own = createAgentPool({ minThreads: 1, maxThreads: 1, maxOutputBytes: 1024 * 1024 });
   t.teardown(() => own.destroy());

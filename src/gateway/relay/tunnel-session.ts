@@ -7,7 +7,7 @@ import { type GatewayFrame, MAX_FRAME_BYTES, type RelayFrame, type RunTask, TUNN
 import type { TurnSignal } from '../../runtime/agents/turn-signal.js';
 import type { Clock, Timers } from '../../runtime/clock.js';
 import type { TunnelSocket } from '../api.js';
-import { encodeFrame } from './frames.js';
+import { encodeFrame, type RefusedEvent } from './frames.js';
 
 export const PING_EVERY_MS = 15_000;
 export const PONG_WITHIN_MS = 45_000;
@@ -134,7 +134,7 @@ export class TunnelSession {
   }
 
   /** A frame after hello. Returns why the relay broke the protocol, if it did. */
-  handle(f: RelayFrame): string | undefined {
+  handle(f: RelayFrame | RefusedEvent): string | undefined {
     switch (f.t) {
       case 'hello':
         return 'a second hello';
@@ -159,6 +159,11 @@ export class TunnelSession {
         if (f.t === 'event') {
           p.events++;
           p.turn.onEvent(f.event);
+        } else if (f.t === 'refused-event') {
+          // the local call is stopped on the relay, as after a timeout; its later frames of this sid are dropped
+          this.d.log('relay turn failed: its agent sent an event the gateway refuses', { ...this.d.who, agent: p.turn.agent, why: f.why });
+          this.send({ t: 'cancel', sid: f.sid });
+          this.settle(f.sid, fail('agent_protocol', `Agent ${p.turn.agent} sent an invalid event: ${f.why}`));
         } else if (f.t === 'done') this.settle(f.sid, { ok: true, events: p.events });
         else {
           // the relay's words are not passed on (an older or misbehaving relay may send its local agent's error

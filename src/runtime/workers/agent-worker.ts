@@ -15,6 +15,7 @@ import { forgetEnvChanges, journalEnv, restoreEnv } from './env-journal.js';
 import { forgetRefusals, guardProcess, refusedCall } from './process-guard.js';
 import { allowChildProcesses, forbidChildProcesses, guardChildProcesses } from './child-guard.js';
 import { watchStartedWorkers } from './started-workers.js';
+import { watchPromiseWatchers } from './promise-watchers.js';
 import { watchUnrefs } from './unrefs.js';
 import { warmEventSchema } from './warm-schemas.js';
 import type { FailureReason, RecycleReply, RunReply, RunRequest } from './wire.js';
@@ -22,6 +23,8 @@ import type { FailureReason, RecycleReply, RunReply, RunRequest } from './wire.j
 // before any agent module loads, so that what an agent unrefs is seen (see leftovers.ts)
 watchUnrefs();
 watchStartedWorkers();
+// after watchUnrefs: it calls through ref-options' rewrite of the same function
+watchPromiseWatchers();
 guardProcess();
 guardChildProcesses();
 journalEnv();

@@ -144,12 +144,15 @@ export function watchUnrefs(): void {
   watchUnref(net.Server.prototype as never, 'Server', (s) => (s as net.Server).listening);
   watchUnref(dgram.Socket.prototype as never, 'dgram socket', dgramLive);
   watchUnref(ChildProcess.prototype as never, 'child process', childLive);
-  // fs exports neither watcher class: one of each is made on this file's folder and closed at once
+  // fs exports neither watcher class: one of each is made on this file's folder and closed at once. Not persistent, so
+  // never among the live handles: a closed handle stays listed until its close completes, a loop turn later, and a
+  // fresh worker's first turn could begin before that, count it as standing state and miss an agent's watcher that
+  // the count then shows as many of as before
   const here = fileURLToPath(new URL('.', import.meta.url));
   const noop = (): void => {};
   watchUnref(
     protoOf(
-      () => fs.watch(here, noop),
+      () => fs.watch(here, { persistent: false }, noop),
       (w) => (w as fs.FSWatcher).close(),
     ) as never,
     'fs watcher',
