@@ -4,10 +4,8 @@
 // node:http remotes on loopback behind a real gateway, 0.3 and 1.0, plain and streamed.
 import t from 'tap';
 import { ARTIFACT_TEXT } from '../../src/protocol/artifact-text.js';
-import { ManualClock } from '../../src/runtime/clock.js';
-import { type Answer, type CardServer, type Dialect, sseAnswer } from '../support/card-server.js';
-import type { TestGateway } from '../support/gateway.js';
-import { DIALECT_MATRIX, dialectRemotes, remoteStage, sendGo } from '../support/remote-stage.js';
+import { type Answer, type Dialect, sseAnswer } from '../support/card-server.js';
+import { DIALECT_MATRIX, dialectStage } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 let name = 'report';
@@ -42,18 +40,7 @@ function answer(dialect: Dialect, req: { id: unknown; method: string }): Answer 
   ]);
 }
 
-let s: CardServer;
-let ours: TestGateway;
-let key: string;
-const clock = new ManualClock(Date.now());
-
-t.before(async () => {
-  ({ s, ours, key } = await remoteStage(t, {
-    clock,
-    workspace: WS,
-    remotes: dialectRemotes(DIALECT_MATRIX, { base: () => s.url, answer: (r, req) => answer(r.dialect, req), settings: () => ({ storeResults: true }) }),
-  }));
-});
+const stage = dialectStage(t, { workspace: WS, remotes: DIALECT_MATRIX, answer: (r, req) => answer(r.dialect, req), storeResults: true });
 
 t.beforeEach(() => {
   name = 'report';
@@ -64,10 +51,10 @@ const codePoints = (x: string | undefined) => [...(x ?? '')].length;
 
 /** the artifact our caller is answered, the one a later tasks/get shows, and the one the result store keeps */
 async function artifactsSeen(agentId: string) {
-  const before = new Set((await ours.gw.store.results.list({ workspace: WS, connection: agentId })).map((x) => x.id));
-  const task = await sendGo({ ours, key }, agentId);
-  const read = (await ours.rpc({ method: 'tasks/get', key, params: { id: task?.id } })).json.result;
-  const results = await ours.gw.store.results.list({ workspace: WS, connection: agentId });
+  const before = new Set((await stage.results(agentId)).map((x) => x.id));
+  const task = await stage.send(agentId);
+  const read = (await stage.ours.rpc({ method: 'tasks/get', key: stage.key, params: { id: task?.id } })).json.result;
+  const results = await stage.results(agentId);
   return {
     state: task?.status?.state,
     answered: task?.artifacts?.[0],

@@ -3,10 +3,8 @@
 // and the result store kept. Safe integers and floats (1e300) pass as sent. Real node:http remotes on loopback behind
 // a real gateway, 0.3 and 1.0, plain and streamed.
 import t from 'tap';
-import { ManualClock } from '../../src/runtime/clock.js';
-import type { Answer, CardServer, Dialect } from '../support/card-server.js';
-import type { TestGateway } from '../support/gateway.js';
-import { DIALECT_MATRIX, dialectRemotes, remoteStage, sendGo } from '../support/remote-stage.js';
+import type { Answer, Dialect } from '../support/card-server.js';
+import { DIALECT_MATRIX, dialectStage } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 /** the number the remote writes in its data part, as JSON text */
@@ -41,21 +39,10 @@ function answer(dialect: Dialect, req: { id: unknown; method: string }): Answer 
 /** where each dialect's answer holds the task */
 const REMOTES = DIALECT_MATRIX.map((r) => ({ ...r, at: r.dialect === '0.3' ? 'result' : 'result.task' }));
 
-let s: CardServer;
-let ours: TestGateway;
-let key: string;
-const clock = new ManualClock(Date.now());
+const stage = dialectStage(t, { workspace: WS, remotes: REMOTES, answer: (r, req) => answer(r.dialect, req), storeResults: true });
 
-t.before(async () => {
-  ({ s, ours, key } = await remoteStage(t, {
-    clock,
-    workspace: WS,
-    remotes: dialectRemotes(REMOTES, { base: () => s.url, answer: (r, req) => answer(r.dialect, req), settings: () => ({ storeResults: true }) }),
-  }));
-});
-
-const send = (agentId: string, extra?: Record<string, unknown>) => sendGo({ ours, key }, agentId, extra);
-const stored = async (connection: string) => (await ours.gw.store.results.list({ workspace: WS, connection })).length;
+const send = stage.send;
+const stored = async (connection: string) => (await stage.results(connection)).length;
 
 for (const r of REMOTES) {
   const how = r.streaming ? 'streamed' : 'plain';

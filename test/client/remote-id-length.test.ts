@@ -3,10 +3,8 @@
 // stored under it. Before, only the 8 MiB answer limit bounded them: a megabyte id was kept, stored and sent back.
 import t from 'tap';
 import { MAX_ID_LENGTH } from '../../src/protocol/model.js';
-import { ManualClock } from '../../src/runtime/clock.js';
-import { type Answer, type CardServer, type Dialect, sseAnswer } from '../support/card-server.js';
-import type { TestGateway } from '../support/gateway.js';
-import { DIALECT_MATRIX, dialectRemotes, remoteStage, sendGo } from '../support/remote-stage.js';
+import { type Answer, type Dialect, sseAnswer } from '../support/card-server.js';
+import { DIALECT_MATRIX, dialectStage } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 let taskId = 't1';
@@ -36,18 +34,7 @@ function answer(dialect: Dialect, req: { id: unknown; method: string }): Answer 
 /** where each dialect's answer holds the task */
 const REMOTES = DIALECT_MATRIX.map((r) => ({ ...r, at: r.dialect === '0.3' ? 'result' : 'result.task' }));
 
-let s: CardServer;
-let ours: TestGateway;
-let key: string;
-const clock = new ManualClock(Date.now());
-
-t.before(async () => {
-  ({ s, ours, key } = await remoteStage(t, {
-    clock,
-    workspace: WS,
-    remotes: dialectRemotes(REMOTES, { base: () => s.url, answer: (r, req) => answer(r.dialect, req), settings: () => ({ storeResults: true }) }),
-  }));
-});
+const stage = dialectStage(t, { workspace: WS, remotes: REMOTES, answer: (r, req) => answer(r.dialect, req), storeResults: true });
 
 t.beforeEach(() => {
   taskId = 't1';
@@ -55,8 +42,8 @@ t.beforeEach(() => {
   artifactId = undefined;
 });
 
-const send = (agentId: string, extra?: Record<string, unknown>) => sendGo({ ours, key }, agentId, extra);
-const stored = async (connection: string) => (await ours.gw.store.results.list({ workspace: WS, connection })).map((r) => r.remoteTaskId);
+const send = stage.send;
+const stored = async (connection: string) => (await stage.results(connection)).map((r) => r.remoteTaskId);
 
 for (const r of REMOTES) {
   const how = r.streaming ? 'streamed' : 'plain';

@@ -3,10 +3,8 @@
 // continued or polled, so the turn fails saying so, at once, instead of sending the follow-up to no task. A finished
 // task without an id is taken as before: nothing follows it.
 import t from 'tap';
-import { ManualClock } from '../../src/runtime/clock.js';
-import { type Answer, type CardServer, type Dialect, sseAnswer } from '../support/card-server.js';
-import type { TestGateway } from '../support/gateway.js';
-import { DIALECT_MATRIX, dialectRemotes, remoteStage, sendGo } from '../support/remote-stage.js';
+import { type Answer, type Dialect, sseAnswer } from '../support/card-server.js';
+import { DIALECT_MATRIX, dialectStage } from '../support/remote-stage.js';
 
 const WS = 'ws1';
 let state = 'input-required';
@@ -32,11 +30,6 @@ const enc = {
   },
 };
 
-let s: CardServer;
-let ours: TestGateway;
-let key: string;
-const clock = new ManualClock(Date.now());
-
 /** plain: the task with an empty id; streamed: status events alone, naming no task. */
 function answer(dialect: Dialect, req: { id: unknown; method: string }): Answer {
   const e = enc[dialect];
@@ -46,15 +39,8 @@ function answer(dialect: Dialect, req: { id: unknown; method: string }): Answer 
 
 const REMOTES = DIALECT_MATRIX;
 
-t.before(async () => {
-  ({ s, ours, key } = await remoteStage(t, {
-    clock,
-    workspace: WS,
-    remotes: dialectRemotes(REMOTES, { base: () => s.url, answer: (r, req) => answer(r.dialect, req) }),
-  }));
-});
-
-const send = (agentId: string, extra?: Record<string, unknown>) => sendGo({ ours, key }, agentId, extra);
+const stage = dialectStage(t, { workspace: WS, remotes: REMOTES, answer: (r, req) => answer(r.dialect, req) });
+const send = stage.send;
 
 for (const r of REMOTES) {
   const how = r.streaming ? 'streamed' : 'plain';

@@ -5,10 +5,8 @@
 // and a key JSON.parse does keep once (a raw and an escaped U+FFFD) is -32600 naming it. Real node:http remotes on
 // loopback behind a real gateway, 0.3 and 1.0, plain and streamed.
 import t from 'tap';
-import { ManualClock } from '../../src/runtime/clock.js';
-import type { Answer, CardServer, Dialect } from '../support/card-server.js';
-import type { TestGateway } from '../support/gateway.js';
-import { DIALECT_MATRIX, dialectRemotes, remoteStage, sendGo } from '../support/remote-stage.js';
+import type { Answer, Dialect } from '../support/card-server.js';
+import { DIALECT_MATRIX, dialectStage } from '../support/remote-stage.js';
 
 /** the task a remote answers, its metadata as the text `meta` */
 const task03 = (meta: string) => `{"kind":"task","id":"t1","contextId":"c1","status":{"state":"completed"},"metadata":${meta}}`;
@@ -22,17 +20,7 @@ function answer(dialect: Dialect, req: { id: unknown; method: string }): Answer 
   return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: `data: ${body}\n\n` };
 }
 
-let s: CardServer;
-let ours: TestGateway;
-let key: string;
-
-t.before(async () => {
-  ({ s, ours, key } = await remoteStage(t, {
-    clock: new ManualClock(Date.now()),
-    workspace: 'ws1',
-    remotes: dialectRemotes(DIALECT_MATRIX, { base: () => s.url, answer: (r, req) => answer(r.dialect, req) }),
-  }));
-});
+const stage = dialectStage(t, { workspace: 'ws1', remotes: DIALECT_MATRIX, answer: (r, req) => answer(r.dialect, req) });
 
 for (const r of DIALECT_MATRIX) {
   const how = `${r.dialect} ${r.streaming ? 'streamed' : 'plain'}`;
@@ -42,7 +30,7 @@ for (const r of DIALECT_MATRIX) {
   t.test(`${how}: keys differing only in lone surrogates are a key named twice; the turn fails naming it`, async (t) => {
     for (const keys of ['"\\ud800":1,"\\udc00":2', '"\\udfff":1,"\uFFFD":2', '"x":0,"a\\ud83db":1,"a\\ude00b":2']) {
       meta = `{${keys}}`;
-      const task = await sendGo({ ours, key }, r.name);
+      const task = await stage.send(r.name);
       t.equal(task?.status?.state, 'failed', `${keys}: failed`);
       t.match(
         task?.status?.message?.parts?.[0]?.text,
@@ -55,7 +43,7 @@ for (const r of DIALECT_MATRIX) {
   t.test(`${how}: keys that stay apart once read are taken`, async (t) => {
     for (const keys of ['"\\ud83d\\ude00":1,"\\ude00\\ud83d":2', '"a\\ud800":1,"b\\ud800":2', '"\uFFFD\uFFFD\uFFFD":1,"\\ud800":2']) {
       meta = `{${keys}}`;
-      const task = await sendGo({ ours, key }, r.name);
+      const task = await stage.send(r.name);
       t.equal(task?.status?.state, 'completed', `${keys}: ${JSON.stringify(task?.status).slice(0, 300)}`);
     }
   });
@@ -64,11 +52,11 @@ for (const r of DIALECT_MATRIX) {
 t.test("a caller's request: a repeat JSON.parse makes is -32600 naming it; lone surrogates are -32602 naming the path", async (t) => {
   const send = (metadata: string) =>
     `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"m-${Math.random()}","parts":[{"kind":"text","text":"hi"}],"metadata":${metadata}}}}`;
-  const twice = await ours.rpc({ key, body: send('{"\uFFFD":1,"\\ufffd":2}') });
+  const twice = await stage.ours.rpc({ key: stage.key, body: send('{"\uFFFD":1,"\\ufffd":2}') });
   t.equal(twice.json.error?.code, -32600, 'a raw and an escaped U+FFFD: -32600');
   t.equal(twice.json.error?.data?.field, 'params.message.metadata.\uFFFD', 'naming the key');
   t.match(twice.json.error?.message, /is given twice in params\.message\.metadata/);
-  const lone = await ours.rpc({ key, body: send('{"\\ud800":1,"\\udc00":2}') });
+  const lone = await stage.ours.rpc({ key: stage.key, body: send('{"\\ud800":1,"\\udc00":2}') });
   t.equal(lone.json.error?.code, -32602, 'two lone surrogates (two keys to JSON.parse): -32602, as any lone surrogate');
   t.equal(lone.json.error?.data?.path, 'params.message.metadata.\uD800', 'naming the first');
 });

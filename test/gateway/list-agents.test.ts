@@ -4,24 +4,17 @@
 // a sparse agent's tasks are reached across short pages; the index's rebuild (LMDB open, Redis build and repair
 // pass) puts back the per-agent counts.
 import t, { type Test } from 'tap';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createClient } from 'redis';
-import type { ConfigInput } from '../../src/config.js';
 import type { AgentSpec } from '../../src/protocol/agent-events.js';
 import type { Task, TaskState } from '../../src/protocol/model.js';
 import { redisKeys } from '../../src/runtime/redis/keys.js';
-import { taskKey } from '../../src/runtime/store/types.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import type { TestGateway } from '../support/gateway.js';
+import { damageStoredTask, listingEngines, stoppableGateway } from '../support/listing-stage.js';
+import { REDIS_URL } from '../support/redis.js';
 import { sampleTask } from '../support/store-records.js';
 
 const T0 = Date.UTC(2026, 5, 1);
-const ENGINES: Array<{ name: string; config: () => ConfigInput & { redisPrefix?: string } }> = [
-  { name: 'lmdb', config: () => ({}) },
-  { name: 'redis', config: () => ({ store: 'redis', redisUrl: REDIS_URL, redisPrefix: testPrefix('list-agents') }) },
-];
+const ENGINES = listingEngines({ prefix: 'list-agents' });
 
 const AGENTS = ['a1', 'a2', 'a3'];
 const STATES: TaskState[] = ['completed', 'working', 'failed'];
@@ -64,46 +57,19 @@ const expected = (tasks: Task[], keep: (x: Task) => boolean) =>
     .sort((a, b) => Date.parse(b.status.timestamp) - Date.parse(a.status.timestamp))
     .map((x) => x.id);
 
-async function damage(gw: TestGateway, config: { redisPrefix?: string }, dataDir: string, id: string): Promise<void> {
-  const key = taskKey('ws1', id);
-  if (config.redisPrefix) {
-    const raw = createClient({ url: REDIS_URL });
-    raw.on('error', () => {});
-    await raw.connect();
-    await raw.set(redisKeys(config.redisPrefix).task(key), 'not msgpack of a task');
-    await raw.close();
-    return;
-  }
-  // LMDB: with the server stopped, whose task cache would still hold the good record
-  await gw.close();
-  const { open } = await import('lmdb');
-  const { LMDB_DBS } = await import('../../src/runtime/store/lmdb/index.js');
-  const env = open({ path: `${dataDir}/store`, noSubdir: false, maxDbs: 32 });
-  await env.openDB({ name: LMDB_DBS.tasks }).put(key, { id, status: 'not a status' });
-  await env.close();
-}
-
 for (const engine of ENGINES) {
   t.test(`${engine.name}: a key limited to agents lists its agents' tasks only, with their totals, under every filter`, async (t: Test) => {
     const config = engine.config();
-    const dataDir = await mkdtemp(join(tmpdir(), 'a2a-list-agents-'));
+    const st = await stoppableGateway(t, { config, dir: 'list-agents' });
     const lines: string[] = [];
-    let gw = await startTestGateway({ config, dataDir });
-    t.teardown(async () => {
-      await gw.close();
-      await rm(dataDir, { recursive: true, force: true });
-      if (config.redisPrefix) await cleanupPrefix(REDIS_URL, config.redisPrefix);
-    });
     const n = 600;
     const tasks = Array.from({ length: n }, (_, i) => make(i));
-    for (let i = 0; i < n; i += 200) await Promise.all(tasks.slice(i, i + 200).map((x) => gw.gw.store.tasks.create(x)));
+    for (let i = 0; i < n; i += 200) await Promise.all(tasks.slice(i, i + 200).map((x) => st.gw.gw.store.tasks.create(x)));
     // an a2 task's record damaged where it is stored: a listing for a1 and a3 has no reason to read it
-    await damage(gw, config, dataDir, 't0001');
-    if (!config.redisPrefix) gw = await startTestGateway({ config, dataDir, log: (msg) => lines.push(msg) });
-    else {
-      await gw.close();
-      gw = await startTestGateway({ config, dataDir, log: (msg) => lines.push(msg) });
-    }
+    const gw = await st.restart({
+      meanwhile: () => damageStoredTask({ config, dataDir: st.dataDir, workspace: 'ws1', id: 't0001' }),
+      log: (msg) => lines.push(msg),
+    });
     const { key } = await gw.key({ agents: ['a1', 'a3'] });
     const mine = (x: Task) => x.agentId === 'a1' || x.agentId === 'a3';
 
@@ -169,13 +135,8 @@ for (const engine of ENGINES) {
 
   t.test(`${engine.name}: an agent with few tasks among many is reached across short pages; the rebuild restores the counts`, async (t: Test) => {
     const config = engine.config();
-    const dataDir = await mkdtemp(join(tmpdir(), 'a2a-list-agents-'));
-    let gw = await startTestGateway({ config, dataDir });
-    t.teardown(async () => {
-      await gw.close();
-      await rm(dataDir, { recursive: true, force: true });
-      if (config.redisPrefix) await cleanupPrefix(REDIS_URL, config.redisPrefix);
-    });
+    const st = await stoppableGateway(t, { config, dir: 'list-agents' });
+    let gw = st.gw;
     const n = 5_000;
     // 'rare' ran the oldest task and one in the middle; the rest are a1..a3's
     const tasks = Array.from({ length: n }, (_, i) => make(i, i === 0 || i === 2_505 ? 'rare' : undefined));
@@ -190,22 +151,24 @@ for (const engine of ENGINES) {
     t.strictSame(canceled, { ids: ['t2505'], totals: [1] }, "rare's canceled task: its state's count moved with it");
 
     // the index's agent counts taken away, as a store an older build wrote would hold them; the rebuild puts them back
-    await gw.close();
-    if (config.redisPrefix) {
-      const k = redisKeys(config.redisPrefix);
-      const raw = createClient({ url: REDIS_URL });
-      raw.on('error', () => {});
-      await raw.connect();
-      await raw.del([k.taskListPlaced('ws1'), k.taskListAgentCounts('ws1'), k.taskListAgentsBuilt]);
-      await raw.close();
-    } else {
-      const { open } = await import('lmdb');
-      const { LMDB_DBS } = await import('../../src/runtime/store/lmdb/index.js');
-      const env = open({ path: `${dataDir}/store`, noSubdir: false, maxDbs: 32 });
-      for (const name of [LMDB_DBS.taskList, LMDB_DBS.taskListAt, LMDB_DBS.taskListCount]) await env.openDB({ name }).clearAsync();
-      await env.close();
-    }
-    gw = await startTestGateway({ config, dataDir });
+    gw = await st.restart({
+      meanwhile: async () => {
+        if (config.redisPrefix) {
+          const k = redisKeys(config.redisPrefix);
+          const raw = createClient({ url: REDIS_URL });
+          raw.on('error', () => {});
+          await raw.connect();
+          await raw.del([k.taskListPlaced('ws1'), k.taskListAgentCounts('ws1'), k.taskListAgentsBuilt]);
+          await raw.close();
+        } else {
+          const { open } = await import('lmdb');
+          const { LMDB_DBS } = await import('../../src/runtime/store/lmdb/index.js');
+          const env = open({ path: `${st.dataDir}/store`, noSubdir: false, maxDbs: 32 });
+          for (const name of [LMDB_DBS.taskList, LMDB_DBS.taskListAt, LMDB_DBS.taskListCount]) await env.openDB({ name }).clearAsync();
+          await env.close();
+        }
+      },
+    });
     const { key: k2 } = await gw.key({ agents: ['rare', 'a2'] });
     const rebuilt = await pageAll(gw, { key: k2, params: { pageSize: 100, state: 'canceled' } });
     t.strictSame(rebuilt, { ids: ['t2505'], totals: [1] }, 'after the rebuild: the state and agent counts are back');

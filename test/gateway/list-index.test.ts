@@ -2,24 +2,15 @@
 // others (a damaged task further down is never met), paging while sends create tasks skips none that stayed, repeats
 // none and keeps each page newest first, and retention takes a swept task out of the listing, its totals and every filter's index.
 import t, { type Test } from 'tap';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createClient } from 'redis';
-import type { ConfigInput } from '../../src/config.js';
 import type { Task } from '../../src/protocol/model.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import { redisKeys } from '../../src/runtime/redis/keys.js';
-import { taskKey } from '../../src/runtime/store/types.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
-import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
+import { damageStoredTask, listingEngines, stoppableGateway } from '../support/listing-stage.js';
+import { cleanupPrefix, REDIS_URL } from '../support/redis.js';
 import { sampleTask } from '../support/store-records.js';
 
 const T0 = Date.UTC(2026, 5, 1);
-const ENGINES: Array<{ name: string; config: () => ConfigInput & { redisPrefix?: string } }> = [
-  { name: 'lmdb', config: () => ({}) },
-  { name: 'redis', config: () => ({ store: 'redis', redisUrl: REDIS_URL, redisPrefix: testPrefix('list-index') }) },
-];
+const ENGINES = listingEngines({ prefix: 'list-index' });
 
 const listed = (tasks: Array<{ id: string; status: { timestamp: string } }>) => tasks.map((x) => x.id);
 
@@ -27,40 +18,21 @@ for (const engine of ENGINES) {
   t.test(`${engine.name}: a page reads its own tasks only: a damaged task further down is never met`, async (t: Test) => {
     const config = engine.config();
     const lines: string[] = [];
-    // one data dir for both servers below (a test gateway removes only a dir it made itself)
-    const dataDir = await mkdtemp(join(tmpdir(), 'a2a-list-index-'));
-    let gw = await startTestGateway({ config, dataDir });
-    t.teardown(async () => {
-      await gw.close();
-      await rm(dataDir, { recursive: true, force: true });
-      if (config.redisPrefix) await cleanupPrefix(REDIS_URL, config.redisPrefix);
-    });
-    const { key } = await gw.key();
+    // one data dir for both servers below
+    const st = await stoppableGateway(t, { config, dir: 'list-index' });
+    const { key } = await st.gw.key();
     const n = 2_000;
     const make = (i: number): Task => {
       // finished: start-up recovery reads only unfinished tasks, so nothing but a listing could meet the damaged one
       const base = sampleTask({ id: `t${String(i).padStart(4, '0')}`, state: 'completed' });
       return { ...base, workspaceId: 'ws1', status: { ...base.status, timestamp: new Date(T0 + i * 1_000).toISOString() }, seq: 1 };
     };
-    for (let i = 0; i < n; i += 500) await Promise.all(Array.from({ length: 500 }, (_, j) => gw.gw.store.tasks.create(make(i + j))));
-    // the oldest task's record is damaged where it is stored, after it was indexed (LMDB: with the server stopped,
-    // whose task cache would still hold the good one)
-    await gw.close();
-    const damaged = taskKey('ws1', 't0000');
-    if (config.redisPrefix) {
-      const raw = createClient({ url: REDIS_URL });
-      raw.on('error', () => {});
-      await raw.connect();
-      await raw.set(redisKeys(config.redisPrefix).task(damaged), 'not msgpack of a task');
-      await raw.close();
-    } else {
-      const { open } = await import('lmdb');
-      const { LMDB_DBS } = await import('../../src/runtime/store/lmdb/index.js');
-      const env = open({ path: `${dataDir}/store`, noSubdir: false, maxDbs: 32 });
-      await env.openDB({ name: LMDB_DBS.tasks }).put(damaged, { id: 't0000', status: 'not a status' });
-      await env.close();
-    }
-    gw = await startTestGateway({ config, dataDir, log: (msg) => lines.push(msg) });
+    for (let i = 0; i < n; i += 500) await Promise.all(Array.from({ length: 500 }, (_, j) => st.gw.gw.store.tasks.create(make(i + j))));
+    // the oldest task's record is damaged where it is stored, after it was indexed (with the server stopped)
+    const gw = await st.restart({
+      meanwhile: () => damageStoredTask({ config, dataDir: st.dataDir, workspace: 'ws1', id: 't0000' }),
+      log: (msg) => lines.push(msg),
+    });
 
     const answer = (await gw.rpc({ method: 'tasks/list', key, params: { pageSize: 50 } })).json;
     t.notOk(answer.error, 'answered');

@@ -3,7 +3,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createLog } from '../../src/runtime/log.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
 
@@ -23,8 +23,9 @@ export default async function* (ctx) {
   yield { type: 'status', state: 'completed', message: { parts: [{ kind: 'text', text: 'turn ' + turns } ] } };
 }`;
 
-t.test('a recycled worker is logged once per agent and what it left; a clean turn logs nothing', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'a2a-recycle-log-'));
+/** A gateway whose agent `leaver` runs AGENT from a temp dir (one pool thread, so a kept worker is the same one), its info log captured. */
+async function leaverGateway(t: Test, o: { dir: string }) {
+  const dir = await mkdtemp(join(tmpdir(), o.dir));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   await writeFile(join(dir, 'agent.js'), AGENT);
   const lines: string[] = [];
@@ -40,6 +41,11 @@ t.test('a recycled worker is logged once per agent and what it left; a clean tur
   });
   t.teardown(() => gw.close());
   const { key } = await gw.key();
+  return { gw, key, lines, dir };
+}
+
+t.test('a recycled worker is logged once per agent and what it left; a clean turn logs nothing', async (t) => {
+  const { gw, key, lines } = await leaverGateway(t, { dir: 'a2a-recycle-log-' });
   const answer = (text: string) => gw.rpc({ key, method: 'message/send', params: msgB(text, { metadata: { agentId: 'leaver' } }) });
   const send = async (text: string) => (await answer(text)).json.result?.status?.state as string | undefined;
   const recycles = () =>
@@ -68,25 +74,10 @@ t.test('a recycled worker is logged once per agent and what it left; a clean tur
 });
 
 t.test("a file read still in flight at a turn's end is waited for: the worker is kept, unless its callback leaves something", async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'a2a-recycle-read-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  await writeFile(join(dir, 'agent.js'), AGENT);
+  const { gw, key, lines, dir } = await leaverGateway(t, { dir: 'a2a-recycle-read-' });
   // large enough that its read is still under way one event-loop turn after the agent's last event
   const big = join(dir, 'big.bin');
   await writeFile(big, Buffer.alloc(32 * 1024 * 1024, 1));
-  const lines: string[] = [];
-  const gw = await startTestGateway({
-    log: createLog({ level: 'info', write: (l) => lines.push(l) }),
-    config: {
-      agents: [
-        { id: 'echo', name: 'Echo', entry: 'echo', default: true },
-        { id: 'leaver', name: 'leaver', kind: 'module', entry: join(dir, 'agent.js'), timeoutMs: 60_000 },
-      ],
-      pool: { minThreads: 1, maxThreads: 1 },
-    } as never,
-  });
-  t.teardown(() => gw.close());
-  const { key } = await gw.key();
   const turnOf = async (text: string) => {
     const r = await gw.rpc({ key, method: 'message/send', params: msgB(text, { metadata: { agentId: 'leaver' } }) });
     t.equal(r.json.result?.status?.state, 'completed', `${text.split(' ')[0]}: completed`);

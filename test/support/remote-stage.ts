@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Test } from 'tap';
 import type { CredentialsInput } from '../../src/protocol/connections.js';
-import type { ManualClock } from '../../src/runtime/clock.js';
+import { ManualClock } from '../../src/runtime/clock.js';
 import { addConnection } from '../../src/runtime/connection-admin.js';
 import { parseAllowlist } from '../../src/runtime/net/guard.js';
 import { cardServer, remoteCard, type Answer, type CardServer, type Dialect } from './card-server.js';
@@ -117,3 +117,41 @@ export function dialectRemotes<R extends DialectRemote>(
 /** Our caller's `message/send` of "go" to our agent `agentId` (with `extra`, a follow-up's taskId) through the gateway: the task answered. */
 export const sendGo = async (st: { ours: TestGateway; key: string }, agentId: string, extra: Record<string, unknown> = {}) =>
   (await st.ours.rpc({ method: 'message/send', key: st.key, params: msgB('go', { metadata: { agentId }, ...extra }) })).json.result;
+
+/** A dialect stage: its parts once the file's `t.before` has started it, and the calls its tests make through it. */
+export interface DialectStage extends RemoteStage {
+  /** our caller's `message/send` of "go" to our agent `agentId` (sendGo): the task answered */
+  send(agentId: string, extra?: Record<string, unknown>): ReturnType<typeof sendGo>;
+  /** the results the result store keeps for the connection `connection` of the stage's workspace */
+  results(connection: string): ReturnType<TestGateway['gw']['store']['results']['list']>;
+}
+
+/**
+ * The stage most client tests share, started in the file's `t.before`: `remotes` of the dialect matrix, each answering
+ * every JSON-RPC call by `answer` (the body parsed) on its own clock, with `storeResults` when asked. The object is
+ * filled in when the stage is up, so tests read its fields inside their own bodies.
+ */
+export function dialectStage<R extends DialectRemote>(
+  t: Test,
+  o: { workspace: string; remotes: readonly R[]; answer: (r: R, req: any) => Answer; storeResults?: boolean },
+): DialectStage {
+  const stage = {
+    send: (agentId: string, extra?: Record<string, unknown>) => sendGo(stage, agentId, extra),
+    results: (connection: string) => stage.ours.gw.store.results.list({ workspace: o.workspace, connection }),
+  } as DialectStage;
+  t.before(async () => {
+    Object.assign(
+      stage,
+      await remoteStage(t, {
+        clock: new ManualClock(Date.now()),
+        workspace: o.workspace,
+        remotes: dialectRemotes(o.remotes, {
+          base: () => stage.s.url,
+          answer: o.answer,
+          ...(o.storeResults && { settings: () => ({ storeResults: true }) }),
+        }),
+      }),
+    );
+  });
+  return stage;
+}

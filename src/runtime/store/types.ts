@@ -104,14 +104,11 @@ export interface TaskStore {
   get(workspaceId: string, id: string): Promise<Task | undefined>;
   /** Tasks whose stored state is one of `states` (start-up recovery). */
   listByState(states: readonly TaskState[]): Promise<Task[]>;
-  /** Every task of one workspace, in no particular order (tests and small workspaces; listings use scanWorkspace). */
-  listByWorkspace(workspaceId: string): Promise<Task[]>;
   /**
-   * Hands every task of one workspace to `visit`, in no particular order, a slice at a time, giving the event loop
-   * back between slices: a workspace may hold millions of tasks, and neither the listing's memory nor the other
-   * callers' wait may grow with it.
+   * Every task of one workspace, in no particular order (tests and small workspaces; listings use listPage), read a
+   * slice at a time, giving the event loop back between slices so that the other callers' wait does not grow with it.
    */
-  scanWorkspace(workspaceId: string, visit: (task: Task) => void): Promise<void>;
+  listByWorkspace(workspaceId: string): Promise<Task[]>;
   /**
    * One page of the workspace's tasks newest status first (ties by id, compared as UTF-8 bytes), filtered by
    * context, state and status time, from the listing index the task writes keep, from a keyset cursor: its cost

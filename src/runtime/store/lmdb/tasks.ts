@@ -115,8 +115,9 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
     });
   };
 
-  const scanWorkspace = async (workspaceId: string, visit: (task: Task) => void): Promise<void> => {
+  const listByWorkspace = async (workspaceId: string): Promise<Task[]> => {
     fresh();
+    const out: Task[] = [];
     // task keys are `${workspace}/${id}`: the range from `${workspace}/` up to `${workspace}0` ('0' follows '/') holds
     // them all, and a workspace whose id starts with this one's and a slash is read back out by the filter. Each slice
     // is its own range read, starting at the last key read (inclusive, so skipped), so no read outlives a slice.
@@ -132,10 +133,10 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
         if (typeof key !== 'string') continue;
         last = key;
         const task = listed(onCorrupt, () => readTask(key));
-        if (task && task.workspaceId === workspaceId) visit(task);
+        if (task && task.workspaceId === workspaceId) out.push(task);
         if (read === SCAN_SLICE) break;
       }
-      if (last === undefined || read < SCAN_SLICE) return;
+      if (last === undefined || read < SCAN_SLICE) return out;
       start = last;
       first = false;
       await yieldToLoop();
@@ -178,12 +179,7 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
       }
       return out;
     },
-    async listByWorkspace(workspaceId) {
-      const out: Task[] = [];
-      await scanWorkspace(workspaceId, (t) => out.push(t));
-      return out;
-    },
-    scanWorkspace,
+    listByWorkspace,
     async listPage(q) {
       fresh();
       const { keys, total, next } = listIndex.page(q);

@@ -165,7 +165,8 @@ export function redisTaskStore(o: RedisParts): TaskStore {
     return reply === 1;
   }
 
-  const scanWorkspace = async (workspaceId: string, visit: (task: Task) => void): Promise<void> => {
+  const listByWorkspace = async (workspaceId: string): Promise<Task[]> => {
+    const out: Task[] = [];
     // the workspace's own set, read in chunks so that no one reply (SMEMBERS, MGET) grows with the workspace; each
     // chunk's await gives the event loop back
     const seen = new Set<string>();
@@ -179,10 +180,11 @@ export function redisTaskStore(o: RedisParts): TaskStore {
         values.forEach((bytes, j) => {
           if (bytes === null) return; // swept since the scan read its key
           const task = listed(onCorrupt, () => decodeTask(bytes, chunk[j]!));
-          if (task?.workspaceId === workspaceId) visit(task);
+          if (task?.workspaceId === workspaceId) out.push(task);
         });
       }
     }
+    return out;
   };
 
   return {
@@ -209,12 +211,7 @@ export function redisTaskStore(o: RedisParts): TaskStore {
       });
       return out;
     },
-    async listByWorkspace(workspaceId) {
-      const out: Task[] = [];
-      await scanWorkspace(workspaceId, (t) => out.push(t));
-      return out;
-    },
-    scanWorkspace,
+    listByWorkspace,
     listPage: (q) => listPage(o, q),
     async sweep({ endedBy, limit }) {
       if (limit <= 0) return [];
