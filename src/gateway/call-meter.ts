@@ -21,7 +21,11 @@ export function requestIdOf(given: string | undefined): string {
 /** `ok`, or the error's reason from the catalogue (a bounded set: it labels a metric). */
 export function outcomeOf(response: RpcResponse): string {
   if (!('error' in response)) return 'ok';
-  const reason = (response.error.data as { reason?: unknown } | undefined)?.reason;
+  // the revisions carry the reason in `data.reason`; 1.0 in the ErrorInfo that leads its `data` array (without this a
+  // 1.0 caller's errors were labelled by their number, e.g. `-32009`, apart from the same errors of the revisions)
+  const data: unknown = response.error.data;
+  const holder = Array.isArray(data) ? data[0] : data;
+  const reason = (holder as { reason?: unknown } | undefined)?.reason;
   return typeof reason === 'string' ? reason : String(response.error.code);
 }
 

@@ -64,6 +64,23 @@ t.test('counters after traffic match what was sent', async (t) => {
   );
 });
 
+t.test('a 1.0 caller’s errors are labelled by their reason, as the revisions’ are', async (t) => {
+  const tg = await startTestGateway();
+  t.teardown(() => tg.close());
+  const { key } = await tg.key();
+  // a refused key on a 1.0 method, and an A2A-Version the gateway does not speak: both answered in 1.0's error shape
+  const refused = await tg.rpc({ method: 'GetTask', key: 'svc_a2a_nope', params: { id: 'x' }, headers: { 'A2A-Version': '1.0' } });
+  t.equal(refused.status, 401);
+  t.ok(Array.isArray(refused.json?.error?.data), 'the 1.0 shape: data is a list of details');
+  const version = await tg.rpc({ method: 'tasks/get', key, params: { id: 'x' }, headers: { 'A2A-Version': '9.9' } });
+  t.equal(version.json?.error?.code, -32009);
+
+  const text = await scrape(t, tg.url);
+  t.equal(sample(text, 'a2a_requests_total', { method: 'GetTask', outcome: 'UNAUTHORIZED' }), 1, 'the reason, not the code');
+  t.equal(sample(text, 'a2a_requests_total', { method: 'tasks/get', outcome: 'VERSION_NOT_SUPPORTED' }), 1);
+  t.notMatch(text, /outcome="-?\d+"/, 'no outcome is a bare error code');
+});
+
 t.test('the request id: the caller’s is echoed, else one is made', async (t) => {
   const tg = await startTestGateway();
   t.teardown(() => tg.close());
