@@ -17,7 +17,7 @@ export async function webhooksCommand(args: string[]): Promise<number> {
     strict: true,
     options: { ...COMMON_OPTIONS, workspace: { type: 'string' }, json: { type: 'boolean', default: false } },
   });
-  if (!values.workspace) throw new WebhookSecretError('workspace: --workspace is required');
+  if (!values.workspace) throw new WebhookSecretError('workspace: --workspace is required', 'workspace');
   // before the store opens: a workspace id no secret can be kept for leaves nothing made
   const workspace = webhookWorkspace(values.workspace);
   const config = await configFrom(values);

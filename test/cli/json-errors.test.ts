@@ -36,7 +36,20 @@ t.test('every command family gives its failure as one JSON line with a stable co
       2,
       { code: 'relay_not_found', message: 'no relay named nope in workspace ws1', field: 'name' },
     ],
-    ['webhooks: no workspace', ['webhooks', 'secret', 'rotate', ...D], {}, 2, { code: 'webhook_secret', message: 'workspace: --workspace is required' }],
+    [
+      'webhooks: no workspace',
+      ['webhooks', 'secret', 'rotate', ...D],
+      {},
+      2,
+      { code: 'webhook_secret', message: 'workspace: --workspace is required', field: 'workspace' },
+    ],
+    [
+      'webhooks: a malformed workspace',
+      ['webhooks', 'secret', 'rotate', '--workspace', 'a/b', ...D],
+      {},
+      2,
+      { code: 'webhook_secret', message: /^workspace: /, field: 'workspace' },
+    ],
     ['call: no such connection', ['call', 'nope', 'hi', '--workspace', 'ws1', ...D], {}, 1, { code: 'no_connection', message: /no connection 'nope'/ }],
     ['config: a bad env value', ['keys', 'list', ...D], { A2A_PORT: '0x10' }, 2, { code: 'config', message: /^invalid environment:\n {2}A2A_PORT/ }],
     [

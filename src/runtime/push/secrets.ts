@@ -19,7 +19,11 @@ const Secret = z.string().regex(SECRET_PATTERN);
 
 export class WebhookSecretError extends Error {
   readonly code = 'ERR_WEBHOOK_SECRET';
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** the input at fault (`workspace`), as the other admin errors name it: the CLI's --json gives it as `field` */
+    readonly field?: string,
+  ) {
     super(message);
     this.name = 'WebhookSecretError';
   }
@@ -31,7 +35,7 @@ export class WebhookSecretError extends Error {
  */
 export function webhookWorkspace(workspace: string): string {
   const ws = WorkspaceId.safeParse(workspace);
-  if (!ws.success) throw new WebhookSecretError(`workspace: ${ws.error.issues[0]?.message ?? 'invalid'}`);
+  if (!ws.success) throw new WebhookSecretError(`workspace: ${ws.error.issues[0]?.message ?? 'invalid'}`, 'workspace');
   return ws.data;
 }
 
