@@ -104,7 +104,11 @@ t.test('edges', async (t) => {
     const bare = await gw.rpc({ method: 'tasks/get', params: { id: 'x' }, headers: { Authorization: key } });
     t.equal(bare.status, 401);
     t.match(bare.json.error?.message, /invalid API key \(send it as Authorization: Bearer svc_a2a_/, 'names the scheme to use');
-    const wrong = await gw.rpc({ method: 'tasks/get', params: { id: 'x' }, headers: { Authorization: 'Bearer svc_a2a_0000000000000000000000000000000000000000000' } });
+    const wrong = await gw.rpc({
+      method: 'tasks/get',
+      params: { id: 'x' },
+      headers: { Authorization: 'Bearer svc_a2a_0000000000000000000000000000000000000000000' },
+    });
     t.equal(wrong.json.error?.message, 'Unauthorized: invalid API key', 'a well-formed key that is not ours gets no hint');
   });
 });
