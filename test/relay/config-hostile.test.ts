@@ -130,8 +130,13 @@ t.test('a ca_file that cannot be read or holds no certificate is a config error 
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const garbage = join(dir, 'garbage.pem');
   await writeFile(garbage, 'not a certificate\n');
-  const cases: Array<[string, RegExp]> = [
-    [join(dir, 'missing.pem'), /bad config: ca_file: .*missing\.pem does not exist/],
+  const cases: Array<[string, RegExp | string]> = [
+    [join(dir, 'missing.pem'), /bad config: ca_file: .*missing\.pem does not exist$/m],
+    // relative: read from the working directory (not the config file's), and the message says where it looked
+    [
+      './missing-ca.pem',
+      `bad config: ca_file: ./missing-ca.pem does not exist (a relative path is read from the working directory: ${join(process.cwd(), 'missing-ca.pem')})`,
+    ],
     [dir, /bad config: ca_file: .* is a directory, not a PEM file/],
     [garbage, /bad config: ca_file: .*garbage\.pem holds no PEM certificate/],
   ];

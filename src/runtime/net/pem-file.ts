@@ -2,6 +2,7 @@
 // (missing, a directory, unreadable, no certificate in it) for an error naming that setting, never its content.
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { opensslReason } from './pem-pair.js';
 
 /** The file's bytes, or why it cannot be read ("does not exist", "is a directory, not a PEM file", ...). */
@@ -10,7 +11,9 @@ export function readPemFile(path: string): { pem: Buffer } | { problem: string }
     return { pem: readFileSync(path) };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { problem: 'does not exist' };
+    // a relative path is read from the working directory, not beside the config file that names it: say where it looked
+    if (code === 'ENOENT')
+      return { problem: isAbsolute(path) ? 'does not exist' : `does not exist (a relative path is read from the working directory: ${resolve(path)})` };
     if (code === 'EISDIR') return { problem: 'is a directory, not a PEM file' };
     return { problem: `cannot be read (${code ?? (e as Error).message})` };
   }
