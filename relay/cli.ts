@@ -19,6 +19,8 @@ export interface CliOptions extends Partial<Omit<RelayOptions, 'config' | 'log'>
   env: Record<string, string | undefined>;
   /** a line of output (errors and the final message) */
   err?: (line: string) => void;
+  /** what was asked for (--help), on stdout by default so that `a2a-relay --help | less` reads it */
+  out?: (line: string) => void;
   /** stops the relay when it resolves (the process's signals by default) */
   stopWhen?: Promise<void>;
   /** the log (JSON lines on stderr by default) */
@@ -37,10 +39,10 @@ export async function runRelayCli(argv: string[], o: CliOptions): Promise<number
     return 2;
   }
   if (args.values.help) {
-    err(USAGE);
+    (o.out ?? ((l: string) => process.stdout.write(`${l}\n`)))(USAGE);
     return 0;
   }
-  const { env, err: _e, stopWhen, onAdmin, log: givenLog, ...rest } = o;
+  const { env, err: _e, out: _o, stopWhen, onAdmin, log: givenLog, ...rest } = o;
   try {
     const config = await loadRelayConfig({ file: args.values.config, env });
     const log = givenLog ?? createLog({ level: 'info' });
