@@ -74,6 +74,8 @@ export async function callCommand(args: string[]): Promise<number> {
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.once('SIGINT', onSigint);
+  // the last line an event printed: a blocking answer's one event is the final task itself, said once, not twice
+  let lastLine: string | undefined;
   try {
     // a failed call (an OutboundError) is reported by main's one path: exit 1, and {"error": ...} with --json
     const task: RemoteTask = await outbound.supervisor.call({
@@ -83,11 +85,16 @@ export async function callCommand(args: string[]): Promise<number> {
       message: { role: 'user', parts: [{ kind: 'text', text }], messageId: randomUUID() },
       stream: values.stream,
       signal: abort.signal,
-      onEvent: (ev) => (values.json ? outJson({ event: ev }) : outText(describe(ev))),
+      onEvent: (ev) => {
+        if (values.json) return outJson({ event: ev });
+        lastLine = describe(ev);
+        outText(lastLine);
+      },
     });
     if (values.json) outJson({ task });
     else {
-      out(`task ${task.id}: ${task.status.state}`);
+      const final = `task ${task.id}: ${task.status.state}`;
+      if (final !== lastLine) out(final);
       // the remote's own text: its lines kept, anything that would drive the terminal replaced
       outText(summarize(task));
     }
