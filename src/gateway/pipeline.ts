@@ -52,8 +52,7 @@ export type CallOutcome = { ok: true; result: unknown; headers: Record<string, s
 /** What a refused key is told; a header that is there but not `Bearer <one token>` (`Bearer a b`, `Basic …`) is an invalid key, not a missing one. */
 const WHY_TEXT = {
   missing: 'Unauthorized: missing Authorization: Bearer <API key>',
-  // the usual slip is a right key without its scheme (a bare key, or X-API-Key style): say how a key is sent
-  malformed: 'Unauthorized: invalid API key (send it as Authorization: Bearer svc_a2a_…)',
+  malformed: 'Unauthorized: invalid API key',
   unknown: 'Unauthorized: invalid API key',
   revoked: 'Unauthorized: API key revoked',
   expired: 'Unauthorized: API key expired',
