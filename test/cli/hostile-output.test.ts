@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { openLmdbStore } from '../../src/runtime/store/lmdb/index.js';
-import { cardServer } from '../support/card-server.js';
+import { cardServer, remoteCard, serveCompletedRemote } from '../support/card-server.js';
 import { runCli } from '../support/child-server.js';
 
 t.setTimeout(600_000);
@@ -21,20 +21,11 @@ t.test('a remote answer with control and bidi characters is printed escaped, tex
   const dir = await mkdtemp(join(tmpdir(), 'a2a-hostile-out-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const s = await cardServer(t);
-  const card = (name: string) => ({ name, description: '', url: `${s.url}/${name}/rpc`, version: '1', protocolVersion: '0.3.0', capabilities: {} });
-  s.route.set('/hostile/.well-known/agent-card.json', () => ({ status: 200, body: card('hostile') }));
-  s.route.set('/hostile/rpc', (_h, body) => {
-    const id = JSON.parse(body).id;
-    const task = {
-      kind: 'task',
-      id: 'rt-1',
-      contextId: 'c-1',
-      status: { state: 'completed' },
-      artifacts: [{ artifactId: 'a1', parts: [{ kind: 'text', text: HOSTILE }] }],
-    };
-    return { status: 200, body: { jsonrpc: '2.0', id, result: task } };
-  });
-  s.route.set('/refuser/.well-known/agent-card.json', () => ({ status: 200, body: card('refuser') }));
+  serveCompletedRemote(s, { name: 'hostile', text: HOSTILE });
+  s.route.set('/refuser/.well-known/agent-card.json', () => ({
+    status: 200,
+    body: remoteCard({ base: s.url, name: 'refuser', dialect: '0.3', streaming: false }),
+  }));
   s.route.set('/refuser/rpc', (_h, body) => ({ status: 200, body: { jsonrpc: '2.0', id: JSON.parse(body).id, error: { code: -32000, message: HOSTILE } } }));
   const cfg = join(dir, 'config.json');
   await writeFile(cfg, JSON.stringify({ dataDir: join(dir, 'data'), push: { allowlist: ['127.0.0.1'] } }));

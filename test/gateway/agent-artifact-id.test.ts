@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { MAX_ID_LENGTH } from '../../src/protocol/model.js';
-import { addRelay } from '../../src/runtime/relay-admin.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
-import { connectRelay } from '../support/tunnel-client.js';
+import { connectOneAgentRelay } from '../support/relay-world.js';
 
 t.setTimeout(60_000);
 
@@ -66,16 +65,7 @@ t.test("a relay agent's artifactId past 256 characters fails that turn, not the 
   const logs: string[] = [];
   const g = await startTestGateway({ log: (msg, fields) => logs.push(`${msg} ${JSON.stringify(fields ?? {})}`) });
   t.teardown(() => g.close());
-  const relayKey = await g.key({ workspace: WS, trust: 'execute' });
-  await addRelay({ relays: g.gw.store.relays, keys: g.gw.store.keys, clock: { now: () => Date.now() } }, { workspace: WS, name: 'home', key: relayKey.id });
-  const { client, answer } = await connectRelay({
-    url: g.url,
-    key: relayKey.key,
-    workspace: WS,
-    agents: [{ name: 'ids', description: 'names its artifacts', skills: [], streaming: false }],
-  });
-  t.teardown(() => client.close());
-  t.match(answer, { t: 'welcome', agents: [{ name: 'ids' }] }, 'the relay is welcomed');
+  const client = await connectOneAgentRelay(t, g, { workspace: WS, agent: 'ids' });
   const caller = await g.key({ workspace: WS });
   const send = () => g.rpc({ key: caller.key, method: 'message/send', path: '/api/a2a/agents/ids', params: msgB('go') });
   const artifact = (sid: number, artifactId: string) => ({

@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { ARTIFACT_TEXT } from '../../src/protocol/artifact-text.js';
-import { addRelay } from '../../src/runtime/relay-admin.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
-import { connectRelay } from '../support/tunnel-client.js';
+import { connectOneAgentRelay } from '../support/relay-world.js';
 
 t.setTimeout(60_000);
 
@@ -80,16 +79,7 @@ t.test("a module agent's artifact name and description", async (t) => {
 t.test("a relay agent's artifact name and description", async (t) => {
   const g = await startTestGateway();
   t.teardown(() => g.close());
-  const relayKey = await g.key({ workspace: WS, trust: 'execute' });
-  await addRelay({ relays: g.gw.store.relays, keys: g.gw.store.keys, clock: { now: () => Date.now() } }, { workspace: WS, name: 'home', key: relayKey.id });
-  const { client, answer } = await connectRelay({
-    url: g.url,
-    key: relayKey.key,
-    workspace: WS,
-    agents: [{ name: 'namer', description: 'names its artifacts', skills: [], streaming: false }],
-  });
-  t.teardown(() => client.close());
-  t.match(answer, { t: 'welcome', agents: [{ name: 'namer' }] }, 'the relay is welcomed');
+  const client = await connectOneAgentRelay(t, g, { workspace: WS, agent: 'namer' });
   const caller = await g.key({ workspace: WS });
 
   // one turn: the caller's send, and the relay's answer to the run frame it brings

@@ -70,3 +70,25 @@ export const sseAnswer = (id: unknown, results: readonly unknown[]): Answer => (
   headers: { 'content-type': 'text/event-stream' },
   body: results.map((result) => `data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`).join(''),
 });
+
+/**
+ * Routes a 0.3 remote agent `name` on `s`: its card, and a JSON-RPC endpoint that answers every call with a completed
+ * task (`rt-1`) holding one text artifact.
+ */
+export function serveCompletedRemote(s: CardServer, o: { name: string; text: string }): void {
+  s.route.set(`/${o.name}/.well-known/agent-card.json`, () => ({
+    status: 200,
+    body: remoteCard({ base: s.url, name: o.name, dialect: '0.3', streaming: false }),
+  }));
+  s.route.set(`/${o.name}/rpc`, (_h, body) => {
+    const id = JSON.parse(body).id;
+    const task = {
+      kind: 'task',
+      id: 'rt-1',
+      contextId: 'c-1',
+      status: { state: 'completed' },
+      artifacts: [{ artifactId: 'a1', parts: [{ kind: 'text', text: o.text }] }],
+    };
+    return { status: 200, body: { jsonrpc: '2.0', id, result: task } };
+  });
+}

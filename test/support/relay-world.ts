@@ -5,8 +5,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addRelay, setRelayAgent } from '../../src/runtime/relay-admin.js';
+import type { Test } from 'tap';
 import { type Certs, makeCerts } from './certs.js';
 import { msgB, type TestGateway } from './gateway.js';
+import { connectRelay } from './tunnel-client.js';
 
 export interface RegisteredRelay {
   /** the relay's own key (its secret and id) */
@@ -27,6 +29,27 @@ export async function registerRelay(gw: TestGateway, o: { workspace: string; nam
   await addRelay(deps, { workspace: o.workspace, name, key: relayKey.id });
   for (const agent of o.agents) await setRelayAgent(deps, { workspace: o.workspace, name, agent, trust: o.trust ?? 'admin' });
   return { relayKey, key };
+}
+
+/**
+ * A relay on `gw` (its key at trust execute, registered as `home`) connected with one agent `agent` and welcomed
+ * (asserted); closed at the test's end. For the tests that play the relay's side of the tunnel frame by frame.
+ */
+export async function connectOneAgentRelay(t: Test, gw: TestGateway, o: { workspace: string; agent: string }) {
+  const relayKey = await gw.key({ workspace: o.workspace, trust: 'execute' });
+  await addRelay(
+    { relays: gw.gw.store.relays, keys: gw.gw.store.keys, clock: { now: () => Date.now() } },
+    { workspace: o.workspace, name: 'home', key: relayKey.id },
+  );
+  const { client, answer } = await connectRelay({
+    url: gw.url,
+    key: relayKey.key,
+    workspace: o.workspace,
+    agents: [{ name: o.agent, description: 'names its artifacts', skills: [], streaming: false }],
+  });
+  t.teardown(() => client.close());
+  t.match(answer, { t: 'welcome', agents: [{ name: o.agent }] }, 'the relay is welcomed');
+  return client;
 }
 
 export type ListedAgent = { id: string; kind?: string; online?: boolean; health?: { up: boolean; checkedAt: string; error?: string } };
