@@ -6,6 +6,7 @@ import { debugTurnLog } from './admin/log-observer.js';
 import { type Admin, startAdmin } from './admin/server.js';
 import { loadRelayConfig, RelayConfigError } from './config.js';
 import { combineObservers } from './observer.js';
+import { checkRelayStart } from './preflight.js';
 import { type RelayOptions, startRelay } from './relay.js';
 
 const USAGE = `usage: a2a-relay [--config FILE] [--insecure]
@@ -45,8 +46,11 @@ export async function runRelayCli(argv: string[], o: CliOptions): Promise<number
   const { env, err: _e, out: _o, stopWhen, onAdmin, log: givenLog, ...rest } = o;
   try {
     const config = await loadRelayConfig({ file: args.values.config, env });
+    const insecure = args.values.insecure ?? false;
+    // every check before anything listens or connects: a refused config exits 2 having bound no port, opened no tunnel
+    const checked = checkRelayStart({ config, insecure });
     const log = givenLog ?? createLog({ level: 'info' });
-    // the admin UI comes up first: /healthz answers while LOCAL_AGENT_URL's card is still being read
+    // then the admin UI: /healthz answers while LOCAL_AGENT_URL's card is still being read
     let admin: Admin;
     try {
       admin = await startAdmin({ config, log, ...(rest.clock && { clock: rest.clock }) });
@@ -57,7 +61,7 @@ export async function runRelayCli(argv: string[], o: CliOptions): Promise<number
     onAdmin?.(admin);
     const observer = combineObservers(log, admin.observer, config.log_level === 'debug' ? debugTurnLog(log) : undefined, rest.observer);
     try {
-      return await runWithAdmin({ ...rest, config, log, observer, insecure: args.values.insecure ?? false }, admin, stopWhen, err);
+      return await runWithAdmin({ ...rest, config, log, observer, insecure, checked }, admin, stopWhen, err);
     } finally {
       await admin.close();
     }

@@ -3,16 +3,16 @@
 // `done` says how it ended: 0 when stopped, 1 when the retries ran out.
 import { createActor, type SnapshotFrom } from 'xstate';
 import { boundedCard } from '../src/protocol/relay-card-bounds.js';
-import { MAX_FRAME_BYTES, type RelayAgentCard } from '../src/protocol/tunnel.js';
+import type { RelayAgentCard } from '../src/protocol/tunnel.js';
 import { createA2AClient } from '../src/runtime/a2a-client/client.js';
 import type { A2AClient, RemoteEndpoint } from '../src/runtime/a2a-client/types.js';
 import { type Clock, systemClock, systemTimers, type Timers } from '../src/runtime/clock.js';
 import { errorText, type Log } from '../src/runtime/log.js';
 import { parseAllowlist, type Resolve } from '../src/runtime/net/guard.js';
-import { readCaFile } from './ca-file.js';
-import { checkGatewayUrl, type RelayConfig, RelayConfigError } from './config.js';
+import type { RelayConfig } from './config.js';
 import { actorClock, startHealthChecks, type HealthChecks } from './health.js';
-import { helloBytes, openSession, type Session, WELCOME_TIMEOUT_MS } from './session.js';
+import { type CheckedStart, checkHello, checkRelayStart } from './preflight.js';
+import { openSession, type Session, WELCOME_TIMEOUT_MS } from './session.js';
 import { supervise } from './supervisor.js';
 import type { RelayObserver, TunnelView } from './observer.js';
 import { createTunnelMachine } from './tunnel-machine.js';
@@ -27,6 +27,8 @@ export interface RelayOptions {
   resolve?: Resolve;
   /** allow ws:// to a gateway that is not on loopback */
   insecure?: boolean;
+  /** the start checks' result, when the caller ran them before listening (the command does: preflight.ts) */
+  checked?: CheckedStart;
   /** backoff and liveness numbers (relay.md "The tunnel"); tests shrink them */
   backoffBaseMs?: number;
   backoffCapMs?: number;
@@ -106,10 +108,10 @@ async function discoverLocal(o: {
 
 export async function startRelay(o: RelayOptions): Promise<Relay> {
   const c = o.config;
-  checkGatewayUrl(c.gateway_url, o.insecure ?? false);
+  const checked = o.checked ?? checkRelayStart({ config: c, insecure: o.insecure ?? false });
   const clock = o.clock ?? systemClock;
   const timers = o.timers ?? systemTimers;
-  const ca = c.ca_file === undefined ? undefined : readCaFile(c.ca_file);
+  const ca = checked.ca;
   const client = createA2AClient({
     clock,
     timers,
@@ -123,32 +125,16 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   };
   let stopping = false;
 
-  const cards: RelayAgentCard[] = [];
+  // the listed agents' cards, checked; LOCAL_AGENT_URL's joins them once read
+  const cards: RelayAgentCard[] = [...checked.cards];
   const endpoints = new Map<string, RemoteEndpoint>();
-  for (const a of c.agents) {
-    // the relay streams its events up whatever the local agent offers (SSE, else each poll that changed something)
-    cards.push({ name: a.name, description: a.description, skills: a.skills, streaming: true });
-    endpoints.set(a.name, { url: a.local_url, credentials: a.credentials, allowedOrigins: a.allowed_origins });
-  }
-  /**
-   * The hello carries every card in one frame: over the bound it could never be sent, and the relay would wait for a
-   * welcome that cannot come, reconnecting for ever with a misleading reason. Refused at start instead, naming the field.
-   */
-  const checkHello = () => {
-    const bytes = helloBytes({ workspace: c.workspace_id, cards });
-    if (bytes > MAX_FRAME_BYTES)
-      throw new RelayConfigError(
-        'agents',
-        `the agents' cards make a hello of ${bytes} bytes, over the tunnel's frame bound of ${MAX_FRAME_BYTES} (the hello carries them in one frame): fewer agents, or fewer or shorter skills`,
-      );
-  };
-  checkHello();
+  for (const a of c.agents) endpoints.set(a.name, { url: a.local_url, credentials: a.credentials, allowedOrigins: a.allowed_origins });
   if (c.local_agent_url !== undefined) {
     const card = await discoverLocal({ client, url: c.local_agent_url, log: o.log, timers, intervalMs, stopped: () => stopping });
     if (card) {
       cards.push(card);
       endpoints.set(card.name, { url: c.local_agent_url, credentials: { kind: 'none' } });
-      checkHello();
+      checkHello({ workspace: c.workspace_id, cards });
     }
   }
 

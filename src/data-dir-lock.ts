@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import { ConfigError } from './config.js';
+import { ConfigError } from './config/error.js';
 
 export interface DataDirLock {
   release(): Promise<void>;

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { SecretFileError, loadSecret } from './runtime/keys.js';
 import type { Store } from './runtime/store/types.js';
 import type { OnCorrupt } from './runtime/store/validate.js';
-import { ConfigError, type Config } from './config.js';
+import { ConfigError } from './config/error.js';
+import type { Config } from './config/schema.js';
 
 export async function openStore(config: Config, o: { onError?: (e: Error) => void; onCorrupt?: OnCorrupt } = {}): Promise<Store> {
   if (config.store === 'redis') {

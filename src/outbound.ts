@@ -1,7 +1,7 @@
 // Client mode's parts, put together once for the server and for `a2a-gateway call`: the A2A client, the connection
 // supervisor over the store, and the result keeper.
 import { ConnectionSupervisor } from './actors/connection-supervisor.js';
-import type { Config } from './config.js';
+import type { Config } from './config/schema.js';
 import { createA2AClient } from './runtime/a2a-client/client.js';
 import type { Clock, Timers } from './runtime/clock.js';
 import { openCredentials } from './runtime/connection-admin.js';

@@ -1,7 +1,8 @@
 // The gateway's own TLS files (config tls.certFile, tls.keyFile), checked before anything starts or is written: uWS
 // given a missing, unreadable, non-PEM or mismatched pair says only "App construction failed", naming nothing, and by
 // then the store and the secret file were made.
-import { ConfigError, type Config } from './config.js';
+import { ConfigError } from './config/error.js';
+import type { Config } from './config/schema.js';
 import { readPemFile } from './runtime/net/pem-file.js';
 import { pemPairProblem } from './runtime/net/pem-pair.js';
 

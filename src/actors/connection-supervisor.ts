@@ -3,7 +3,7 @@ import { createActor } from 'xstate';
 import { refusedPart, trustAllows, type ConnectionRecord, type ConnectionStatus, type Credentials, type RemoteTask } from '../protocol/connections.js';
 import type { Clock, Timers } from '../runtime/clock.js';
 import { errorText, type Log } from '../runtime/log.js';
-import { isRemoteFault, OutboundError, type A2AClient, type RemoteEndpoint } from '../runtime/a2a-client/types.js';
+import { isRemoteFault, OutboundError, type A2AClient, type OutboundErrorCode, type RemoteEndpoint } from '../runtime/a2a-client/types.js';
 import type { ConnectionStore } from '../runtime/store/types.js';
 import type { ConnectionCall, ConnectionCalls } from '../runtime/agents/outbound-calls.js';
 import { oneLine } from '../protocol/one-line.js';
@@ -49,6 +49,8 @@ interface Live {
   actor: ConnectionActor;
   /** waiters for the actor to leave discovering or half-open */
   waiters: Set<() => void>;
+  /** the code of the last card read's failure (cleared when one succeeds): what a refusal while backing off says */
+  discoveryFailure: OutboundErrorCode | undefined;
   stop(): void;
 }
 
@@ -203,8 +205,14 @@ export class ConnectionSupervisor implements ConnectionCalls {
     };
     const machine = createConnectionMachine({
       discover: async ({ fresh }) => {
-        const d = await this.o.client.discover(endpoint, { fresh });
-        return { dialect: d.dialect, remoteName: d.card.name };
+        try {
+          const d = await this.o.client.discover(endpoint, { fresh });
+          l.discoveryFailure = undefined;
+          return { dialect: d.dialect, remoteName: d.card.name };
+        } catch (e) {
+          l.discoveryFailure = e instanceof OutboundError ? e.code : undefined;
+          throw e;
+        }
       },
       random: this.o.random ?? Math.random,
       now: () => this.o.clock.now(),
@@ -213,7 +221,7 @@ export class ConnectionSupervisor implements ConnectionCalls {
     const actor = createActor(machine, {
       clock: { setTimeout: (fn: () => void, ms: number) => this.o.timers.after(ms, fn), clearTimeout: (cancel: () => void) => cancel() },
     });
-    const l: Live = { rec, endpoint, actor, waiters: new Set(), stop: () => {} };
+    const l: Live = { rec, endpoint, actor, waiters: new Set(), discoveryFailure: undefined, stop: () => {} };
     let lastWritten = '';
     const sub = actor.subscribe({
       next: () => {
@@ -275,7 +283,10 @@ export class ConnectionSupervisor implements ConnectionCalls {
       const why = s.lastError ? `: ${s.lastError}` : '';
       const when = s.nextRetryAt !== undefined ? ` (next attempt ${new Date(s.nextRetryAt).toISOString()})` : '';
       if (s.state === 'circuit-open') throw refuse('circuit_open', `connection '${l.rec.name}' is refusing calls after repeated failures${why}${when}`);
-      if (s.state === 'backing-off') throw refuse('unavailable', `connection '${l.rec.name}' cannot reach its remote${why}${when}`);
+      // nothing answered the card read (connection refused, DNS, TLS): `unreachable`, as the call's own send would be;
+      // a remote that answered it (HTTP 503, 401, a card that does not validate) is there but not usable: `unavailable`
+      if (s.state === 'backing-off')
+        throw refuse(l.discoveryFailure === 'unreachable' ? 'unreachable' : 'unavailable', `connection '${l.rec.name}' cannot reach its remote${why}${when}`);
       if (s.state === 'stopped') throw refuse('unavailable', `connection '${l.rec.name}' was stopped`);
       const left = deadline - this.o.clock.now();
       if (left <= 0) throw refuse('unavailable', `connection '${l.rec.name}' is still discovering its remote`);

@@ -98,7 +98,8 @@ export async function callCommand(args: string[]): Promise<number> {
       // the remote's own text: its lines kept, anything that would drive the terminal replaced
       outText(summarize(task));
     }
-    return task.status.state === 'failed' ? 1 : 0;
+    // a script reads the status: a task that ended without its answer (failed, or canceled by the remote) is 1
+    return task.status.state === 'failed' || task.status.state === 'canceled' ? 1 : 0;
   } finally {
     process.off('SIGINT', onSigint);
     await outbound.close();

@@ -1,6 +1,7 @@
 // Flags every command shares, reading a command's flags, and turning them into a Config.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { loadConfig, type Config } from '../config.js';
+import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 
 export const COMMON_OPTIONS = {
   config: { type: 'string' },

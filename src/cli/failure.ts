@@ -2,7 +2,7 @@
 // with --json also one JSON line on stdout, where the command's result would have been, so that a script reading the
 // result reads the failure too: {"error": {"code", "message", "field"?}}. The code is the one the admin API answers for
 // the same condition (`operatorCode`, from the error's own ERR_* code), or the outbound code of a failed `call`.
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/error.js';
 import { operatorCode } from '../protocol/errors.js';
 import { OutboundError } from '../runtime/a2a-client/types.js';
 import { ConnectionAdminError } from '../runtime/connection-admin.js';

@@ -1,6 +1,6 @@
 // The command line's help: one usage text per command and subcommand, and the environment it reads.
 import { readFileSync } from 'node:fs';
-import { ENV_VARS } from '../config.js';
+import { ENV_VARS } from '../config/env.js';
 
 const COMMON =
   '  --config FILE     the JSON config file (env A2A_CONFIG)\n  --data-dir DIR    the embedded store and the secret file (env A2A_DATA_DIR; default ./data)';
@@ -34,7 +34,7 @@ ${COMMON}`,
   keys create --workspace W --trust read_only|execute|autonomous|admin [--scopes a,b] [--agents x,y]
               [--expires-in 30d | --expires-at ISO] [--per-minute N --per-hour N] [--name NAME] [--json]
   keys list [--workspace W] [--json]      never shows a key or its hash
-  keys revoke ID [--workspace W]           refused on the server's very next request
+  keys revoke ID [--workspace W] [--json]  refused on the server's very next request
   keys rotate ID [--workspace W] [--json]  a new key with the same scopes, agents and limits
 Run 'a2a-gateway keys <subcommand> --help' for one of them.`,
   'keys create': `usage: a2a-gateway keys create --workspace W --trust LEVEL [options]
@@ -74,7 +74,7 @@ connection says: a summary, or the raw task with store_results). The connection'
   --agent ID        call as this agent of ours (default: the operator, whom no agent list restricts)
   --stream          stream the remote's events (SSE) and print each as it comes
   --json            one JSON line per event ({"event": ...}), then {"task": ...} (or {"error": {code, message}})
-Exit status: 0 when the task ends completed or input-required, 1 when it failed or the call was refused.
+Exit status: 0 when the task is completed, waits for input or still runs; 1 when it failed or was canceled, or the call was refused.
 ${COMMON}`,
   connections: `usage: a2a-gateway connections <add|list|show|status|update|remove> ...
 
@@ -128,9 +128,10 @@ serves its local agents as agents of kind relay in its workspace.
   relays show NAME --workspace W [--json]
   relays remove NAME --workspace W [--json]
   relays agents NAME --workspace W [--json]          the agents it announced, their trust and keys
-  relays agent-trust NAME AGENT LEVEL --workspace W   read_only (get), execute (and send; the default for a
-                                                      new agent), autonomous (and cancel), admin (and stream)
-  relays agent-keys NAME AGENT KEY_IDS --workspace W  the key ids (a,b) that may reach it; 'all' for every key
+  relays agent-trust NAME AGENT LEVEL --workspace W [--json]
+      LEVEL: read_only (get), execute (and send; the default for a new agent), autonomous (and cancel), admin (and stream)
+  relays agent-keys NAME AGENT KEY_IDS --workspace W [--json]
+      KEY_IDS: the key ids (a,b) that may reach it; 'all' for every key
   (an agent not announced yet may be set: the setting applies once the relay announces it, and a warning says so)
 ${COMMON}`,
   webhooks: `usage: a2a-gateway webhooks secret rotate --workspace W [--json]

@@ -1,7 +1,7 @@
 // `a2a-gateway keys ...`: key administration on the configured store (the same one a running server uses).
 import type { parseArgs } from 'node:util';
 import { z } from 'zod';
-import type { Config } from '../config.js';
+import type { Config } from '../config/schema.js';
 import { openSecret } from '../open-store.js';
 import { openCliStore } from './store.js';
 import { plainDecimal } from '../protocol/decimal.js';

@@ -1,6 +1,6 @@
 // `a2a-gateway serve`: starts the gateway and drains it on SIGINT/SIGTERM.
 import { startGateway } from '../main.js';
-import { logLevelFrom } from '../config.js';
+import { logLevelFrom } from '../config/env.js';
 import { createLog } from '../runtime/log.js';
 import { COMMON_OPTIONS, configFrom, parseFlags } from './common-flags.js';
 

@@ -1,6 +1,6 @@
 // The store as a CLI command opens it: a damaged record (another version's, a damaged file) is named on stderr and
 // left out of listings, so the others still list and the damaged one can be found and removed.
-import type { Config } from '../config.js';
+import type { Config } from '../config/schema.js';
 import { openStore } from '../open-store.js';
 import type { Store } from '../runtime/store/types.js';
 import { err } from './output.js';

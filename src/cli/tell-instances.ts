@@ -3,7 +3,7 @@
 // Without it they find out at their periodic checks (streaming.keyCheckMs, the relay record sync), which stay the
 // bound on LMDB, where the gateway is a process of its own on the same files and there is no channel to it.
 import { Packr } from 'msgpackr';
-import type { Config } from '../config.js';
+import type { Config } from '../config/schema.js';
 import type { MeshMessage } from '../protocol/relay-mesh.js';
 import { tellInstancesOnce } from '../runtime/events/bus.js';
 import { errorText } from '../runtime/log.js';

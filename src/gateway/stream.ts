@@ -2,6 +2,7 @@
 import { codecs } from '../protocol/codec.js';
 import { errorResponse } from '../protocol/envelope.js';
 import { RpcError } from '../protocol/errors.js';
+import { lastEventIdData, openingEventId, type StreamPosition } from '../protocol/event-ids.js';
 import type { TaskEvent } from '../protocol/events.js';
 import { SETTLED_STATES, type Task, type TaskDialect } from '../protocol/model.js';
 import { gateArtifact, gateStatus, taskView, type TaskViewOptions } from '../protocol/views.js';
@@ -18,8 +19,11 @@ export interface StreamSpec {
   view: TaskViewOptions;
   workspaceId: string;
   taskId: string;
-  /** replay the stored events after this seq instead of starting with the current task */
-  afterSeq?: number;
+  /**
+   * where the client stands (Last-Event-ID, or a follow-up's seq before its message): replay the stored events after
+   * this seq, or send the rest of the opening it names, instead of starting with the current task
+   */
+  after?: StreamPosition;
   /** runs once the subscription is live and before the first read (a send starts its task here) */
   begin?: () => Promise<unknown>;
 }
@@ -93,14 +97,14 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
   // the response envelope around an already serialized, sanitized result (the id is the request's own)
   const rpcId = JSON.stringify(ctx.rpcId);
   const envelope = (resultJson: string) => `{"jsonrpc":"2.0","id":${rpcId},"result":${resultJson}}`;
-  const send = (id: number, resultJson: string, final: boolean) => {
+  const send = (id: string, resultJson: string, final: boolean) => {
     if (closed) return;
-    const ok = sink.event({ id: String(id), data: envelope(resultJson) });
+    const ok = sink.event({ id, data: envelope(resultJson) });
     if (!ok) {
       fail(
         new RpcError('INTERNAL_ERROR', {
           message: 'Stream closed: the client fell too far behind; resubscribe with Last-Event-ID',
-          data: { detail: 'backpressure', lastEventId: id },
+          data: { detail: 'backpressure', lastEventId: lastEventIdData(id) },
         }),
       );
       return;
@@ -120,7 +124,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     last = ev.seq;
     newestSent = ev.seq;
     send(
-      ev.seq,
+      String(ev.seq),
       encodedOnce(ev, viewKey, () => toSanitizedJson(codec.event(task, gate(ev)))),
       isFinal(ev),
     );
@@ -185,34 +189,52 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     });
     if (closed) return unreach(); // closed while the task was read (close() ran before there was a watch to stop)
     let replayed = false;
-    if (spec.afterSeq !== undefined) {
+    const seqNow = current.seq ?? 0;
+    let openingSent = 0; // events of the opening the client already has (it resumed from an opening's `S:k`)
+    if (spec.after !== undefined) {
+      const after = spec.after.seq;
       // an id past the task's last event was never sent: waiting for the task to reach it would drop every event up
       // to it, or hang for good on a finished task
-      if (spec.afterSeq > (current.seq ?? 0)) {
+      if (after > seqNow) {
         throw new RpcError('INVALID_PARAMS', {
-          message: `Invalid Last-Event-ID header: ${spec.afterSeq} is past the last event of task ${spec.taskId} (${current.seq ?? 0})`,
+          message: `Invalid Last-Event-ID header: ${after} is past the last event of task ${spec.taskId} (${seqNow})`,
           data: { path: 'Last-Event-ID' },
         });
       }
-      const events = await parts.store.events.after(key, spec.afterSeq);
-      // replay is exact only when nothing between Last-Event-ID and the first retained event was trimmed
-      if (events.length === 0 ? (current.seq ?? 0) <= spec.afterSeq : events[0]!.seq === spec.afterSeq + 1) {
-        last = spec.afterSeq;
-        // a replay can be long: pace it by the reader instead of queueing it all at once
-        for (const ev of events) {
-          if (closed) return;
-          deliver(ev);
-          if (sink.backlog() > 0) await sink.drained();
+      if (spec.after.opening !== undefined) {
+        // the rest of that opening while the task still stands where it did (a settled task always does). A task that
+        // moved on since cannot give that opening again: the stream starts with the current task, as after a gap
+        if (after === seqNow) openingSent = spec.after.opening;
+      } else {
+        const events = await parts.store.events.after(key, after);
+        // replay is exact only when nothing between Last-Event-ID and the first retained event was trimmed
+        if (events.length === 0 ? seqNow <= after : events[0]!.seq === after + 1) {
+          last = after;
+          // a replay can be long: pace it by the reader instead of queueing it all at once
+          for (const ev of events) {
+            if (closed) return;
+            deliver(ev);
+            if (sink.backlog() > 0) await sink.drained();
+          }
+          replayed = true;
         }
-        replayed = true;
       }
     }
     if (!replayed) {
-      last = current.seq ?? 0;
+      last = seqNow;
       const settled = SETTLED_STATES.has(current.status.state);
-      // the task as it stands, in the dialect's opening events: the last of them ends the stream when the task is settled
+      // the task as it stands, in the dialect's opening events: the last of them ends the stream when the task is
+      // settled. Each carries its own id (event-ids.ts), so a resume from any of them continues after it
       const opening = codec.openingEvents(taskView(current, spec.view), settled);
-      for (const [i, ev] of opening.entries()) send(last, toSanitizedJson(ev), settled && i === opening.length - 1);
+      if (openingSent >= opening.length) {
+        throw new RpcError('INVALID_PARAMS', {
+          message: `Invalid Last-Event-ID header: the opening of task ${spec.taskId} at ${seqNow} has no event ${openingSent} before its last`,
+          data: { path: 'Last-Event-ID' },
+        });
+      }
+      for (let i = openingSent; i < opening.length; i++) {
+        send(openingEventId({ seq: last, k: i + 1, count: opening.length }), toSanitizedJson(opening[i]), settled && i === opening.length - 1);
+      }
     }
     const pending = buffered ?? [];
     buffered = undefined;
@@ -221,8 +243,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     // a replay that reached a settled task's end (Last-Event-ID at or past its final event) has nothing more to wait
     // for: the stream ends, as one without Last-Event-ID does, instead of staying open for good. Only once it reached
     // it: the task read here may be the live actor's, ahead of the events stored so far (those after come live)
-    const seq = current.seq ?? 0;
-    if (replayed && !catching && !buffered && SETTLED_STATES.has(current.status.state) && last >= seq && newestSent <= seq) {
+    if (replayed && !catching && !buffered && SETTLED_STATES.has(current.status.state) && last >= seqNow && newestSent <= seqNow) {
       if (!closed) sink.end();
       close();
     }

@@ -65,7 +65,8 @@ export function encodeEventA(task: Pick<Task, 'id'>, ev: TaskEvent) {
  */
 export function openingEventsA(v: TaskView, settled: boolean) {
   return [
-    ...v.artifacts.map((a) => ({ id: v.task.id, artifact: encodeArtifactA({ ...a, append: false, lastChunk: a.lastChunk ?? false }) })),
+    // whole, as the live event for a whole artifact is (events.ts): one that never said lastChunk is its last chunk
+    ...v.artifacts.map((a) => ({ id: v.task.id, artifact: encodeArtifactA({ ...a, append: false, lastChunk: a.lastChunk ?? true }) })),
     { id: v.task.id, status: encodeStatusA(v.task.status), final: settled },
   ];
 }

@@ -84,6 +84,10 @@ t.test('actors follow the store: a removed connection stops, a record that canno
   t.equal(h.sup.status('w', 'foreign'), undefined, 'the record sealed under another secret does not');
   t.ok(h.logs.some((l) => l.startsWith('connection not started') && l.includes('foreign')));
   t.notOk(h.logs.join('\n').includes('sealed-elsewhere'), 'no secret in the log');
+  // its card read settles first (refused): the timer left to cancel is then the backoff's own, not the read's deadline,
+  // which a read still in flight on a loaded machine would hold until the refusal arrives
+  await until(() => h.sup.status('w', 'a')?.state === 'backing-off', 'the dead remote is backed off from');
+  t.ok(h.clock.pending > 0, 'the backoff waits on a timer');
   await removeConnection(h.admin, { workspace: 'w', name: 'a' });
   await h.sup.rescan();
   t.equal(h.sup.status('w', 'a'), undefined, 'a removed connection stops');

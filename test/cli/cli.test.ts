@@ -3,7 +3,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { hashKey, loadSecret } from '../../src/runtime/keys.js';
 import { createKeyCli, printedNoResult, rpcAt, runCli, startChildServer, type CliResult } from '../support/child-server.js';
 import { msgB } from '../support/gateway.js';

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { parseConfig } from '../../src/config.js';
+import { parseConfig } from '../../src/config/parse.js';
 import { openStore } from '../../src/open-store.js';
 import { recordAnnouncement } from '../../src/runtime/relay-admin.js';
 import { createKeyCli, runCli } from '../support/child-server.js';

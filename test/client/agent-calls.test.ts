@@ -30,6 +30,10 @@ t.before(async () => {
     log: (msg, fields) => logLines.push(`${msg} ${JSON.stringify(fields ?? {})}`),
     config: {
       push: { allowlist: ALLOW },
+      // the bad-token connection fails discovery from the start and retries on real timers: on a slow machine five
+      // failures in a row could open its circuit before its test runs (circuit_open, not unavailable). The circuit has
+      // its own tests on injected timers (connection-health); here it must stay closed
+      connections: { circuitFailures: 1_000 },
       agents: [
         caller('asker', { connection: 'sdk' }),
         caller('streamer', { mode: 'args', args: ['sdk', 'streamed hello', { stream: true }] }),

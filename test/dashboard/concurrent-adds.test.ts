@@ -5,7 +5,7 @@
 // An update racing a remove never brings the removed connection or relay back. The real gateway on port 0, its admin
 // API over HTTP, both engines.
 import t, { type Test } from 'tap';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { adminCall } from '../support/admin-api.js';
 import { startTestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';

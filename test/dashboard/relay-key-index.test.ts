@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { open as lmdbOpen } from 'lmdb';
 import { createClient } from 'redis';
 import t, { type Test } from 'tap';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import type { RelayRecord } from '../../src/protocol/relays.js';
 import { connectionField, redisKeys } from '../../src/runtime/redis/keys.js';
 import { LMDB_DBS } from '../../src/runtime/store/lmdb/index.js';

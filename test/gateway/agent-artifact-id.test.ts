@@ -3,13 +3,12 @@
 // a relay agent's fails that turn only, the tunnel and its other turns go on (the frame closed the tunnel before this
 // bound, which no relay's frame met). One at the bound is stored and served. A real gateway on port 0, a module agent
 // written into a temp dir, a relay's end of the tunnel as a real WebSocket client sending msgpack frames.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { MAX_ID_LENGTH } from '../../src/protocol/model.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startModuleAgentGateway } from '../support/module-agent.js';
 import { connectOneAgentRelay } from '../support/relay-world.js';
+import { taskSeen } from '../support/tasks.js';
 
 t.setTimeout(60_000);
 
@@ -26,11 +25,8 @@ export default async function* (ctx) {
 }`;
 
 /** The answer's task, and the same task as tasks/get shows it and the store keeps it. */
-async function seen(g: TestGateway, key: string, answer: { json: any }) {
-  const task = answer.json.result;
-  const read = (await g.rpc({ key, method: 'tasks/get', params: { id: task?.id } })).json.result;
-  const stored = await g.gw.store.tasks.get(WS, task?.id);
-  return { task, read, stored };
+function seen(g: TestGateway, key: string, answer: { json: any }) {
+  return taskSeen(g, { key, workspace: WS, answer });
 }
 
 function expectRefused(t: Test, s: Awaited<ReturnType<typeof seen>>) {
@@ -49,13 +45,8 @@ function expectKept(t: Test, s: Awaited<ReturnType<typeof seen>>, id: string) {
 }
 
 t.test("a module agent's artifactId past 256 characters fails its turn", async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'a2a-artifact-id-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  await writeFile(join(dir, 'ids.js'), MODULE_AGENT);
-  const g = await startTestGateway({ config: { agents: [{ id: 'ids', name: 'Ids', kind: 'module', entry: join(dir, 'ids.js') }] } as never });
-  t.teardown(() => g.close());
-  const { key } = await g.key({ workspace: WS });
-  const send = (length: number) => g.rpc({ key, method: 'message/send', params: msgB(String(length), { metadata: { agentId: 'ids' } }) });
+  const { g, key, send: sendText } = await startModuleAgentGateway(t, { agent: { id: 'ids', name: 'Ids' }, source: MODULE_AGENT, workspace: WS });
+  const send = (length: number) => sendText(String(length));
 
   expectRefused(t, await seen(g, key, await send(MAX_ID_LENGTH + 1)));
   expectKept(t, await seen(g, key, await send(MAX_ID_LENGTH)), 'x'.repeat(MAX_ID_LENGTH));

@@ -3,13 +3,12 @@
 // tunnel) are cut, the turn stands, and the cut text is what the caller is answered, a later tasks/get shows and the
 // stored task keeps. Only the task's size bounded them before. A real gateway on port 0, a module agent written into a
 // temp dir, a relay's end of the tunnel as a real WebSocket client sending msgpack frames.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { ARTIFACT_TEXT } from '../../src/protocol/artifact-text.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startModuleAgentGateway } from '../support/module-agent.js';
 import { connectOneAgentRelay } from '../support/relay-world.js';
+import { taskSeen } from '../support/tasks.js';
 
 t.setTimeout(60_000);
 
@@ -38,9 +37,7 @@ export default async function* (ctx) {
 
 /** the first artifact the caller is answered, the one a later tasks/get shows, and the one the stored task keeps */
 async function seen(g: TestGateway, key: string, answer: { json: any }) {
-  const task = answer.json.result;
-  const read = (await g.rpc({ key, method: 'tasks/get', params: { id: task?.id } })).json.result;
-  const stored = await g.gw.store.tasks.get(WS, task?.id);
+  const { task, read, stored } = await taskSeen(g, { key, workspace: WS, answer });
   return { state: task?.status?.state, answered: task?.artifacts?.[0], read: read?.artifacts?.[0], stored: stored?.artifacts[0] };
 }
 
@@ -62,15 +59,11 @@ function expectKept(t: Test, s: Awaited<ReturnType<typeof seen>>) {
 }
 
 t.test("a module agent's artifact name and description", async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'a2a-artifact-text-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  await writeFile(join(dir, 'namer.js'), MODULE_AGENT);
-  const g = await startTestGateway({
-    config: { agents: [{ id: 'namer', name: 'Namer', kind: 'module', entry: join(dir, 'namer.js'), default: true }] } as never,
+  const { g, key, send } = await startModuleAgentGateway(t, {
+    agent: { id: 'namer', name: 'Namer', default: true },
+    source: MODULE_AGENT,
+    workspace: WS,
   });
-  t.teardown(() => g.close());
-  const { key } = await g.key({ workspace: WS });
-  const send = (text: string) => g.rpc({ key, method: 'message/send', params: msgB(text, { metadata: { agentId: 'namer' } }) });
 
   t.test('longer than their bounds: cut', async (t) => expectCut(t, await seen(g, key, await send('long'))));
   t.test('at their bounds: kept', async (t) => expectKept(t, await seen(g, key, await send('full'))));

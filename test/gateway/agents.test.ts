@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { createKeyCli, rpcAt, startChildServer, waitFor, type ChildServer } from '../support/child-server.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { waitForState } from '../support/tasks.js';

@@ -2,7 +2,7 @@
 // answered 429 with Retry-After whatever key it presents (the right one too), until the window frees.
 import { request } from 'node:http';
 import t, { type Test } from 'tap';
-import { parseConfig } from '../../src/config.js';
+import { parseConfig } from '../../src/config/parse.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { addRelay } from '../../src/runtime/relay-admin.js';
 import { msgB, startTestGateway } from '../support/gateway.js';

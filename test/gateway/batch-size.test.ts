@@ -1,7 +1,7 @@
 // Batch size cap: a batch over `maxBatchSize` is answered with one -32600 error naming its size and the limit, and
 // nothing of it runs (no task, no rate-limit budget spent); the cap is read from the config file and env.
 import t from 'tap';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { msgA, startTestGateway } from '../support/gateway.js';
 import { storedTasks } from '../support/tasks.js';
 

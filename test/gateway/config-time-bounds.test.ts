@@ -3,7 +3,7 @@
 // at once), and `dashboard.sessionTtlMs` past 10 years (the bound of the other retention settings; past the last
 // date a Date holds, every sign-in failed writing the session's expires_at).
 import t from 'tap';
-import { parseConfig } from '../../src/config.js';
+import { parseConfig } from '../../src/config/parse.js';
 
 t.test('redis.commandTimeoutMs and dashboard.sessionTtlMs are bounded, naming the field', async (t) => {
   t.throws(() => parseConfig({ redis: { commandTimeoutMs: 2 ** 31 } }), /redis\.commandTimeoutMs: at most 2147483647 ms/);

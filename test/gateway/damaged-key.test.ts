@@ -3,7 +3,7 @@
 // own failure, and the log names the key record to repair or revoke, once per key (a caller repeating it floods no
 // log). Both engines, the real gateway on port 0.
 import t, { type Test } from 'tap';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 

@@ -1,7 +1,7 @@
 // Issue 6, item 18: terminal tasks are deleted after `retention.taskTtlMs` (injected clock), with their events and push configs.
 import t from 'tap';
 import { createClient } from 'redis';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { redisKeys } from '../../src/runtime/redis/keys.js';
 import { startTestGateway, msgB } from '../support/gateway.js';
@@ -97,7 +97,7 @@ for (const engine of ['lmdb', 'redis'] as const) {
 }
 
 t.test('item 18: retention settings are validated and default to 7 days', async (t) => {
-  const { parseConfig } = await import('../../src/config.js');
+  const { parseConfig } = await import('../../src/config/parse.js');
   t.strictSame(parseConfig({}).retention, { taskTtlMs: 7 * 86_400_000, sweepIntervalMs: 600_000 });
   t.throws(() => parseConfig({ retention: { taskTtlMs: -1 } }), /retention\.taskTtlMs/);
   t.throws(() => parseConfig({ retention: { sweepIntervalMs: 0 } }), /retention\.sweepIntervalMs/);

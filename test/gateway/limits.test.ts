@@ -1,7 +1,7 @@
 // The rate limiter at its exact edges, through real HTTP, both windows, with a hand-moved clock (no sleeps);
 // and the order of checks: authentication, scope, rate limit, execution.
 import t, { type Test } from 'tap';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { createKey } from '../../src/runtime/key-admin.js';
 import { startTestGateway, type RpcResult } from '../support/gateway.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { createKeyCli, rpcAt, startChildServer, type ChildServer } from '../support/child-server.js';
-import { parseConfig } from '../../src/config.js';
+import { parseConfig } from '../../src/config/parse.js';
 import { msgB } from '../support/gateway.js';
 
 t.setTimeout(180_000);

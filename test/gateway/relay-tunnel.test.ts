@@ -3,7 +3,7 @@
 // a tunnel lost mid-turn, an absent relay, a revoked key, and hostile relays that must not disturb another relay.
 import { unpack } from 'msgpackr';
 import t, { type Test } from 'tap';
-import { parseConfig } from '../../src/config.js';
+import { parseConfig } from '../../src/config/parse.js';
 import { MAX_FRAME_BYTES } from '../../src/protocol/tunnel.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { RELAY_SYNC_MS } from '../../src/gateway/relay/hub.js';

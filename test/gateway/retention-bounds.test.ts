@@ -5,7 +5,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { loadConfig, parseConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/parse.js';
 
 const TEN_YEARS_MS = 87_600 * 3_600_000;
 

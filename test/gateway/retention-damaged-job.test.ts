@@ -2,7 +2,7 @@
 // damaged job goes with it and is named in the log once, and the other swept tasks' jobs go too. Both engines, the
 // real gateway on port 0, the injected clock.
 import t, { type Test } from 'tap';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { queueOf } from '../../src/runtime/store/push-queues.js';
 import { msgB, startTestGateway } from '../support/gateway.js';

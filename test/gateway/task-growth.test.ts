@@ -4,7 +4,8 @@
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { unpack } from 'msgpackr';
-import { ConfigError, parseConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config/error.js';
+import { parseConfig } from '../../src/config/parse.js';
 import { DEMO_AGENTS } from '../../src/demo-agents.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
 import { registerRelay } from '../support/relay-world.js';

@@ -3,7 +3,9 @@
 // X-Forwarded-For (read from the right, past trusted hops); without it, or from a peer not trusted, the header is
 // ignored, so a caller cannot choose its own throttle bucket by writing one.
 import t, { type Test } from 'tap';
-import { ConfigError, loadConfig, parseConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config/error.js';
+import { loadConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/parse.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
 

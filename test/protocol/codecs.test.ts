@@ -747,6 +747,29 @@ t.test('stream events from a task change: artifacts first, then the status, fina
   );
 });
 
+t.test('rev A opening: an artifact says the lastChunk its live event said (a whole artifact with none is the last chunk)', async (t) => {
+  const done: Task = task({
+    status: { state: 'completed', timestamp: TS1 },
+    artifacts: [
+      { artifactId: 'whole', index: 0, parts: [{ kind: 'text', text: 'echo' }] },
+      { artifactId: 'cut', index: 1, parts: [{ kind: 'text', text: 'part' }], lastChunk: false },
+    ],
+  });
+  const live = diffTask(undefined, done)
+    .filter((e) => e.kind === 'artifact')
+    .map((e, i) => encodeEvent('A', where, { ...e, seq: i + 1 } as TaskEvent) as { artifact: { lastChunk?: boolean } });
+  const opening = codecs.A.openingEvents(taskView(done, FULL), true).slice(0, 2) as { artifact: { lastChunk?: boolean } }[];
+  t.strictSame(
+    opening.map((e) => e.artifact.lastChunk),
+    live.map((e) => e.artifact.lastChunk),
+    'the same lastChunk as the live events',
+  );
+  t.strictSame(
+    opening.map((e) => e.artifact.lastChunk),
+    [true, false],
+  );
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // Push configs and dialect choice
 // ---------------------------------------------------------------------------------------------------------------

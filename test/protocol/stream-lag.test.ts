@@ -2,7 +2,7 @@
 // and the same default bound at both writers that use it, the gateway's SSE and the relay admin UI's live streams.
 import t from 'tap';
 import { LIVE_STREAM_DEFAULTS } from '../../relay/admin/live-streams.js';
-import { parseConfig } from '../../src/config.js';
+import { parseConfig } from '../../src/config/parse.js';
 import { fallenBehind, MAX_UNREAD_BYTES } from '../../src/protocol/stream-lag.js';
 
 t.test('a reader is behind once what waits for it is past the bound plus the write its socket holds', async (t) => {

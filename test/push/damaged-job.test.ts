@@ -3,7 +3,7 @@
 // loopback, the injected clock.
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/runtime/clock.js';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
 import { cleanupPrefix, REDIS_URL, testPrefix } from '../support/redis.js';
 import { samplePushJob } from '../support/store-records.js';

@@ -7,7 +7,7 @@ import t from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { INTERNAL_FIELDS } from '../../src/protocol/internal-fields.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import type { Resolve } from '../../src/runtime/net/guard.js';

@@ -6,7 +6,8 @@
 // every timer: the hanging attempts end only when the test moves the clock, so B's delivery arriving while the clock
 // stands still proves it did not wait for them. The waits below poll real time only for HTTP round trips.
 import t, { type Test } from 'tap';
-import { parseConfig, type ConfigInput } from '../../src/config.js';
+import { parseConfig } from '../../src/config/parse.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 import { msgB, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startPair } from '../support/instance-pair.js';

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { lookup as dnsLookup } from 'node:dns';
 import { checkAddress, checkUrl, checkUrlStatic, guardedLookup, parseAllowlist, type Resolve } from '../../src/runtime/net/guard.js';
-import { parseConfig } from '../../src/config.js';
+import { parseConfig } from '../../src/config/parse.js';
 
 const none = parseAllowlist([]);
 /** A stand-in for DNS (outside the project): names map to fixed addresses. */

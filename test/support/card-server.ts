@@ -73,9 +73,9 @@ export const sseAnswer = (id: unknown, results: readonly unknown[]): Answer => (
 
 /**
  * Routes a 0.3 remote agent `name` on `s`: its card, and a JSON-RPC endpoint that answers every call with a completed
- * task (`rt-1`) holding one text artifact.
+ * task (`rt-1`, or in `state` when given) holding one text artifact.
  */
-export function serveCompletedRemote(s: CardServer, o: { name: string; text: string }): void {
+export function serveCompletedRemote(s: CardServer, o: { name: string; text: string; state?: string }): void {
   s.route.set(`/${o.name}/.well-known/agent-card.json`, () => ({
     status: 200,
     body: remoteCard({ base: s.url, name: o.name, dialect: '0.3', streaming: false }),
@@ -86,7 +86,7 @@ export function serveCompletedRemote(s: CardServer, o: { name: string; text: str
       kind: 'task',
       id: 'rt-1',
       contextId: 'c-1',
-      status: { state: 'completed' },
+      status: { state: o.state ?? 'completed' },
       artifacts: [{ artifactId: 'a1', parts: [{ kind: 'text', text: o.text }] }],
     };
     return { status: 200, body: { jsonrpc: '2.0', id, result: task } };

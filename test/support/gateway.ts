@@ -2,8 +2,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig, type ConfigInput } from '../../src/config.js';
-import { startGateway, type GatewayInstance } from '../../src/main.js';
+import { parseConfig } from '../../src/config/parse.js';
+import type { ConfigInput } from '../../src/config/schema.js';
+import type { GatewayInstance } from '../../src/gateway-instance.js';
+import { startGateway } from '../../src/main.js';
 import type { Clock, Timers } from '../../src/runtime/clock.js';
 import { createKey } from '../../src/runtime/key-admin.js';
 import type { Resolve } from '../../src/runtime/net/guard.js';

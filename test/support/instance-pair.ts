@@ -1,7 +1,7 @@
 // Two gateway instances on the tests' real Redis, under one key prefix of their own (scale-out tests): each one's
 // config, both started, and both closed and their keys removed when the test ends.
 import type { Test } from 'tap';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import type { ManualClock } from '../../src/runtime/clock.js';
 import type { Log } from '../../src/runtime/log.js';
 import { startTestGateway, type TestGateway } from './gateway.js';

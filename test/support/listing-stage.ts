@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { createClient } from 'redis';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { redisKeys } from '../../src/runtime/redis/keys.js';
 import { taskKey } from '../../src/runtime/store/types.js';
 import { startTestGateway, type TestGateway } from './gateway.js';

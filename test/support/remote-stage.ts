@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/runtime/clock.js';
 import { addConnection } from '../../src/runtime/connection-admin.js';
 import { parseAllowlist } from '../../src/runtime/net/guard.js';
 import { cardServer, remoteCard, type Answer, type CardServer, type Dialect } from './card-server.js';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { msgB, startTestGateway, type TestGateway } from './gateway.js';
 
 export interface StagedRemote {

@@ -3,7 +3,7 @@
 // the gateway relays a remote's answers (remote-chunks, remote-growth); both are closed when the test ends.
 import type { AgentExecutor } from '@a2a-js/sdk/server';
 import type { Test } from 'tap';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { addConnection } from '../../src/runtime/connection-admin.js';
 import { parseAllowlist } from '../../src/runtime/net/guard.js';
 import { startTestGateway, type TestGateway } from './gateway.js';

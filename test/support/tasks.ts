@@ -1,4 +1,5 @@
-// Test support for task-level assertions: waiting for a task state over the API, and reading what the store holds.
+// Test support for task-level assertions: waiting for a task state over the API, a task as answered, read and stored,
+// and reading what the store holds.
 import type { Task, TaskState } from '../../src/protocol/model.js';
 import type { TestGateway } from './gateway.js';
 
@@ -8,6 +9,17 @@ export const ALL_STATES: readonly TaskState[] = ['submitted', 'working', 'input-
 export async function storedTasks(gw: TestGateway): Promise<string[]> {
   const all: Task[] = await gw.gw.store.tasks.listByState(ALL_STATES);
   return all.map((t) => `${t.workspaceId}/${t.id} ${t.status.state} ${t.updatedAt} ${t.history.length}`).sort();
+}
+
+/** The answer's task (its JSON-RPC result), the same task as a later tasks/get shows it, and as the store keeps it. */
+export async function taskSeen(
+  g: TestGateway,
+  o: { key: string; workspace: string; answer: { json: any } },
+): Promise<{ task: any; read: any; stored: Task | undefined }> {
+  const task = o.answer.json.result;
+  const read = (await g.rpc({ key: o.key, method: 'tasks/get', params: { id: task?.id } })).json.result;
+  const stored = await g.gw.store.tasks.get(o.workspace, task?.id);
+  return { task, read, stored };
 }
 
 /**

@@ -6,9 +6,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { ManualClock } from '../../src/runtime/clock.js';
-import type { GatewayInstance } from '../../src/main.js';
+import type { GatewayInstance } from '../../src/gateway-instance.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
 
 export interface Delivery {

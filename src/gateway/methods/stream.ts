@@ -2,6 +2,7 @@
 // an existing task (tasks/resubscribe, SubscribeToTask), each in the call's dialect.
 import { codecs } from '../../protocol/codec.js';
 import { RpcError, stateMessages } from '../../protocol/errors.js';
+import { parseEventId, type StreamPosition } from '../../protocol/event-ids.js';
 import { TERMINAL_STATES } from '../../protocol/model.js';
 import { echoed } from '../../protocol/one-line.js';
 import { StreamResult, answerDialect, readsOf, viewOptions, visibleTask, type CallContext, type GatewayParts } from '../context.js';
@@ -28,7 +29,7 @@ export async function sendStream(params: unknown, ctx: CallContext, parts: Gatew
           workspaceId,
           taskId: prepared.task.id,
           // a follow-up streams what its message causes: replay from the task's seq before it
-          afterSeq: fromSeq > 0 ? fromSeq : undefined,
+          after: fromSeq > 0 ? { seq: fromSeq } : undefined,
           begin: () => prepared.go(),
         },
         sink,
@@ -36,25 +37,24 @@ export async function sendStream(params: unknown, ctx: CallContext, parts: Gatew
   });
 }
 
-function parseLastEventId(v: string | undefined): number | undefined {
+function parseLastEventId(v: string | undefined): StreamPosition | undefined {
   if (v === undefined) return undefined;
-  // the ids this gateway writes are plain decimals: `0x1`, `1e3` or `-0` name none of them
-  const digits = v.trim();
-  if (!/^\d{1,15}$/.test(digits)) {
+  const at = parseEventId(v);
+  if (!at) {
     throw new RpcError('INVALID_PARAMS', {
       message: `Invalid Last-Event-ID header: '${echoed(v)}' is not an event id of this stream`,
       data: { path: 'Last-Event-ID' },
     });
   }
-  return Number(digits);
+  return at;
 }
 
 export async function resubscribe(params: unknown, ctx: CallContext, parts: GatewayParts) {
   const p = readsOf(ctx).taskQuery(params);
-  const afterSeq = parseLastEventId(ctx.lastEventId);
+  const after = parseLastEventId(ctx.lastEventId);
   const t = await visibleTask(parts, ctx, p.id);
   // 1.0: a terminal task has nothing more to stream (a client that missed its end replays it with Last-Event-ID)
-  if (afterSeq === undefined && TERMINAL_STATES.has(t.status.state) && ctx.dialect !== undefined && codecs[ctx.dialect].subscribe.refusesTerminal) {
+  if (after === undefined && TERMINAL_STATES.has(t.status.state) && ctx.dialect !== undefined && codecs[ctx.dialect].subscribe.refusesTerminal) {
     throw new RpcError('UNSUPPORTED_OPERATION', {
       ...stateMessages((name) => `Task ${t.id} is ${name(t.status.state)}: a terminal task cannot be subscribed to (send Last-Event-ID to replay its events)`),
       data: { id: t.id, state: t.status.state },
@@ -63,6 +63,6 @@ export async function resubscribe(params: unknown, ctx: CallContext, parts: Gate
   const dialect = answerDialect(ctx, t);
   return new StreamResult({
     keyId: ctx.key.id,
-    start: (sink) => runStream({ parts, ctx, dialect, view: viewOptions(ctx, p.historyLength), workspaceId: t.workspaceId, taskId: t.id, afterSeq }, sink),
+    start: (sink) => runStream({ parts, ctx, dialect, view: viewOptions(ctx, p.historyLength), workspaceId: t.workspaceId, taskId: t.id, after }, sink),
   });
 }

@@ -67,7 +67,10 @@ export type OutboundErrorCode =
   | 'url_refused'
   /** no card at either well-known path, or a card that does not validate */
   | 'card_invalid'
-  /** network failure, refused connection, TLS failure */
+  /**
+   * nothing answered: refused connection, a name that does not resolve, TLS failure, a connection reset or broken off;
+   * also a call refused while its connection backs off from a card read that met one of these
+   */
   | 'unreachable'
   /** the remote answered 401/403 (after one OAuth refresh) */
   | 'unauthorized'
@@ -94,7 +97,10 @@ export type OutboundErrorCode =
   | 'data_type_refused'
   /** the remote failed too often: calls are refused until a probe finds it well again */
   | 'circuit_open'
-  /** the remote's card could not be read yet (the connection is backing off) */
+  /**
+   * the connection takes no calls now, nothing was sent: it backs off from a card read the remote answered with a
+   * failure (HTTP 503, 401, a card that does not validate; a timeout), it was stopped, or it is still discovering
+   */
   | 'unavailable';
 
 /**

@@ -39,7 +39,7 @@ export interface RedisKeys {
   readonly tasksEnded: string;
   /** set: ids of the tasks whose stored state is `state` */
   tasksInState(state: TaskState): string;
-  /** set: the task keys of one workspace (listByWorkspace reads it; every task write adds to it, the sweep removes, the repair pass adds what an older writer left out) */
+  /** set: the task keys of one workspace (an instance older than the listing sets reads it for tasks/list; every task write adds to it, the sweep removes, the repair pass adds what an older writer left out) */
   workspaceTasks(workspace: string): string;
   /**
    * sorted set: the task keys of one listing scope (workspace; + context; + state; + both), scored by minus the

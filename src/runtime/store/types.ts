@@ -105,11 +105,6 @@ export interface TaskStore {
   /** Tasks whose stored state is one of `states` (start-up recovery). */
   listByState(states: readonly TaskState[]): Promise<Task[]>;
   /**
-   * Every task of one workspace, in no particular order (tests and small workspaces; listings use listPage), read a
-   * slice at a time, giving the event loop back between slices so that the other callers' wait does not grow with it.
-   */
-  listByWorkspace(workspaceId: string): Promise<Task[]>;
-  /**
    * One page of the workspace's tasks newest status first (ties by id, compared as UTF-8 bytes), filtered by
    * context, state and status time, from the listing index the task writes keep, from a keyset cursor: its cost
    * follows the page, not the workspace (O(log n + page); the total a counter, or a native count of the range; a

@@ -7,13 +7,15 @@ import type { WorkspaceCap } from './types.js';
  * A gate for one claim: `admit(workspace)` is true (and counts the head as taken) while the workspace holds fewer
  * than `max` attempts, counting those already under way and those this claim took. No cap admits every head.
  */
-export function capGate(cap: WorkspaceCap | undefined): { admit(workspaceId: string): boolean } {
-  if (!cap) return { admit: () => true };
+export function capGate(cap: WorkspaceCap | undefined): { admit(workspaceId: string): boolean; hasRoom(workspaceId: string): boolean } {
+  if (!cap) return { admit: () => true, hasRoom: () => true };
   const taken = new Map<string, number>();
+  const hasRoom = (workspaceId: string) => (cap.held.get(workspaceId) ?? 0) + (taken.get(workspaceId) ?? 0) < cap.max;
   return {
+    /** whether admit would be true, counting nothing (a head not yet read may still not be claimed) */
+    hasRoom,
     admit(workspaceId) {
-      const n = (cap.held.get(workspaceId) ?? 0) + (taken.get(workspaceId) ?? 0);
-      if (n >= cap.max) return false;
+      if (!hasRoom(workspaceId)) return false;
       taken.set(workspaceId, (taken.get(workspaceId) ?? 0) + 1);
       return true;
     },

@@ -16,6 +16,7 @@ import { forgetRefusals, guardProcess, refusedCall } from './process-guard.js';
 import { allowChildProcesses, forbidChildProcesses, guardChildProcesses } from './child-guard.js';
 import { watchStartedWorkers } from './started-workers.js';
 import { watchPromiseWatchers } from './promise-watchers.js';
+import { watchRecursiveWatchers } from './recursive-watchers.js';
 import { watchUnrefs } from './unrefs.js';
 import { warmEventSchema } from './warm-schemas.js';
 import type { FailureReason, RecycleReply, RunReply, RunRequest } from './wire.js';
@@ -25,6 +26,8 @@ watchUnrefs();
 watchStartedWorkers();
 // after watchUnrefs: it calls through ref-options' rewrite of the same function
 watchPromiseWatchers();
+// after watchUnrefs, likewise (fs.watch)
+watchRecursiveWatchers();
 guardProcess();
 guardChildProcesses();
 journalEnv();

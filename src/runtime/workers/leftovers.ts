@@ -1,12 +1,27 @@
 // What a module agent left behind in its worker after its turn: timers, immediates, sockets, open ports, changed globals.
+import { treeWatcherHandles } from './recursive-watchers.js';
 import { type SharedMark, sharedChanges, sharedMark } from './shared-globals.js';
 import { forgetUnrefs, unrefdLeft } from './unrefs.js';
 
-/** How many of each kind of live handle or request the worker's thread holds now. */
+/**
+ * How many of each kind of live handle or request the worker's thread holds now, less the watchers Node opens for a
+ * recursive fs.watch: those are the recursive watcher's, counted as one record of it (recursive-watchers.ts).
+ */
 export function activeResources(): Map<string, number> {
   const counts = new Map<string, number>();
   for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  const tree = treeWatcherHandles();
+  if (tree > 0) counts.set(FS_WATCHER, Math.max(0, (counts.get(FS_WATCHER) ?? 0) - tree));
   return counts;
+}
+
+const FS_WATCHER = 'FSEventWrap';
+
+/** The kinds the thread holds more of now than `before` counted, and how many more. */
+export function grownSince(before: ReadonlyMap<string, number>): Map<string, number> {
+  const grown = new Map<string, number>();
+  for (const [kind, n] of activeResources()) if (n > (before.get(kind) ?? 0)) grown.set(kind, n - (before.get(kind) ?? 0));
+  return grown;
 }
 
 /** The worker's state as a module turn starts (after the module's import: what it sets up there is standing state). */
@@ -21,15 +36,17 @@ export function turnStart(): TurnStart {
 }
 
 /**
- * The kinds the thread holds more of than before the turn, what the agent unref'd and left live (Node does not list
- * those), and what it changed of the state every agent on the worker shares. A worker runs one module turn at a time,
- * so these are the agent's: a timer that fires later runs in whatever turn the worker serves next (another agent's,
- * even another workspace's), where a busy loop or a process.exit() would fail that turn instead of this one, and a
- * polluted prototype or a replaced built-in would be read there.
+ * The kinds the thread holds more of than before the turn, what the agent unref'd or started and left live (Node does
+ * not list those, or lists them net of the turn's other handles), each named once (the live handles those hold are
+ * not counted again), and what it changed of the state every agent on the worker shares. A worker runs one module
+ * turn at a time, so these are the agent's: a timer that fires later runs in whatever turn the worker serves next
+ * (another agent's, even another workspace's), where a busy loop or a process.exit() would fail that turn instead of
+ * this one, and a polluted prototype or a replaced built-in would be read there.
  */
 export function leftSince(before: TurnStart): string[] {
-  const out = unrefdLeft();
-  for (const [kind, n] of activeResources()) if (n > (before.resources.get(kind) ?? 0)) out.push(kind);
+  const { kinds, held } = unrefdLeft();
+  const out = kinds;
+  for (const [kind, more] of grownSince(before.resources)) if (more > (held.get(kind) ?? 0)) out.push(kind);
   out.push(...sharedChanges(before.shared));
   return out;
 }
@@ -44,7 +61,8 @@ export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmedia
  * agent's, whose callback would then run in the next turn. Either way the turn waits for them, up to `maxMs`, and is
  * judged after: what their callbacks left is counted then.
  */
-const FINITE_REQUESTS = ['FSReqCallback', 'FSReqPromise'];
+// `CloseReq` is a FileHandle's close (fs.promises) in flight: it ends by itself too, queued in the same thread pool
+const FINITE_REQUESTS = ['FSReqCallback', 'FSReqPromise', 'CloseReq'];
 // taken as this module loads, before any agent code: an agent may replace the globals
 const later = globalThis.setTimeout;
 const clock = performance;

@@ -24,7 +24,7 @@ export function watchStartedWorkers(): void {
   type Made = new (...args: unknown[]) => object;
   const construct = (target: Made, args: unknown[], newTarget: Made): object => {
     const made = Reflect.construct(target, args, newTarget) as object;
-    if (!calledByNode(construct)) recordLive(made, running, 'Worker thread');
+    if (!calledByNode(construct)) recordLive({ handle: made, live: running, label: 'Worker thread' });
     return made;
   };
   const watched = new Proxy(original as Made, { construct });

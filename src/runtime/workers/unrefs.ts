@@ -10,11 +10,13 @@ import { refOnlyOptions } from './ref-options.js';
 /** Whether something an agent unref'd can still run code: a pending timer or immediate, an open socket or server... */
 export type StillLive = (handle: object) => boolean;
 
-interface Watched {
+export interface Watched {
   handle: object;
   live: StillLive;
   /** what the turn's end names it: "unref'd Timeout", "Worker thread" */
   label: string;
+  /** the live handles it holds among those Node lists, by kind: the count then does not name them a second time */
+  holds?: ReadonlyMap<string, number>;
 }
 
 const recorded = new Set<Watched>();
@@ -27,6 +29,11 @@ type CallSite = { getFileName(): string | null | undefined };
  * that fetches. What the agent's own code (or a package it uses) unrefs is its own.
  */
 export function calledByNode(wrapper: (...args: never[]) => unknown): boolean {
+  return callerFile(wrapper)?.startsWith('node:') ?? false;
+}
+
+/** The file of the code that called `wrapper` (`node:internal/...` for Node's own), or undefined when unknown. */
+export function callerFile(wrapper: (...args: never[]) => unknown): string | undefined {
   const { prepareStackTrace, stackTraceLimit } = Error;
   try {
     Error.stackTraceLimit = 1;
@@ -34,10 +41,9 @@ export function calledByNode(wrapper: (...args: never[]) => unknown): boolean {
     Error.prepareStackTrace = (_err, sites) => sites;
     const holder: { stack?: CallSite[] } = {};
     Error.captureStackTrace(holder, wrapper);
-    const file = holder.stack?.[0]?.getFileName();
-    return typeof file === 'string' && file.startsWith('node:');
+    return holder.stack?.[0]?.getFileName() ?? undefined;
   } catch {
-    return false;
+    return undefined;
   } finally {
     Error.prepareStackTrace = prepareStackTrace;
     Error.stackTraceLimit = stackTraceLimit;
@@ -55,7 +61,7 @@ function watchUnref(proto: { unref?: Unref } | undefined, kind: string, live: St
   if (!proto || typeof original !== 'function' || originals.has(proto)) return;
   const unref: Unref = function (this: object, ...args: unknown[]) {
     if (!calledByNode(unref)) {
-      recorded.add({ handle: this, live, label: `unref'd ${kind}` });
+      recordLive({ handle: this, live, label: `unref'd ${kind}` });
       onRecord?.(this);
     }
     return original.apply(this, args);
@@ -183,11 +189,11 @@ export function unrefOwn(handle: { unref(): unknown }): void {
 }
 
 /**
- * Records what agent code made that Node leaves out of its live handles without any unref call (a Worker thread,
- * ref'd or not): `label` names it while `live` says it can still run code.
+ * Records what agent code made or started that the live-handle count misses (a Worker thread, ref'd or not) or sees
+ * only net of the turn's other handles (a promise watcher): `label` names it while `live` says it can still run code.
  */
-export function recordLive(handle: object, live: StillLive, label: string): void {
-  recorded.add({ handle, live, label });
+export function recordLive(w: Watched): void {
+  recorded.add(w);
 }
 
 /** A module turn starts: what was unref'd before it (at the module's import, say) is standing state, not the turn's. */
@@ -195,9 +201,13 @@ export function forgetUnrefs(): void {
   recorded.clear();
 }
 
-/** The kinds of what agent code unref'd since `forgetUnrefs` and is still live (a pending timer, an open socket). */
-export function unrefdLeft(): string[] {
+/**
+ * The kinds of what agent code unref'd or started since `forgetUnrefs` and is still live (a pending timer, an open
+ * socket), and how many of each kind of live handle those hold (`held`, to take off the count).
+ */
+export function unrefdLeft(): { kinds: string[]; held: Map<string, number> } {
   const kinds = new Set<string>();
+  const held = new Map<string, number>();
   for (const w of recorded) {
     let live = false;
     try {
@@ -205,7 +215,9 @@ export function unrefdLeft(): string[] {
     } catch {
       live = true;
     }
-    if (live) kinds.add(w.label);
+    if (!live) continue;
+    kinds.add(w.label);
+    for (const [kind, n] of w.holds ?? []) held.set(kind, (held.get(kind) ?? 0) + n);
   }
-  return [...kinds];
+  return { kinds: [...kinds], held };
 }

@@ -25,6 +25,8 @@
 //   events          [taskKey, firstSeq] -> TaskEvent or TaskEvent[]  (one value per append, its events in seq
 //                                                       order; range reads replay after a seq; trimmed per task)
 //   push-jobs       [queue, seq] -> {job, lease?}        (webhook deliveries waiting; see push-jobs.ts)
+//   push-due        [at, queue] -> workspace id          (each queue by when its head may be claimed: push-due.ts;
+//                                                       derived afresh once per open, at the first claim)
 //   connections     [workspace, name] -> ConnectionRecord (outbound connections; credentials sealed inside)
 //   relays          [workspace, name] -> RelayRecord (relay connections and their agents' trust)
 //   relay-keys      key id -> [workspace, name] of the relay it opens (kept with the records; store/lmdb/relays.ts)
@@ -56,6 +58,7 @@ import { lmdbKeyStore } from './keys.js';
 import { lmdbMetaStore } from './meta.js';
 import { lmdbPushConfigStore } from './push-configs.js';
 import { lmdbPushJobStore } from './push-jobs.js';
+import { lmdbDueIndex } from './push-due.js';
 import { lmdbResultStore } from './results.js';
 import { buildTaskList, dropOldTaskList, lmdbTaskList } from './task-list.js';
 import { lmdbTaskStore } from './tasks.js';
@@ -78,6 +81,7 @@ export const LMDB_DBS = {
   metaExpiry: 'meta-expiry',
   events: 'events',
   pushJobs: 'push-jobs',
+  pushDue: 'push-due',
   connections: 'connections',
   connectionStatus: 'connection-status',
   relays: 'relays',
@@ -131,6 +135,7 @@ export async function openLmdbStore(opts: {
   const meta = db(LMDB_DBS.meta);
   const events = db(LMDB_DBS.events);
   const pushJobs = db(LMDB_DBS.pushJobs);
+  const pushDue = root.openDB<string, Key>({ name: LMDB_DBS.pushDue, encoding: 'msgpack', keyEncoding: 'ordered-binary', cache: false });
   const connections = db(LMDB_DBS.connections);
   const connectionStatus = db(LMDB_DBS.connectionStatus);
   const relays = db(LMDB_DBS.relays);
@@ -153,9 +158,22 @@ export async function openLmdbStore(opts: {
   return {
     kind: 'lmdb',
     keys: lmdbKeyStore({ root, keys, keyHash, fresh, onCorrupt }),
-    tasks: lmdbTaskStore({ root, tasks, taskState, byState, taskSeq, ended, events, pushConfigs, pushJobs, list, fresh, onCorrupt }),
+    tasks: lmdbTaskStore({
+      root,
+      tasks,
+      taskState,
+      byState,
+      taskSeq,
+      ended,
+      events,
+      pushConfigs,
+      pushJobs: { db: pushJobs, due: lmdbDueIndex({ jobs: pushJobs, due: pushDue }) },
+      list,
+      fresh,
+      onCorrupt,
+    }),
     pushConfigs: lmdbPushConfigStore({ root, db: pushConfigs, fresh }),
-    pushJobs: lmdbPushJobStore({ root, db: pushJobs, fresh, onCorrupt }),
+    pushJobs: lmdbPushJobStore({ root, db: pushJobs, due: pushDue, fresh, onCorrupt }),
     events: lmdbEventStore({ root, db: events, fresh }),
     meta: lmdbMetaStore({
       root,

@@ -1,70 +1,84 @@
-// The LMDB push job queues: one sub-database keyed [queue, seq], each value the job plus its lease (if claimed).
+// The LMDB push job queues: one sub-database keyed [queue, seq], each value the job plus its lease (if claimed), and
+// the due index (push-due.ts: [at, queue] per queue, by when its head may be claimed) kept in the same transactions.
 //
-// A claim scans the waiting jobs in key order, takes the first one of each queue (its head) and hands the due heads
-// out oldest first (claimOrder, as on Redis); that is O(waiting jobs), fine for the embedded engine whose queues drain
-// as they are delivered.
+// A claim reads the due index from its start and stops at the first head not yet claimable: it meets the due heads
+// only, oldest first (claimOrder, as on Redis), never the jobs behind a head or waiting out their backoff, so its cost
+// does not grow with a down receiver's backlog. (It does read the due heads it passes over for their workspace's
+// share, as the Redis claim does.) The index is derived afresh once per open, at the first claim, wake-up or lease
+// release: data written by a build without it, or by an older build run in between, is filed before it is claimed.
 // Every read-then-write (claim, complete, retry) is one LMDB write transaction, so two processes
 // on the same files never lease one head twice.
 import type { Database, Key, RootDatabase } from 'lmdb';
-import { z } from 'zod';
-import { PushJob } from '../../../protocol/records.js';
+import type { PushJob } from '../../../protocol/records.js';
 import { TopK } from '../../top-k.js';
-import { claimOrder, dueBefore, taskQueuePrefix, workspaceQueuePrefix } from '../push-queues.js';
-import type { ClaimedPushJob, PushJobStore } from '../types.js';
-import { checked, listed, type OnCorrupt } from '../validate.js';
+import { dueBefore, taskQueuePrefix, workspaceQueuePrefix } from '../push-queues.js';
+import type { ClaimedPushJob, PushJobStore, WorkspaceCap } from '../types.js';
+import { listed, type OnCorrupt } from '../validate.js';
 import { heldByEarlierRun, leaseToken } from '../lease-holder.js';
 import { capGate, isFull } from '../workspace-cap.js';
 import { assertKeysFit } from './key-size.js';
 import { getDecoded, rangeDecoded } from './decoded.js';
-
-const StoredJob = z.object({
-  job: PushJob,
-  lease: z.object({ token: z.string(), until: z.number() }).optional(),
-});
-type StoredJob = z.infer<typeof StoredJob>;
+import { eligibleAt, jobId, keyOf, readStored as read, type StoredJob } from './push-job-record.js';
+import { type DueEntry, type DueIndex, lmdbDueIndex } from './push-due.js';
 
 /** keys per range read of a workspace's jobs; the event loop is given back between reads */
 const SLICE = 1_000;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-const jobId = (key: Key): string => JSON.stringify(key);
-
-const keyOf = (job: { queue: string; seq: number }): Key => [job.queue, job.seq];
-
-/** When a head may be claimed: its due time, or later while someone's lease on it runs. */
-const eligibleAt = (s: StoredJob): number => (s.lease && s.lease.until > s.job.dueAt ? s.lease.until : s.job.dueAt);
-
 export function lmdbPushJobStore(o: {
   root: RootDatabase;
   db: Database<unknown, Key>;
+  /** the due index (push-due.ts) */
+  due: Database<string, Key>;
   fresh: () => void;
   /** where claims report a damaged head they pass over (none: a damaged head fails the claim) */
   onCorrupt?: OnCorrupt;
 }): PushJobStore {
   const { root, db } = o;
-  const read = (value: unknown, key: Key) => checked({ schema: StoredJob, value, record: 'push-job', id: jobId(key) });
+  const index = lmdbDueIndex({ jobs: db, due: o.due });
+  let filed: Promise<void> | undefined;
 
-  /**
-   * Each queue's first job, in key order. A damaged head (with onCorrupt) is reported and passed over with its queue,
-   * which waits behind it (a queue keeps its order), so that it does not hold up every other queue's deliveries.
-   */
-  function heads(): Array<{ key: Key; stored: StoredJob }> {
-    const out: Array<{ key: Key; stored: StoredJob }> = [];
-    let started = false;
-    let last: unknown;
-    for (const entry of rangeDecoded({ db, range: {}, record: 'push-job', idOf: jobId })) {
-      const { key } = entry;
-      const queue = Array.isArray(key) ? key[0] : undefined;
-      if (started && queue === last) continue;
-      started = true;
-      last = queue;
-      const stored = listed(o.onCorrupt, () => read(entry.value, key));
-      if (stored) out.push({ key, stored });
-    }
-    return out;
+  /** The index derived from the jobs, once per open (lazily: the CLI, which never claims, never pays for it). */
+  function ensureFiled(): Promise<void> {
+    filed ??= root
+      .transaction(() => {
+        index.rebuild();
+      })
+      .catch((e: unknown) => {
+        filed = undefined;
+        throw e;
+      });
+    return filed;
   }
 
-  /** Runs `fn` on the stored job if `c` still holds its lease. */
+  /**
+   * The claimable heads in claim order, up to `limit` admitted by the gate, read from the due index: it stops at the
+   * first entry not yet claimable. A damaged head (with onCorrupt) is reported and passed over with its queue, which
+   * waits behind it (a queue keeps its order). An entry that does not match its queue's head (`stale`) is left for the
+   * caller to refile.
+   */
+  function claimable(c: { now: number; limit: number; perWorkspace: WorkspaceCap | undefined }) {
+    const gate = capGate(c.perWorkspace);
+    const take: Array<{ key: Key; stored: StoredJob }> = [];
+    const stale: DueEntry[] = [];
+    for (const entry of index.entries()) {
+      if (entry.at > c.now || take.length >= c.limit) break;
+      // its workspace holds its share: the queue waits (in order), its head unread, and the next one is looked at
+      if (entry.workspace !== '' && !gate.hasRoom(entry.workspace)) continue;
+      const key = index.headKey(entry.queue);
+      if (key === undefined) {
+        stale.push(entry);
+        continue;
+      }
+      const stored = listed(o.onCorrupt, () => read(getDecoded({ db, key, record: 'push-job', id: jobId(key) }), key));
+      if (!stored) continue;
+      if (eligibleAt(stored) !== entry.at || stored.job.workspaceId !== entry.workspace) stale.push(entry);
+      else if (gate.admit(stored.job.workspaceId)) take.push({ key, stored });
+    }
+    return { take, stale };
+  }
+
+  /** Runs `fn` on the stored job if `c` still holds its lease (its queue filed again afterwards). */
   function withLease(c: ClaimedPushJob, fn: (key: Key, s: StoredJob) => void): Promise<boolean> {
     return root.transaction(() => {
       const key = keyOf(c.job);
@@ -72,7 +86,7 @@ export function lmdbPushJobStore(o: {
       if (v === undefined) return false;
       const s = read(v, key);
       if (s.lease?.token !== c.lease) return false;
-      fn(key, s);
+      index.change([c.job.queue], () => fn(key, s));
       return true;
     });
   }
@@ -80,29 +94,22 @@ export function lmdbPushJobStore(o: {
   return {
     async enqueue(jobs) {
       if (jobs.length === 0) return;
-      await root.transaction(() => putPushJobs(db, jobs));
+      await root.transaction(() => putPushJobs({ db, due: index }, jobs));
     },
     async claim({ now, leaseMs, limit, holder, perWorkspace }) {
       if (limit <= 0) return [];
+      await ensureFiled();
       // most looks find nothing due: answer those from a read, without a write transaction
       o.fresh();
-      const look = capGate(perWorkspace);
-      if (!heads().some(({ stored }) => eligibleAt(stored) <= now && look.admit(stored.job.workspaceId))) return [];
+      const look = claimable({ now, limit: 1, perWorkspace });
+      if (look.take.length === 0 && look.stale.length === 0) return [];
       return root.transaction(() => {
         const token = leaseToken(holder);
-        const gate = capGate(perWorkspace);
+        const { take, stale } = claimable({ now, limit, perWorkspace });
+        for (const entry of stale) index.refile(entry);
         const out: ClaimedPushJob[] = [];
-        // oldest first, as on Redis (claimOrder), not in key order: a workspace whose name sorts first must not go
-        // before updates that waited longer
-        const due = heads()
-          .map((h) => ({ ...h, at: eligibleAt(h.stored), queue: h.stored.job.queue }))
-          .filter((h) => h.at <= now)
-          .sort(claimOrder);
-        for (const { key, stored } of due) {
-          if (out.length >= limit) break;
-          // its workspace holds its share: the queue waits (in order) and the next workspace's head is looked at
-          if (!gate.admit(stored.job.workspaceId)) continue;
-          db.put(key, { job: stored.job, lease: { token, until: now + leaseMs } } satisfies StoredJob);
+        for (const { key, stored } of take) {
+          index.change([stored.job.queue], () => db.put(key, { job: stored.job, lease: { token, until: now + leaseMs } } satisfies StoredJob));
           out.push({ job: stored.job, lease: token });
         }
         return out;
@@ -123,7 +130,8 @@ export function lmdbPushJobStore(o: {
         db.put(key, { job } satisfies StoredJob);
       });
     },
-    releaseEarlierLeases(holder) {
+    async releaseEarlierLeases(holder) {
+      await ensureFiled();
       return root.transaction(() => {
         // every record read (a damaged one throws) before the first change: a throw must leave nothing half done
         const freed: Array<{ key: Key; job: PushJob }> = [];
@@ -132,19 +140,23 @@ export function lmdbPushJobStore(o: {
           const { key } = entry;
           if (s?.lease && heldByEarlierRun(s.lease.token, holder)) freed.push({ key, job: s.job });
         }
-        for (const { key, job } of freed) db.put(key, { job } satisfies StoredJob);
+        for (const { key, job } of freed) index.change([job.queue], () => db.put(key, { job } satisfies StoredJob));
         return freed.length;
       });
     },
     async nextDueAt({ passOver } = {}) {
+      await ensureFiled();
       o.fresh();
-      let min: number | undefined;
-      for (const { stored } of heads()) {
-        if (isFull(passOver, stored.job.workspaceId)) continue;
-        const at = eligibleAt(stored);
-        if (min === undefined || at < min) min = at;
+      // the first queue in the index (claim order: the soonest) whose workspace is below its share; a damaged head is
+      // left out, as claims pass it over
+      for (const { at, queue, workspace } of index.entries()) {
+        if (workspace !== '' && isFull(passOver, workspace)) continue;
+        const key = index.headKey(queue);
+        if (key === undefined) continue;
+        const stored = listed(o.onCorrupt, () => read(getDecoded({ db, key, record: 'push-job', id: jobId(key) }), key));
+        if (stored && !isFull(passOver, stored.job.workspaceId)) return at;
       }
-      return min;
+      return undefined;
     },
     dropTasks(taskKeys) {
       const drop = new Set(taskKeys);
@@ -164,7 +176,10 @@ export function lmdbPushJobStore(o: {
             gone.push(key);
           }
         }
-        for (const key of gone) db.remove(key);
+        const queues = gone.map((key) => (Array.isArray(key) ? String(key[0]) : ''));
+        index.change(queues, () => {
+          for (const key of gone) db.remove(key);
+        });
         return gone.length;
       });
     },
@@ -204,9 +219,15 @@ export function lmdbPushJobStore(o: {
 
 /**
  * Inside a write transaction (an enqueue, or a task write carrying the jobs its change causes): adds jobs to their
- * queues. Every key is checked before the first put, so a job that cannot be stored leaves none of them behind.
+ * queues and files each queue in the due index. Every key is checked before the first put, so a job that cannot be
+ * stored leaves none of them behind (an index key [at, queue] is no longer than the job's [queue, seq]).
  */
-export function putPushJobs(db: Database<unknown, Key>, jobs: readonly PushJob[]): void {
+export function putPushJobs(o: { db: Database<unknown, Key>; due: Pick<DueIndex, 'change'> }, jobs: readonly PushJob[]): void {
   assertKeysFit({ record: 'push-job', keys: jobs.map(keyOf) });
-  for (const job of jobs) db.put(keyOf(job), { job } satisfies StoredJob);
+  o.due.change(
+    jobs.map((j) => j.queue),
+    () => {
+      for (const job of jobs) o.db.put(keyOf(job), { job } satisfies StoredJob);
+    },
+  );
 }

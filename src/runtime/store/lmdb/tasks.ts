@@ -13,6 +13,7 @@ import { dropPushConfigs, holdsPushConfigs } from './push-configs.js';
 import { TaskHasPushConfigsError } from '../errors.js';
 import { assertKeysFit } from './key-size.js';
 import { putPushJobs } from './push-jobs.js';
+import type { DueIndex } from './push-due.js';
 import type { LmdbTaskList } from './task-list.js';
 import { matchesListQuery } from '../list-page.js';
 
@@ -32,8 +33,8 @@ export interface LmdbTaskStoreOptions {
   events: Database<unknown, Key>;
   /** a swept task's push configs go with it; a write that read none checks there are none */
   pushConfigs: Database<unknown, Key>;
-  /** the push jobs a task write carries go in its transaction */
-  pushJobs: Database<unknown, Key>;
+  /** the push jobs a task write carries go in its transaction, filed in the due index (push-due.ts) there too */
+  pushJobs: { db: Database<unknown, Key>; due: Pick<DueIndex, 'change'> };
   /** the listing index (task-list.ts), written in each task write and sweep */
   list: LmdbTaskList;
   /** drops lmdb-js's reused read snapshot, so a read sees other processes' commits */
@@ -41,10 +42,6 @@ export interface LmdbTaskStoreOptions {
   /** where listings report the damaged tasks they leave out (none: a damaged task fails the listing) */
   onCorrupt?: OnCorrupt;
 }
-
-/** tasks read per slice of a workspace scan before the event loop gets a turn */
-const SCAN_SLICE = 1_000;
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
   const { root, tasks, taskState, byState, taskSeq, ended, events, list: listIndex, fresh, onCorrupt } = o;
@@ -115,34 +112,6 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
     });
   };
 
-  const listByWorkspace = async (workspaceId: string): Promise<Task[]> => {
-    fresh();
-    const out: Task[] = [];
-    // task keys are `${workspace}/${id}`: the range from `${workspace}/` up to `${workspace}0` ('0' follows '/') holds
-    // them all, and a workspace whose id starts with this one's and a slash is read back out by the filter. Each slice
-    // is its own range read, starting at the last key read (inclusive, so skipped), so no read outlives a slice.
-    const end = `${workspaceId}0`;
-    let start = `${workspaceId}/`;
-    let first = true;
-    for (;;) {
-      let read = 0;
-      let last: string | undefined;
-      for (const key of tasks.getKeys({ start, end, limit: SCAN_SLICE + 1 })) {
-        if (!first && key === start) continue;
-        read++;
-        if (typeof key !== 'string') continue;
-        last = key;
-        const task = listed(onCorrupt, () => readTask(key));
-        if (task && task.workspaceId === workspaceId) out.push(task);
-        if (read === SCAN_SLICE) break;
-      }
-      if (last === undefined || read < SCAN_SLICE) return out;
-      start = last;
-      first = false;
-      await yieldToLoop();
-    }
-  };
-
   return {
     create(task, w) {
       return writeTask(task, { ...w, create: true });
@@ -179,7 +148,6 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
       }
       return out;
     },
-    listByWorkspace,
     async listPage(q) {
       fresh();
       const { keys, total, next } = listIndex.page(q);

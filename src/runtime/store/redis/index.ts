@@ -4,8 +4,8 @@
 // push-jobs, connections, results, dashboard). Values are msgpack (msgpackr, plain maps rather than msgpackr records, so any msgpack reader can
 // inspect them) stored as Buffers; key names come from runtime/redis/keys.ts. Each task write is one Lua script that
 // checks the task's rev (create: absent; put: not terminal, at the expected seq) and then writes the record, its
-// per-state index sets, its workspace's task set, the ended index and its events, so listByState is a SUNION plus an
-// MGET and listByWorkspace reads only its workspace's set. Key writes and the by-hash lookup need a read before the
+// per-state index sets, its workspace's task set (what an instance older than the listing sets lists a workspace from),
+// the ended index and its events, so listByState is a SUNION plus an MGET. Key writes and the by-hash lookup need a read before the
 // write or a second lookup, so they are Lua scripts too. Opening builds the workspace task sets once for data written
 // before they existed (workspace-index.ts), before the store is handed out; tasks an older instance writes after that
 // (a rolling upgrade) are added by the periodic repair (tasks.repairIndexStep, run by runtime/index-repair.ts).

@@ -87,6 +87,8 @@ end
  */
 export const CLAIM_SCAN = 10_000;
 const CLAIM_PAGE = 500;
+/** the first page a wake-up reads (firstDue1); each next one is 8 times larger, up to CLAIM_PAGE */
+const FIRST_DUE_PAGE = 8;
 
 /**
  * KEYS: pushDue, pushLeases. ARGV: now, lease end, token, limit, queue prefix, job prefix, in-flight prefix, lease ms,
@@ -95,7 +97,8 @@ const CLAIM_PAGE = 500;
  * Returns: 1 when every due queue from the first rank on was read (0: the bound stopped it), the rank to go on from,
  * then the packed heads it leased. A queue left empty, or a head whose record is gone, is tidied up.
  *
- * Due queues come oldest first (push-due's order: score, then name). A queue passed over for its workspace's cap
+ * Due queues come oldest first (push-due's order: score, then name), and only those: each page is cut to the queues
+ * scored at or before now, so none waiting out a backoff or a lease is read. A queue passed over for its workspace's cap
  * keeps its place (and its score), a leased one is re-scored past now, so the rank to go on from counts those that
  * stayed. A workspace's held attempts are counted across instances: each lease is a member of its workspace's
  * in-flight set until it ends or lapses.
@@ -112,7 +115,10 @@ for i = 12, #ARGV, 2 do mine[ARGV[i]] = tonumber(ARGV[i + 1]) end
 local heldBy, setHeld = heldCounter(ARGV[7], ARGV[1], mine, true)
 local rank, budget, read, done = tonumber(ARGV[9]), tonumber(ARGV[10]), 0, 0
 while #out < limit and read < budget do
-  local page = math.min(${CLAIM_PAGE}, budget - read)
+  -- only the queues already claimable (O(log n) to count): those waiting out a backoff or a lease are never read, so
+  -- a claim costs the same behind any backlog of them
+  local page = math.min(${CLAIM_PAGE}, budget - read, redis.call('ZCOUNT', KEYS[1], '-inf', now) - rank)
+  if page <= 0 then done = 1 break end
   local due = redis.call('ZRANGE', KEYS[1], rank, rank + page - 1, 'WITHSCORES')
   local stayed = 0
   local ended = #due < 2 * page
@@ -314,8 +320,11 @@ for i = 6, #ARGV, 2 do mine[ARGV[i]] = tonumber(ARGV[i + 1]) end
 local heldBy = heldCounter(ARGV[2], ARGV[1], mine, false)
 if ARGV[1] == '' then heldBy = function(ws) return mine[ws] or 0 end end
 local rank, budget, read = tonumber(ARGV[3]), tonumber(ARGV[4]), 0
+-- pages grow from a few queues: the first queue answers unless its workspace is at its share, so the common wake-up
+-- reads a handful of entries, not a full page of a backlog it does not need
+local size = ${FIRST_DUE_PAGE}
 while read < budget do
-  local page = math.min(${CLAIM_PAGE}, budget - read)
+  local page = math.min(size, budget - read)
   local got = redis.call('ZRANGE', KEYS[1], rank, rank + page - 1, 'WITHSCORES')
   for i = 1, #got, 2 do
     local _, ws = inflightKey('', got[i])
@@ -324,6 +333,7 @@ while read < budget do
   if #got < 2 * page then return { 'none' } end
   rank = rank + page
   read = read + page
+  size = math.min(size * 8, ${CLAIM_PAGE})
 end
 return { 'more', tostring(rank) }
 `,

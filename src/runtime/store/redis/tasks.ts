@@ -109,9 +109,6 @@ return gone
 /** Per state, the others, in TaskState order: the state sets a write leaves, and the names its script builds listing sets from. */
 const OTHER_STATES = Object.fromEntries(TaskState.options.map((s) => [s, TaskState.options.filter((o) => o !== s)])) as Record<TaskState, TaskState[]>;
 
-/** Members per SSCAN step and keys per MGET when listing a workspace. */
-const LIST_CHUNK = 500;
-
 export function redisTaskStore(o: RedisParts): TaskStore {
   const { client, bin, keys: k, run, onCorrupt } = o;
   const decodeTask = (bytes: Buffer, id: string) => decode({ schema: Task, bytes, record: 'task', id });
@@ -165,28 +162,6 @@ export function redisTaskStore(o: RedisParts): TaskStore {
     return reply === 1;
   }
 
-  const listByWorkspace = async (workspaceId: string): Promise<Task[]> => {
-    const out: Task[] = [];
-    // the workspace's own set, read in chunks so that no one reply (SMEMBERS, MGET) grows with the workspace; each
-    // chunk's await gives the event loop back
-    const seen = new Set<string>();
-    for await (const batch of client.sScanIterator(k.workspaceTasks(workspaceId), { COUNT: LIST_CHUNK })) {
-      // SSCAN may hand a member out twice (the set rehashing between calls)
-      const ids = batch.filter((id) => !seen.has(id));
-      for (const id of ids) seen.add(id);
-      for (let i = 0; i < ids.length; i += LIST_CHUNK) {
-        const chunk = ids.slice(i, i + LIST_CHUNK);
-        const values = await bin.mGet(chunk.map((id) => k.task(id)));
-        values.forEach((bytes, j) => {
-          if (bytes === null) return; // swept since the scan read its key
-          const task = listed(onCorrupt, () => decodeTask(bytes, chunk[j]!));
-          if (task?.workspaceId === workspaceId) out.push(task);
-        });
-      }
-    }
-    return out;
-  };
-
   return {
     create(task, w) {
       return write(task, { ...w, create: true });
@@ -211,7 +186,6 @@ export function redisTaskStore(o: RedisParts): TaskStore {
       });
       return out;
     },
-    listByWorkspace,
     listPage: (q) => listPage(o, q),
     async sweep({ endedBy, limit }) {
       if (limit <= 0) return [];
