@@ -154,6 +154,10 @@ t.test("an unref'd leftover never runs in a later turn: its worker is replaced",
   t.teardown(() => gw.close());
   const { key } = await gw.key();
   const send = (text: string) => gw.rpc({ key, method: 'message/send', params: msgB(text, { metadata: { agentId: 'unrefd' } }) });
+  // a first turn that leaves nothing: a worker's first turn waits out the module loader's file requests (slow under
+  // load), and a leftover set in that turn could fire while it waits, inside its own turn, failing it (seen in CI)
+  const warm = await send('warm');
+  t.equal(warm.json.result?.status?.state, 'completed', 'a turn that leaves nothing completes');
 
   for (const [how, what] of [
     ['timeout', "an unref'd setTimeout calling process.exit()"],
