@@ -32,9 +32,22 @@ export interface SseEvent {
   data: string;
 }
 
+/**
+ * One event that many streams send alike but for a piece of their own (a JSON-RPC response's id): its data is
+ * `head + own + tail`. The transport frames the shared parts once for all the streams it is handed to (by identity:
+ * hand every stream the same object, and never change it).
+ */
+export interface SharedSseEvent {
+  readonly id: string;
+  readonly head: string;
+  readonly tail: string;
+}
+
 /** Where a stream writes; `event` returns false when the client fell too far behind (the stream must then end). */
 export interface SseSink {
   event(ev: SseEvent): boolean;
+  /** as `event({ id, data: head + own + tail })`; `own` is the same text for every event of one stream */
+  sharedEvent(ev: SharedSseEvent, own: string): boolean;
   comment(text: string): void;
   /** bytes queued for a slow reader */
   backlog(): number;

@@ -40,6 +40,7 @@ export function onStreamEnd(start: StreamReply['start'], ended: () => void): Str
     };
     const stop = start({
       event: (ev) => sink.event(ev),
+      sharedEvent: (ev, own) => sink.sharedEvent(ev, own),
       comment: (text) => sink.comment(text),
       backlog: () => sink.backlog(),
       drained: () => sink.drained(),

@@ -8,7 +8,7 @@ import { SETTLED_STATES, type Task, type TaskDialect } from '../protocol/model.j
 import { gateArtifact, gateStatus, taskView, type TaskViewOptions } from '../protocol/views.js';
 import { toSanitizedJson } from '../runtime/sanitizer.js';
 import { taskKey } from '../runtime/store/types.js';
-import type { SseSink } from './api.js';
+import type { SharedSseEvent, SseSink } from './api.js';
 import type { CallContext, GatewayParts } from './context.js';
 import { watchReach } from './reach-watch.js';
 
@@ -31,17 +31,35 @@ export interface StreamSpec {
 const isFinal = (ev: TaskEvent) => ev.kind === 'status' && ev.final;
 
 /**
- * A live event reaches every local subscriber as the same object: subscribers that see it alike (dialect and
- * result gates) share one serialization instead of each building and sanitizing its own.
+ * What a subscriber sends of one event: its JSON-RPC response but for the request's id, which each subscriber puts in
+ * between (`head` + id + `tail`); and whether it ends the stream.
  */
-const serialized = new WeakMap<TaskEvent, Map<string, string>>();
-function encodedOnce(ev: TaskEvent, view: string, encode: () => string): string {
-  let byView = serialized.get(ev);
-  if (!byView) serialized.set(ev, (byView = new Map()));
-  let json = byView.get(view);
-  if (json === undefined) byView.set(view, (json = encode()));
-  return json;
+interface Prepared {
+  readonly event: SharedSseEvent;
+  readonly final: boolean;
 }
+
+/** the response envelope's text before the request's id; the rest, with the result, is each event's `tail` */
+const ENVELOPE_HEAD = '{"jsonrpc":"2.0","id":';
+
+/**
+ * A live batch reaches every local subscriber as the same array (bus.ts): subscribers that see it alike (dialect and
+ * result gates) share one preparation of each of its events, looked up once per batch, instead of each numbering,
+ * building and sanitizing its own (a fan-out to a hundred streams did that work a hundred times per event).
+ */
+const preparedBatches = new WeakMap<readonly TaskEvent[], Map<string, Prepared[]>>();
+function preparedBatch(events: readonly TaskEvent[], view: string): Prepared[] {
+  let byView = preparedBatches.get(events);
+  if (!byView) preparedBatches.set(events, (byView = new Map()));
+  let list = byView.get(view);
+  if (list === undefined) byView.set(view, (list = []));
+  return list;
+}
+
+const prepared = (id: string, resultJson: string, final: boolean): Prepared => ({
+  event: { id, head: ENVELOPE_HEAD, tail: `,"result":${resultJson}}` },
+  final,
+});
 
 const eventsMissed = (lastEventId: number) =>
   new RpcError('INTERNAL_ERROR', {
@@ -94,12 +112,13 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     sink.end({ data: toSanitizedJson(errorResponse(ctx.rpcId, e, { v1: ctx.errorsV1 })) });
     close();
   };
-  // the response envelope around an already serialized, sanitized result (the id is the request's own)
+  // what each event's response envelope holds of this stream: the request's own id (prepared() has the rest)
   const rpcId = JSON.stringify(ctx.rpcId);
-  const envelope = (resultJson: string) => `{"jsonrpc":"2.0","id":${rpcId},"result":${resultJson}}`;
-  const send = (id: string, resultJson: string, final: boolean) => {
-    if (closed) return;
-    const ok = sink.event({ id, data: envelope(resultJson) });
+  /** Writes one event; false once the stream is closed (by this event or before). The caller stamps the time. */
+  const put = (p: Prepared): boolean => {
+    if (closed) return false;
+    const { id } = p.event;
+    const ok = sink.sharedEvent(p.event, rpcId);
     if (!ok) {
       fail(
         new RpcError('INTERNAL_ERROR', {
@@ -107,27 +126,41 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
           data: { detail: 'backpressure', lastEventId: lastEventIdData(id) },
         }),
       );
-      return;
+      return false;
     }
+    if (p.final) {
+      sink.end();
+      close();
+      return false;
+    }
+    return true;
+  };
+  /** Something went out now: the ping waits for the next silence (one clock read per write, not per event). */
+  const sent = () => {
+    if (closed) return;
     lastSentAt = parts.clock.now();
     if (!pinging) {
       pinging = true;
       armPing(parts.streaming.pingIntervalMs);
     }
-    if (final) {
-      sink.end();
-      close();
-    }
   };
-  const deliver = (ev: TaskEvent) => {
-    if (ev.seq <= last) return;
+  const send = (id: string, resultJson: string, final: boolean) => {
+    if (put(prepared(id, resultJson, final))) sent();
+  };
+  const prepare = (ev: TaskEvent): Prepared => prepared(String(ev.seq), toSanitizedJson(codec.event(task, gate(ev))), isFinal(ev));
+  /**
+   * Sends what is past the stream's position; false once the stream is closed. `shared`: this live batch's preparations,
+   * which every subscriber that sees the batch alike fills and reads (the event at `at` of the batch).
+   */
+  const deliver = (ev: TaskEvent, shared?: Prepared[], at = 0): boolean => {
+    if (ev.seq <= last) return !closed;
     last = ev.seq;
     newestSent = ev.seq;
-    send(
-      String(ev.seq),
-      encodedOnce(ev, viewKey, () => toSanitizedJson(codec.event(task, gate(ev)))),
-      isFinal(ev),
-    );
+    return put(shared ? (shared[at] ??= prepare(ev)) : prepare(ev));
+  };
+  /** events one at a time from the store (a replay, a catch-up): stamped as they go out */
+  const deliverOne = (ev: TaskEvent) => {
+    if (deliver(ev)) sent();
   };
   // results.read / results.files apply to streamed artifacts and status messages as they do to tasks/get
   const gate = (ev: TaskEvent): TaskEvent =>
@@ -156,20 +189,29 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
       catching = false;
       // the oldest missed ones were trimmed: the client must resubscribe (it then gets the current task)
       if (missed.length > 0 && missed[0]!.seq !== last + 1) return fail(eventsMissed(last));
-      for (const ev of missed) deliver(ev);
+      for (const ev of missed) deliverOne(ev);
       const pending = buffered ?? [];
       buffered = undefined;
       // the store had every event published before the read: what is held is in order after them
-      for (const ev of pending) deliver(ev);
+      for (const ev of pending) deliverOne(ev);
     })();
   };
-  // a live event past the next seq means the bus dropped some: take them from the store first
-  const deliverLive = (ev: TaskEvent) => {
-    if (buffered) buffered.push(ev);
-    else if (ev.seq > last + 1) {
-      buffered = [ev];
-      catchUp();
-    } else deliver(ev);
+  // a live event past the next seq means the bus dropped some: take them from the store first. One time stamp per batch.
+  const deliverLive = (events: readonly TaskEvent[]) => {
+    let shared: Prepared[] | undefined;
+    let wrote = false;
+    for (let i = 0; i < events.length; i++) {
+      const ev = events[i]!;
+      if (buffered) buffered.push(ev);
+      else if (ev.seq > last + 1) {
+        buffered = [ev];
+        catchUp();
+      } else {
+        wrote ||= ev.seq > last;
+        if (!deliver(ev, (shared ??= preparedBatch(events, viewKey)), i)) return;
+      }
+    }
+    if (wrote) sent();
   };
   const sub = parts.bus.subscribe(key, deliverLive);
 
@@ -213,7 +255,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
           // a replay can be long: pace it by the reader instead of queueing it all at once
           for (const ev of events) {
             if (closed) return;
-            deliver(ev);
+            deliverOne(ev);
             if (sink.backlog() > 0) await sink.drained();
           }
           replayed = true;
@@ -239,7 +281,7 @@ export function runStream(spec: StreamSpec, sink: SseSink): () => void {
     const pending = buffered ?? [];
     buffered = undefined;
     live = true;
-    for (const ev of pending) deliverLive(ev);
+    deliverLive(pending);
     // a replay that reached a settled task's end (Last-Event-ID at or past its final event) has nothing more to wait
     // for: the stream ends, as one without Last-Event-ID does, instead of staying open for good. Only once it reached
     // it: the task read here may be the live actor's, ahead of the events stored so far (those after come live)

@@ -1,17 +1,33 @@
 // The SSE writer: one framing function, backpressure-aware writes with a per-stream byte bound, clean ends.
 import type { HttpResponse } from 'uWebSockets.js';
-import type { SseEvent, SseSink, StreamReply } from '../gateway/api.js';
+import type { SharedSseEvent, SseEvent, SseSink, StreamReply } from '../gateway/api.js';
 import { fallenBehind } from '../protocol/stream-lag.js';
 import { statusLine, type ResponseState } from './http-response.js';
 
+/** The `id:` line (when there is an id) and the start of the `data:` line; `id` must not carry CR or LF (it would split the frame). */
+function framePrefix(id: string | undefined): string {
+  if (id === undefined) return 'data: ';
+  if (id.includes('\n') || id.includes('\r')) throw new Error('SSE id must not contain CR or LF');
+  return `id: ${id}\ndata: `;
+}
+
 /**
- * Frames one event; `id` must not carry CR or LF (it would split the frame). `data` is serialized JSON, one line by
- * construction (JSON.stringify escapes every CR and LF): scanning it again for each subscriber of a fan-out cost more
- * than the rest of the framing.
+ * Frames one event. `data` is serialized JSON, one line by construction (JSON.stringify escapes every CR and LF):
+ * scanning it again for each subscriber of a fan-out cost more than the rest of the framing.
  */
 export function frameEvent(ev: SseEvent): string {
-  if (ev.id !== undefined && /[\r\n]/.test(ev.id)) throw new Error('SSE id must not contain CR or LF');
-  return `${ev.id !== undefined ? `id: ${ev.id}\n` : ''}data: ${ev.data}\n\n`;
+  return `${framePrefix(ev.id)}${ev.data}\n\n`;
+}
+
+/**
+ * A shared event's frame before and after a stream's own part, as bytes, made once for all the streams it goes to: a
+ * fan-out then copies bytes per stream instead of building and encoding each stream's text anew (most of its cost).
+ */
+const sharedFrames = new WeakMap<SharedSseEvent, { head: Buffer; tail: Buffer }>();
+function sharedFrame(ev: SharedSseEvent): { head: Buffer; tail: Buffer } {
+  let f = sharedFrames.get(ev);
+  if (!f) sharedFrames.set(ev, (f = { head: Buffer.from(framePrefix(ev.id) + ev.head), tail: Buffer.from(`${ev.tail}\n\n`) }));
+  return f;
 }
 
 export interface SseLimits {
@@ -39,50 +55,71 @@ const scheduleFlush = (fn: () => void) => {
   }
 };
 /** output held for the tick is written at once past this size (a replay must not build one huge write) */
-const MAX_HELD_CHARS = 64 * 1024;
+const MAX_HELD_BYTES = 64 * 1024;
 
 export function startSse(res: HttpResponse, state: ResponseState, reply: StreamReply, limits: SseLimits): void {
   if (state.aborted) {
     reply.abandon?.();
     return;
   }
-  const queue: string[] = [];
+  const queue: Buffer[] = [];
   let queuedBytes = 0;
   let waiting = false; // uWS holds unsent bytes: queue ours until onWritable
   let ended = false;
 
-  const writeOne = (s: string) => {
+  const writeOne = (b: Buffer | string) => {
     // false: uWS buffered the chunk and the socket is full; wait for onWritable
-    if (!res.write(s)) waiting = true;
+    if (!res.write(b)) waiting = true;
   };
   const drain = () => {
     while (queue.length > 0 && !waiting) {
-      const s = queue.shift()!;
-      queuedBytes -= Buffer.byteLength(s);
-      writeOne(s);
+      const b = queue.shift()!;
+      queuedBytes -= b.length;
+      writeOne(b);
     }
   };
   // what this tick wrote while the socket took everything so far: one write at the end of the tick
-  let held = '';
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  /** whether flushHeld waits in `dirty` (a fan-out puts many events per tick: one Set lookup per tick, not per event) */
+  let scheduled = false;
+  const takeHeld = (): Buffer | undefined => {
+    const list = held;
+    const n = heldBytes;
+    held = [];
+    heldBytes = 0;
+    return n === 0 ? undefined : list.length === 1 ? list[0]! : Buffer.concat(list, n);
+  };
   const flushHeld = () => {
     dirty.delete(flushHeld);
-    const s = held;
-    held = '';
-    if (s && !state.aborted && !ended) res.cork(() => writeOne(s));
+    scheduled = false;
+    const b = takeHeld();
+    if (b && !state.aborted && !ended) res.cork(() => writeOne(b));
   };
-  const put = (s: string): boolean => {
+  /** `pieces` go out together, in order, as one event (or comment) */
+  const put = (pieces: readonly Buffer[]): boolean => {
     if (state.aborted || ended) return false;
     if (!waiting && queue.length === 0) {
-      held += s;
-      if (held.length >= MAX_HELD_CHARS) flushHeld();
-      else scheduleFlush(flushHeld);
+      for (const b of pieces) {
+        held.push(b);
+        heldBytes += b.length;
+      }
+      if (heldBytes >= MAX_HELD_BYTES) flushHeld();
+      else if (!scheduled) {
+        scheduled = true;
+        scheduleFlush(flushHeld);
+      }
       return true;
     }
-    queue.push(s);
-    queuedBytes += Buffer.byteLength(s);
+    const b = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+    queue.push(b);
+    queuedBytes += b.length;
     // uWS holds the write that filled the socket itself, outside `queuedBytes`: the one event on top of the bound
     return !fallenBehind({ unsent: queuedBytes, bound: limits.maxBufferedBytes });
   };
+  // a stream's own part of shared events is the same text every time: encoded once
+  let ownText: string | undefined;
+  let ownBytes = Buffer.alloc(0);
 
   res.cork(() => {
     res.writeStatus(statusLine(200));
@@ -99,8 +136,16 @@ export function startSse(res: HttpResponse, state: ResponseState, reply: StreamR
   });
 
   const sink: SseSink = {
-    event: (ev) => put(frameEvent(ev)),
-    comment: (text) => void put(`: ${text.replace(/[\r\n]/g, ' ')}\n\n`),
+    event: (ev) => put([Buffer.from(frameEvent(ev))]),
+    sharedEvent: (ev, own) => {
+      if (own !== ownText) {
+        ownText = own;
+        ownBytes = Buffer.from(own);
+      }
+      const f = sharedFrame(ev);
+      return put([f.head, ownBytes, f.tail]);
+    },
+    comment: (text) => void put([Buffer.from(`: ${text.replace(/[\r\n]/g, ' ')}\n\n`)]),
     backlog: () => queuedBytes,
     drained: () => (queue.length === 0 && !waiting ? Promise.resolve() : new Promise<void>((res) => drainWaiters.push(res))),
     end: (last) => {
@@ -108,8 +153,8 @@ export function startSse(res: HttpResponse, state: ResponseState, reply: StreamR
       ended = true;
       dirty.delete(flushHeld);
       res.cork(() => {
-        if (held) res.write(held);
-        held = '';
+        const rest = takeHeld();
+        if (rest) res.write(rest);
         // what is queued is at most the bound plus one event: hand it all to uWS, so the client
         // gets every event up to the cut without a gap, then the closing one
         for (const s of queue) res.write(s);
@@ -124,7 +169,8 @@ export function startSse(res: HttpResponse, state: ResponseState, reply: StreamR
   const stop = reply.start(sink);
   state.onAbort.push(() => {
     dirty.delete(flushHeld);
-    held = '';
+    held = [];
+    heldBytes = 0;
     for (const w of drainWaiters.splice(0)) w();
     stop();
   });

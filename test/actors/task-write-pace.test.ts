@@ -42,7 +42,7 @@ async function setup(t: Test) {
   const first = { ...sampleTask({ id: 'streaming' }), artifacts: [], history: [] };
   const seen: TaskEvent[][] = [];
   const batch: TaskEvent[] = [];
-  bus.subscribe(taskKey(first.workspaceId, first.id), (ev) => batch.push(ev));
+  bus.subscribe(taskKey(first.workspaceId, first.id), (evs) => batch.push(...evs));
   /** the events published since the last call, as one list */
   const published = () => {
     const out = batch.splice(0);

@@ -157,8 +157,8 @@ t.test('a cancel asked of A just after its turn ended waiting for input cancels 
   const bus = await createRedisBus({ url: REDIS_URL, prefix });
   t.teardown(() => bus.close());
   const ended = new Promise<string>((resolve) => {
-    const sub = bus.subscribe(`ws1/${id}`, (ev) => {
-      if (ev.kind === 'status' && ev.status.state !== 'input-required') resolve(ev.status.state);
+    const sub = bus.subscribe(`ws1/${id}`, (evs) => {
+      for (const ev of evs) if (ev.kind === 'status' && ev.status.state !== 'input-required') resolve(ev.status.state);
     });
     void sub.ready.then(() => bus.requestCancel({ key: `ws1/${id}` }));
   });

@@ -166,8 +166,8 @@ export function workRoutes(d: AdminDeps, o: { sessions: Pick<LapseWatch<SessionE
             // opened with a session's cookie: signing out (here or on another instance) or its expiry ends it too
             const unwatchSession = c.sessionId === undefined ? undefined : o.sessions.watch(c.sessionId, lapsed);
             // each event says something changed; the summary is read again (one read per event, a dashboard's pace)
-            const sub = d.bus.subscribe(key, () => {
-              void d.supervisor.get(c.workspace, first.id).then((t) => t && push(t));
+            const sub = d.bus.subscribe(key, (events) => {
+              for (let i = 0; i < events.length; i++) void d.supervisor.get(c.workspace, first.id).then((t) => t && push(t));
             });
             // read after the subscription is live: a change between the first read and now is not missed
             void sub.ready.then(() => d.supervisor.get(c.workspace, first.id)).then((t) => t && push(t));

@@ -7,7 +7,11 @@ import { withDeadline } from '../deadline.js';
 import { TaskEvent } from '../../protocol/events.js';
 import { CancelMessage, type CancelAnswer, type CancelAsk } from '../../protocol/cancel-asks.js';
 
-export type EventListener = (ev: TaskEvent) => void;
+/**
+ * Hears one task's events as a store commit (or another instance) released them, in seq order. Every local subscriber
+ * is handed the same array, which it must not change: what subscribers derive from it alike is made once per batch.
+ */
+export type EventListener = (events: readonly TaskEvent[]) => void;
 
 export interface Subscription {
   ready: Promise<void>;
@@ -49,7 +53,8 @@ class LocalFanout {
   deliver(taskKey: string, events: readonly TaskEvent[]): void {
     const set = this.subs.get(taskKey);
     if (!set) return;
-    for (const fn of [...set]) for (const ev of events) fn(ev);
+    if (events.length === 0) return;
+    for (const fn of [...set]) fn(events);
   }
 
   add(taskKey: string, fn: EventListener): { first: boolean; remove: () => boolean } {
