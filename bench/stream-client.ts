@@ -351,6 +351,23 @@ async function idle(spec: IdleSpec): Promise<void> {
   out('RESULT', result);
 }
 
+/** Resolves when the parent writes a `go` line (or stdin ends, or after `ms`: the run goes on unmeasured). */
+function goSaid(ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const rl = createInterface({ input: process.stdin });
+    const done = () => {
+      clearTimeout(timer);
+      rl.close();
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    rl.on('line', (line) => {
+      if (line.trim() === 'go') done();
+    });
+    rl.on('close', done);
+  });
+}
+
 async function fanout(spec: FanoutSpec): Promise<void> {
   let firstTick = 0;
   let lastTick = 0;
@@ -380,6 +397,9 @@ async function fanout(spec: FanoutSpec): Promise<void> {
   const opened = await summary;
   subsOpened = opened.opened;
   const live = streams.filter((s) => s.gotFirst);
+  // the parent reads the server's CPU time now, then says go: the row's server CPU is the fan-out's alone
+  out('OPENED', opened);
+  await goSaid(spec.openTimeoutMs);
   const gateAt = performance.now();
   const cpuAtGate = process.cpuUsage();
   let timedOut = false;

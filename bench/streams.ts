@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { type ChunkRow, chunkRow, chunkTable, chunkRatios } from './chunk-stream.js';
 import { envInt, loadNow } from './env.js';
 import { errText, sectionLog } from './log.js';
-import { killAll } from './proc.js';
+import { killAll, treeCpuUs } from './proc.js';
 import type { FanoutResult, FanoutSpec, IdleResult, IdleSpec, OpenSummary } from './stream-client.js';
 import { LABELS, measureRow, nofileOf, rssKiB, rssSampler, type StreamTarget, startClient, startServer, startTask, WANT_NOFILE } from './stream-procs.js';
 
@@ -52,6 +52,8 @@ export interface FanoutRow {
   subs: number;
   events: number;
   result?: FanoutResult;
+  /** the server's CPU time (all threads) from the gate to the last final event: the agent's run and the fan-out */
+  serverCpuUs?: number;
   peakRssKiB?: number;
   failure?: string;
 }
@@ -157,7 +159,12 @@ async function fanoutRow(target: StreamTarget, subs: number, o: StreamsOptions, 
       openTimeoutMs: o.openTimeoutMs,
       runTimeoutMs: o.runTimeoutMs,
     } satisfies FanoutSpec));
+    await client.next<OpenSummary>('OPENED', o.openTimeoutMs + 60_000);
+    const cpuBefore = server.pid === undefined ? undefined : treeCpuUs(server.pid);
+    client.send('go');
     row.result = await client.next<FanoutResult>('RESULT', o.openTimeoutMs + o.runTimeoutMs + 60_000);
+    const cpuAfter = server.pid === undefined ? undefined : treeCpuUs(server.pid);
+    if (cpuBefore !== undefined && cpuAfter !== undefined) row.serverCpuUs = cpuAfter - cpuBefore;
     const r = row.result;
     log(`${target} fan-out ${subs}×${o.fanoutEvents}: ${r.delivered}/${r.expected} delivered in ${Math.round(r.spanMs)} ms, ${r.missing} missing`);
   });
@@ -217,10 +224,17 @@ function idleTable(o: StreamsOutcome): string[] {
   return out;
 }
 
+/** The server's CPU µs per 1,000 events delivered (summed over subscribers), or undefined when not measured. */
+function cpuPerThousand(r: FanoutRow): number | undefined {
+  const res = r.result;
+  if (r.serverCpuUs === undefined || res === undefined || res.delivered === 0) return undefined;
+  return (1000 * r.serverCpuUs) / res.delivered;
+}
+
 function fanoutTable(o: StreamsOutcome): string[] {
   const out = [
-    '| server | subscribers | events each | delivered | missing | **events/s delivered** | first→last tick s | subscribers complete | server peak RSS MiB | client CPU % | notes |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+    '| server | subscribers | events each | delivered | missing | **events/s delivered** | first→last tick s | **events/s from the gate** | gate→last tick s | server CPU µs per 1,000 delivered | subscribers complete | server peak RSS MiB | client CPU % | notes |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
   ];
   for (const r of o.fanout) {
     const res = r.result;
@@ -237,8 +251,10 @@ function fanoutTable(o: StreamsOutcome): string[] {
       if (notes.length === 0) notes.push('ok: every subscriber got every event, in order, and the final one');
     }
     const rate = res !== undefined && res.spanMs > 0 ? fmt(res.delivered / (res.spanMs / 1000)) : '—';
+    const fromGate = res !== undefined && res.gateToLastMs > 0 ? fmt(res.delivered / (res.gateToLastMs / 1000)) : '—';
+    const cpu = cpuPerThousand(r);
     out.push(
-      `| ${r.label} | ${fmt(r.subs)} | ${fmt(r.events)} | ${res ? fmt(res.delivered) : '—'} | ${res ? fmt(res.missing) : '—'} | ${rate} | ${res ? fmt(res.spanMs / 1000, 2) : '—'} | ${res ? `${fmt(res.complete)} / ${fmt(r.subs)}` : '—'} | ${mib(r.peakRssKiB)} | ${res ? fmt(res.clientCpuPct) : '—'} | ${notes.join('; ')} |`,
+      `| ${r.label} | ${fmt(r.subs)} | ${fmt(r.events)} | ${res ? fmt(res.delivered) : '—'} | ${res ? fmt(res.missing) : '—'} | ${rate} | ${res ? fmt(res.spanMs / 1000, 2) : '—'} | ${fromGate} | ${res ? fmt(res.gateToLastMs / 1000, 2) : '—'} | ${cpu === undefined ? '—' : fmt(cpu)} | ${res ? `${fmt(res.complete)} / ${fmt(r.subs)}` : '—'} | ${mib(r.peakRssKiB)} | ${res ? fmt(res.clientCpuPct) : '—'} | ${notes.join('; ')} |`,
     );
   }
   return out;
@@ -257,6 +273,18 @@ function ratios(o: StreamsOutcome): string[] {
     const b = o.fanout.find((r) => r.target === 'sdk' && r.subs === subs)?.result;
     if (a && b && a.spanMs > 0 && b.spanMs > 0) {
       out.push(`- fan-out to ${fmt(subs)} subscribers, events/s ours / SDK: ${fmt(a.delivered / a.spanMs / (b.delivered / b.spanMs), 2)}×`);
+    }
+    if (a && b && a.gateToLastMs > 0 && b.gateToLastMs > 0) {
+      out.push(
+        `- fan-out to ${fmt(subs)} subscribers, events/s from the gate ours / SDK: ${fmt(a.delivered / a.gateToLastMs / (b.delivered / b.gateToLastMs), 2)}×`,
+      );
+    }
+    const ga = o.fanout.find((r) => r.target === 'gateway' && r.subs === subs);
+    const gb = o.fanout.find((r) => r.target === 'sdk' && r.subs === subs);
+    const ca = ga && cpuPerThousand(ga);
+    const cb = gb && cpuPerThousand(gb);
+    if (ca !== undefined && cb !== undefined && cb > 0) {
+      out.push(`- fan-out to ${fmt(subs)} subscribers, server CPU per event delivered, ours / SDK: ${fmt(ca / cb, 2)}× (below 1× means ours spends less)`);
     }
   }
   return out;
