@@ -185,7 +185,8 @@ export function applyAgentEvents(ctx: TaskContext, events: readonly AgentEvent[]
         // a closing status ends the turn when the run returns; its message joins the history now
         if (m) draft.message(m, now);
         else if (draft.task.updatedAt !== now) draft.task = { ...draft.task, updatedAt: now };
-        out = { ...out, pendingFinal: ev.state, pendingMessage: m };
+        // Object.assign: a spread that adds a key its source lacks is slow on Node 20 (task-writer.ts, `sequence`)
+        out = Object.assign({}, out, { pendingFinal: ev.state, pendingMessage: m });
         break;
       }
     }

@@ -205,7 +205,8 @@ export class AgentRegistry {
   runTurn(o: Omit<AgentTurn, 'agent'>): Promise<AgentRunResult> {
     const e = this.find(o.task.workspaceId, o.task.agentId);
     if (!e) return Promise.resolve(failure('agent_not_found', `Agent ${o.task.agentId} is no longer configured`));
-    return e.runner.run({ ...o, agent: e.spec });
+    // Object.assign: a spread that adds a key its source lacks is slow on Node 20 (actors/task-writer.ts, `sequence`)
+    return e.runner.run(Object.assign({}, o, { agent: e.spec }));
   }
 
   private allows(key: KeyRecord, e: AgentEntry): boolean {
