@@ -13,6 +13,7 @@ import { withStatus } from './task-updates.js';
 import { OrphanSettler } from './orphan-settler.js';
 import { checkTaskRoom } from './output-size.js';
 import { CrossInstance } from './cross-instance.js';
+import { copyWith } from '../protocol/copy-with.js';
 
 interface Live {
   actor: TaskActor;
@@ -294,8 +295,7 @@ export class TaskSupervisor {
 
   private spawn(task: Task, state: Task['status']['state'], holdFirstWriteMs = 0, o: { expectSeq?: number; pushConfigs?: boolean } = {}): Live {
     const k = keyOf(task.workspaceId, task.id);
-    // Object.assign: a spread that adds a key its source lacks is slow on Node 20 (task-writer.ts, `sequence`)
-    const owned: Task = Object.assign({}, task, { owner: this.o.instanceId });
+    const owned: Task = copyWith(task, { owner: this.o.instanceId });
     // a new task's first snapshot is itself an event (submitted); a restored one starts from its record
     const fresh = state === 'submitted' && (task.seq ?? 0) === 0;
     const actor = fresh

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent } from '../protocol/agent-events.js';
 import { extensionsOf, type Artifact, type Message, type Task, type TaskState } from '../protocol/model.js';
+import { copyWith } from '../protocol/copy-with.js';
 
 /** The task machine's context: the task, and how the agent asked to end the turn under way. */
 export interface TaskContext {
@@ -185,8 +186,7 @@ export function applyAgentEvents(ctx: TaskContext, events: readonly AgentEvent[]
         // a closing status ends the turn when the run returns; its message joins the history now
         if (m) draft.message(m, now);
         else if (draft.task.updatedAt !== now) draft.task = { ...draft.task, updatedAt: now };
-        // Object.assign: a spread that adds a key its source lacks is slow on Node 20 (task-writer.ts, `sequence`)
-        out = Object.assign({}, out, { pendingFinal: ev.state, pendingMessage: m });
+        out = copyWith(out, { pendingFinal: ev.state, pendingMessage: m });
         break;
       }
     }

@@ -7,6 +7,7 @@ import type { KeyRecord } from '../../protocol/records.js';
 import type { Scope } from '../../protocol/scopes.js';
 import type { RelayAgentHealth } from '../../protocol/tunnel.js';
 import type { TurnSignal } from './turn-signal.js';
+import { copyWith } from '../../protocol/copy-with.js';
 
 /** One turn of a task, as a runner gets it. */
 export interface AgentTurn {
@@ -205,8 +206,7 @@ export class AgentRegistry {
   runTurn(o: Omit<AgentTurn, 'agent'>): Promise<AgentRunResult> {
     const e = this.find(o.task.workspaceId, o.task.agentId);
     if (!e) return Promise.resolve(failure('agent_not_found', `Agent ${o.task.agentId} is no longer configured`));
-    // Object.assign: a spread that adds a key its source lacks is slow on Node 20 (actors/task-writer.ts, `sequence`)
-    return e.runner.run(Object.assign({}, o, { agent: e.spec }));
+    return e.runner.run(copyWith(o, { agent: e.spec }));
   }
 
   private allows(key: KeyRecord, e: AgentEntry): boolean {

@@ -16,6 +16,7 @@ import { putPushJobs } from './push-jobs.js';
 import type { DueIndex } from './push-due.js';
 import type { LmdbTaskList } from './task-list.js';
 import { matchesListQuery } from '../list-page.js';
+import { optionsWith } from '../../../protocol/copy-with.js';
 
 export interface LmdbTaskStoreOptions {
   root: RootDatabase;
@@ -114,11 +115,10 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
 
   return {
     create(task, w) {
-      // Object.assign: a spread that adds a key its source lacks is slow on Node 20 (actors/task-writer.ts, `sequence`)
-      return writeTask(task, Object.assign({}, w, { create: true }));
+      return writeTask(task, optionsWith(w, { create: true }));
     },
     put(task, w) {
-      return writeTask(task, Object.assign({}, w, { create: false }));
+      return writeTask(task, optionsWith(w, { create: false }));
     },
     async get(workspaceId, id) {
       fresh();
