@@ -129,6 +129,8 @@ export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome, extr
     ratio(rows, 'message/send', 'gateway1', 'sdk1', 'ours in 1.0 / SDK 1.x, SendMessage'),
     ratio(rows, 'message/send', 'gateway1', 'gateway', 'ours in 1.0 / ours in 0.3, SendMessage vs message/send'),
     ratio(rows, 'tasks/get', 'gateway', 'bare', 'ours / bare uWS, tasks/get'),
+    ratio(rows, 'message/send', 'floor', 'sdk', 'design floor / SDK 0.3, message/send (the most the fixed parts allow)'),
+    ratio(rows, 'message/send', 'gateway', 'floor', 'ours / design floor, message/send'),
     ratio(rows, 'message/send', 'gateway', 'gateway-nometrics', 'ours with metrics / without, message/send'),
     ratio(rows, 'tasks/get', 'gateway', 'gateway-nometrics', 'ours with metrics / without, tasks/get'),
     '',

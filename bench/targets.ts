@@ -1,6 +1,6 @@
-// Bench targets: how to start each server under test (gateway, SDK references 0.3 and 1.x, bare uWS)
+// Bench targets: how to start each server under test (gateway, SDK references 0.3 and 1.x, bare uWS, the design floor)
 // pinned to the server core, where to POST, and which wire protocol it speaks.
-// Selection via BENCH_TARGETS=gateway,gateway1,gateway-nometrics,sdk,sdk1,bare (gateway1: ours spoken to in A2A 1.0).
+// Selection via BENCH_TARGETS=gateway,gateway1,gateway-nometrics,sdk,sdk1,bare,floor (gateway1: ours spoken to in A2A 1.0).
 import { fileURLToPath } from 'node:url';
 import type { Protocol } from './bodies.js';
 import { startGateway } from './gateway-target.js';
@@ -10,8 +10,8 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SERVER_CORE = 0;
 export const LOAD_CORE = 1;
 
-export type TargetName = 'gateway' | 'gateway1' | 'gateway-nometrics' | 'sdk' | 'sdk1' | 'bare';
-export const TARGET_NAMES: readonly TargetName[] = ['gateway', 'gateway1', 'gateway-nometrics', 'sdk', 'sdk1', 'bare'];
+export type TargetName = 'gateway' | 'gateway1' | 'gateway-nometrics' | 'sdk' | 'sdk1' | 'bare' | 'floor';
+export const TARGET_NAMES: readonly TargetName[] = ['gateway', 'gateway1', 'gateway-nometrics', 'sdk', 'sdk1', 'bare', 'floor'];
 
 export interface Running {
   /** full URL of the JSON-RPC endpoint */
@@ -54,9 +54,16 @@ export const TARGETS: Record<TargetName, Target> = {
   sdk: { name: 'sdk', label: '@a2a-js/sdk 0.3 (express)', protocol: 'a2a-0.3', start: () => startTsServer('sdk-server', 'sdk-server.ts') },
   sdk1: { name: 'sdk1', label: '@a2a-js/sdk 1.x (express)', protocol: 'a2a-1.0', start: () => startTsServer('sdk1-server', 'sdk1-server.ts') },
   bare: { name: 'bare', label: 'bare uWS (ceiling)', protocol: 'a2a-0.3', start: () => startTsServer('bare-uws', 'bare-uws.ts') },
+  // uWS + one XState actor + one pool turn + one durable LMDB put per send, nothing of the gateway's own (design-floor.ts)
+  floor: {
+    name: 'floor',
+    label: 'design floor (actor + pool turn + durable put)',
+    protocol: 'a2a-0.3',
+    start: () => startTsServer('design-floor', 'design-floor.ts'),
+  },
 };
 
-/** Parses BENCH_TARGETS (default: all five, in table order). */
+/** Parses BENCH_TARGETS (default: all of them, in table order). */
 export function selectedTargets(spec = process.env.BENCH_TARGETS): Target[] {
   if (spec === undefined || spec.trim() === '') return TARGET_NAMES.map((n) => TARGETS[n]);
   const names = spec

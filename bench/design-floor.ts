@@ -1,0 +1,135 @@
+// Bench target "floor": the parts architecture.md fixes for a `message/send`, and nothing else. Per send: one XState v5
+// actor (submitted -> working -> completed), one echo turn on the real agent pool (Piscina, batched as the gateway's),
+// one durable LMDB put, awaited before the answer. No key check, limiter, schemas, sanitizer, indexes or events: what
+// the gateway could reach if everything of its own cost nothing. A ceiling to read the goals against, not a competitor.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { open } from 'lmdb';
+import uWS from 'uWebSockets.js';
+import { assign, createActor, setup } from 'xstate';
+import { AgentSpec, type AgentEvent } from '../src/protocol/agent-events.js';
+import { createAgentPool } from '../src/runtime/pool/index.js';
+
+interface FloorTask {
+  kind: 'task';
+  id: string;
+  contextId: string;
+  status: { state: string; timestamp: string };
+  history: unknown[];
+  artifacts: unknown[];
+}
+
+const machine = setup({
+  types: {
+    context: {} as { task: FloorTask },
+    input: {} as { task: FloorTask },
+    events: {} as { type: 'START' } | { type: 'DONE'; artifacts: unknown[] },
+  },
+}).createMachine({
+  context: ({ input }) => ({ task: input.task }),
+  initial: 'submitted',
+  states: {
+    submitted: { on: { START: 'working' } },
+    working: {
+      on: {
+        DONE: {
+          target: 'completed',
+          actions: assign({
+            task: ({ context, event }) => ({
+              ...context.task,
+              status: { state: 'completed', timestamp: new Date().toISOString() },
+              artifacts: event.artifacts,
+            }),
+          }),
+        },
+      },
+    },
+    completed: { type: 'final' },
+  },
+});
+
+const dir = mkdtempSync(join(tmpdir(), 'a2a-floor-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+// lmdb-js's defaults: a put's promise resolves once its commit is flushed to disk, as the gateway's store does
+const db = open<FloorTask, string>({ path: dir });
+const pool = createAgentPool({ minThreads: 2, maxThreads: 2 });
+const agent = AgentSpec.parse({ id: 'echo', name: 'Echo', description: 'Echoes the message back' });
+
+const rpcError = (id: unknown, code: number, message: string): string => JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
+
+async function send(id: unknown, message: Record<string, unknown>): Promise<string> {
+  const task: FloorTask = {
+    kind: 'task',
+    id: randomUUID(),
+    contextId: randomUUID(),
+    status: { state: 'submitted', timestamp: new Date().toISOString() },
+    history: [message],
+    artifacts: [],
+  };
+  const actor = createActor(machine, { input: { task } }).start();
+  actor.send({ type: 'START' });
+  const artifacts: unknown[] = [];
+  const onEvent = (ev: AgentEvent): void => {
+    if (ev.type === 'artifact') artifacts.push(ev.artifact);
+  };
+  const run = await pool.run(
+    { agent, task: { id: task.id, contextId: task.contextId, history: [], artifacts: [], metadata: {} }, message: message as never },
+    { onEvent },
+  );
+  if (!run.ok) return rpcError(id, -32603, run.error.message);
+  actor.send({ type: 'DONE', artifacts });
+  const done = actor.getSnapshot().context.task;
+  actor.stop();
+  await db.put(done.id, done);
+  return JSON.stringify({ jsonrpc: '2.0', id, result: done });
+}
+
+function get(id: unknown, taskId: unknown): string {
+  const task = typeof taskId === 'string' ? db.get(taskId) : undefined;
+  return task === undefined ? rpcError(id, -32001, 'Task not found') : JSON.stringify({ jsonrpc: '2.0', id, result: task });
+}
+
+async function reply(body: Buffer): Promise<string> {
+  let call: { id?: unknown; method?: unknown; params?: { message?: Record<string, unknown>; id?: unknown } };
+  try {
+    call = JSON.parse(body.toString('utf8'));
+  } catch {
+    return rpcError(null, -32700, 'Parse error');
+  }
+  if (call.method === 'message/send' && call.params?.message) return send(call.id, call.params.message);
+  if (call.method === 'tasks/get') return get(call.id, call.params?.id);
+  return rpcError(call.id ?? null, -32601, 'Method not found');
+}
+
+const app = uWS.App();
+app.post('/api/a2a', (res) => {
+  const chunks: Buffer[] = [];
+  let aborted = false;
+  res.onAborted(() => {
+    aborted = true;
+  });
+  res.onData((chunk, isLast) => {
+    chunks.push(Buffer.from(chunk.slice(0)));
+    if (!isLast) return;
+    void reply(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).then((out) => {
+      if (aborted) return;
+      res.cork(() => {
+        res.writeHeader('Content-Type', 'application/json').end(out);
+      });
+    });
+  });
+});
+app.any('/*', (res) => {
+  res.writeStatus('404 Not Found').end();
+});
+
+const port = Number(process.env.PORT ?? 0);
+app.listen('127.0.0.1', port, (listenSocket) => {
+  if (listenSocket === false) {
+    console.error('design-floor: listen failed');
+    process.exit(1);
+  }
+  console.log(`design-floor listening on http://127.0.0.1:${uWS.us_socket_local_port(listenSocket)}`);
+});
