@@ -121,15 +121,31 @@ app.post('/api/a2a', (res) => {
     });
   });
 });
+// the card the SDK client of the bench's relay section starts from (its 1-caller floor row)
+app.get('/.well-known/agent-card.json', (res) => {
+  const card = {
+    name: 'design floor',
+    description: 'echo through the parts the design fixes',
+    url: `http://127.0.0.1:${listening}/api/a2a`,
+    version: '1.0.0',
+    protocolVersion: '0.3.0',
+    capabilities: {},
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [],
+  };
+  res.writeHeader('Content-Type', 'application/json').end(JSON.stringify(card));
+});
 app.any('/*', (res) => {
   res.writeStatus('404 Not Found').end();
 });
 
-const port = Number(process.env.PORT ?? 0);
-app.listen('127.0.0.1', port, (listenSocket) => {
+let listening = 0;
+app.listen('127.0.0.1', Number(process.env.PORT ?? 0), (listenSocket) => {
   if (listenSocket === false) {
     console.error('design-floor: listen failed');
     process.exit(1);
   }
-  console.log(`design-floor listening on http://127.0.0.1:${uWS.us_socket_local_port(listenSocket)}`);
+  listening = uWS.us_socket_local_port(listenSocket);
+  console.log(`design-floor listening on http://127.0.0.1:${listening}`);
 });

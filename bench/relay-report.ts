@@ -8,7 +8,7 @@ const ADDED_P50_GOAL_MS = 1;
 
 function table(o: RelayOutcome): string[] {
   const out = [
-    '| path | in flight | tasks/s | p50 ms | p99 ms | errors | gateway CPU µs/task | relay CPU µs/task | SDK server CPU µs/task | driver CPU % | notes |',
+    '| path | in flight | tasks/s | p50 ms | p99 ms | errors | gateway (floor) CPU µs/task | relay CPU µs/task | SDK server CPU µs/task | driver CPU % | notes |',
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
   ];
   for (const row of o.rows) {
@@ -24,7 +24,7 @@ function table(o: RelayOutcome): string[] {
             fmt(r.errors),
             row.path !== 'direct' ? perTask(row, 'gateway') : 'n/a',
             tunnel ? perTask(row, 'relay') : 'n/a',
-            row.path !== 'gateway' ? perTask(row, 'sdk') : 'n/a',
+            row.path === 'direct' || tunnel ? perTask(row, 'sdk') : 'n/a',
             r.durationUs > 0 ? fmt((100 * r.driverCpuUs) / r.durationUs) : '—',
           ];
     out.push(`| ${row.label} | ${row.concurrency} | ${cells.join(' | ')} | ${note(row)} |`);
@@ -63,8 +63,17 @@ function gatewayShare(o: RelayOutcome): string[] {
     g?.result !== undefined && drivenOk(g)
       ? `; the tunnel, the relay and its call to the local server: the other ${fmt(g.result.p50ms - e.result.p50ms, 2)} ms`
       : '';
+  const f = o.rows.find((r) => r.path === 'floor' && r.concurrency === 1);
+  const floor =
+    f?.result !== undefined && drivenOk(f)
+      ? [
+          `- the design floor (one XState actor, one pool turn, one durable LMDB put, nothing else; 1 caller): p50 ${fmt(f.result.p50ms, 2)} ms, ` +
+            `**${fmt(f.result.p50ms - d.result.p50ms, 2)} ms over the direct call**: the least a gateway built from the fixed parts adds before any tunnel`,
+        ]
+      : [];
   return [
     `- of that, the gateway alone (its own echo agent, no tunnel, 1 caller): p50 ${fmt(e.result.p50ms, 2)} ms, **${fmt(own, 2)} ms over the direct call** (auth, limiter, task actor, the durable LMDB commit)${rest}`,
+    ...floor,
   ];
 }
 
@@ -87,7 +96,7 @@ export function renderRelay(o: RelayOutcome): string[] {
     '',
     `message/send (blocking) with the official \`@a2a-js/sdk\` 0.3 \`A2AClient\` for ${op.seconds} s (after a ${op.warmupSeconds} s warm-up) per row, ` +
       "to the SDK 0.3 echo server (`bench/sdk-server.ts`), fresh for each row; through the tunnel it is the relay's local agent `local-echo`. " +
-      `Rows at 1 caller (the hop's own latency; there also the gateway's own echo agent, no tunnel, to split the added latency), at ${op.concurrency} and at ${op.wideConcurrency} in flight (a closed loop: there p50 ≈ in flight / tasks/s, so the added p50 mostly measures lost throughput). ` +
+      `Rows at 1 caller (the hop's own latency; there also the gateway's own echo agent, no tunnel, to split the added latency, and the design floor of \`bench/design-floor.ts\`), at ${op.concurrency} and at ${op.wideConcurrency} in flight (a closed loop: there p50 ≈ in flight / tasks/s, so the added p50 mostly measures lost throughput). ` +
       `Every reply checked (a completed Task whose artifact echoes the text sent). ${o.placement}. ` +
       `Load average (1/5/15 min) at section start: ${o.load.start}, at end: ${o.load.end}.`,
     '',

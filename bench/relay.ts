@@ -15,8 +15,11 @@ import { serverPid, spawnPinned, stop } from './proc.js';
 import { drive, sendOnce, type DriveResult } from './sdk-driver.js';
 import { LOAD_CORE, ROOT, SERVER_CORE, startTsServer, type Running } from './targets.js';
 
-/** `gateway`: the same caller to the gateway's own echo agent (no tunnel): the gateway's share of the added latency */
-export type RelayPath = 'direct' | 'gateway' | 'relay';
+/**
+ * `gateway`: the same caller to the gateway's own echo agent (no tunnel): the gateway's share of the added latency.
+ * `floor`: the same caller to the design floor (bench/design-floor.ts): what the parts the design fixes add at least.
+ */
+export type RelayPath = 'direct' | 'gateway' | 'floor' | 'relay';
 
 /** the relay's one agent, the relay's name on the gateway and the workspace (the bench key's workspace) */
 const AGENT = 'local-echo';
@@ -63,6 +66,7 @@ export function relayOptions(): RelayOptions {
 export const RELAY_LABELS: Record<RelayPath, string> = {
   direct: 'SDK client → local SDK echo server (direct)',
   gateway: 'caller → gateway → its own echo agent (no tunnel)',
+  floor: 'caller → design floor: actor + pool turn + durable put (no tunnel)',
   relay: 'caller → gateway → tunnel → relay → local SDK echo server',
 };
 
@@ -165,6 +169,12 @@ async function measurePath(path: RelayPath, concurrency: number, o: RelayOptions
       pids.gateway = gw.pid;
       metadata = { agentId: 'echo' };
       client = await A2AClient.fromCardUrl(`${gw.endpoint.replace(/\/api\/a2a$/, '')}/.well-known/agent-card.json`, { fetchImpl: fetchWith(gw.authorization) });
+    } else if (path === 'floor') {
+      log(`${path} ×${concurrency}: starting the design floor on core ${SERVER_CORE}`);
+      const floor = await startTsServer('design-floor', 'design-floor.ts');
+      started.push(floor);
+      pids.gateway = floor.pid;
+      client = await A2AClient.fromCardUrl(`${floor.endpoint.replace(/\/api\/a2a$/, '')}/.well-known/agent-card.json`, { fetchImpl: fetchWith() });
     } else {
       log(`${path} ×${concurrency}: starting the gateway on core ${SERVER_CORE} with relay "${RELAY}" registered`);
       const { gw, relayKey } = await startRelayGateway();
@@ -204,8 +214,9 @@ export async function runRelaySection(o: RelayOptions = relayOptions()): Promise
   // BENCH_RELAY_ONE=1: only the 1-caller rows (the added latency), for tuning runs
   const oneOnly = process.env.BENCH_RELAY_ONE === '1';
   for (const concurrency of oneOnly ? [1] : [1, o.concurrency]) {
-    // at 1 caller the gateway's own echo agent too: the added latency split into the gateway's part and the tunnel's
-    const paths = concurrency === 1 ? (['direct', 'gateway', 'relay'] as const) : (['direct', 'relay'] as const);
+    // at 1 caller the gateway's own echo agent and the design floor too: the added latency split into the gateway's part
+    // and the tunnel's, and the least the fixed parts add
+    const paths = concurrency === 1 ? (['direct', 'gateway', 'floor', 'relay'] as const) : (['direct', 'relay'] as const);
     for (const path of paths) rows.push(await measurePath(path, concurrency, o));
   }
   if (!oneOnly) rows.push(await measurePath('relay', o.wideConcurrency, o));
