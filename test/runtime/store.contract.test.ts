@@ -660,6 +660,49 @@ function storeContract(engine: Engine) {
       );
     });
 
+    t.test('events: a burst longer than the retention, then single events, keeps exactly the last ones', async (t) => {
+      const s = await (await fresh('events-burst')).open();
+      const chunk = (seq: number) => ({
+        seq,
+        kind: 'artifact' as const,
+        artifact: { artifactId: 'a1', index: 0, parts: [{ kind: 'text' as const, text: `chunk ${seq}` }], append: true },
+        append: true,
+        lastChunk: false,
+      });
+      const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+      // one append of 200 events, kept 70: the append itself is cut, and what stays may span several stored values
+      await s.events.append('ws-a/b1', range(1, 200).map(chunk), 70);
+      t.strictSame(
+        (await s.events.after('ws-a/b1', 0)).map((e) => e.seq),
+        range(131, 200),
+        'the last 70 of the burst',
+      );
+      t.strictSame(
+        (await s.events.after('ws-a/b1', 150)).map((e) => e.seq),
+        range(151, 200),
+        'a replay from inside the burst',
+      );
+      // every later event moves the cut one step through the burst's values
+      for (const seq of range(201, 260)) await s.events.append('ws-a/b1', [chunk(seq)], 70);
+      t.strictSame(
+        (await s.events.after('ws-a/b1', 0)).map((e) => e.seq),
+        range(191, 260),
+        'still exactly the last 70',
+      );
+      t.strictSame(
+        (await s.events.after('ws-a/b1', 195)).map((e) => e.seq),
+        range(196, 260),
+        'a replay across the burst and the single events',
+      );
+      // a second burst that ends past the first one's values drops them whole
+      await s.events.append('ws-a/b1', range(261, 400).map(chunk), 70);
+      t.strictSame(
+        (await s.events.after('ws-a/b1', 0)).map((e) => e.seq),
+        range(331, 400),
+        'the last 70 of the second burst',
+      );
+    });
+
     t.test('meta: get and put', async (t) => {
       const loc = await fresh('meta');
       const s = await loc.open();

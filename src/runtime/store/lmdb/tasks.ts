@@ -103,7 +103,7 @@ export function lmdbTaskStore(o: LmdbTaskStoreOptions): TaskStore {
       // only unfinished tasks are listed by state (recovery): a terminal one costs no entry there
       if (!terminal && prev?.state !== state) byState.put(state, key);
       if (terminal) ended.put([task.updatedAt, key], true);
-      // one value per write (a group commit's events): one B-tree write instead of one per event
+      // a group commit's events in few values (events.ts): one B-tree write per value instead of one per event
       if (list.length > 0) putEvents(events, key, list, w.retainEvents);
       return true;
     });
