@@ -1,6 +1,6 @@
 // Bench ceiling: a bare uWS JSON-RPC endpoint. Owns nothing but POST /api/a2a: reads the body,
 // JSON.parse-s it, and answers a canned Task result (echoing the request id). No auth, no store.
-import uWS from 'uWebSockets.js';
+import { listenRpc, rpcApp } from './uws-rpc.js';
 
 const CANNED_TASK = {
   kind: 'task',
@@ -22,31 +22,4 @@ function reply(body: Buffer): string {
   return JSON.stringify({ jsonrpc: '2.0', id, result: CANNED_TASK });
 }
 
-const app = uWS.App();
-app.post('/api/a2a', (res) => {
-  const chunks: Buffer[] = [];
-  let aborted = false;
-  res.onAborted(() => {
-    aborted = true;
-  });
-  res.onData((chunk, isLast) => {
-    chunks.push(Buffer.from(chunk.slice(0)));
-    if (!isLast || aborted) return;
-    const out = reply(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    res.cork(() => {
-      res.writeHeader('Content-Type', 'application/json').end(out);
-    });
-  });
-});
-app.any('/*', (res) => {
-  res.writeStatus('404 Not Found').end();
-});
-
-const port = Number(process.env.PORT ?? 0);
-app.listen('127.0.0.1', port, (listenSocket) => {
-  if (listenSocket === false) {
-    console.error('bare-uws: listen failed');
-    process.exit(1);
-  }
-  console.log(`bare-uws listening on http://127.0.0.1:${uWS.us_socket_local_port(listenSocket)}`);
-});
+listenRpc(rpcApp(reply), { name: 'bare-uws' });

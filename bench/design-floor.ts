@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
-import uWS from 'uWebSockets.js';
 import { assign, createActor, setup } from 'xstate';
 import { AgentSpec, type AgentEvent } from '../src/protocol/agent-events.js';
 import { createAgentPool } from '../src/runtime/pool/index.js';
+import { listenRpc, rpcApp } from './uws-rpc.js';
 
 interface FloorTask {
   kind: 'task';
@@ -103,24 +103,8 @@ async function reply(body: Buffer): Promise<string> {
   return rpcError(call.id ?? null, -32601, 'Method not found');
 }
 
-const app = uWS.App();
-app.post('/api/a2a', (res) => {
-  const chunks: Buffer[] = [];
-  let aborted = false;
-  res.onAborted(() => {
-    aborted = true;
-  });
-  res.onData((chunk, isLast) => {
-    chunks.push(Buffer.from(chunk.slice(0)));
-    if (!isLast) return;
-    void reply(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).then((out) => {
-      if (aborted) return;
-      res.cork(() => {
-        res.writeHeader('Content-Type', 'application/json').end(out);
-      });
-    });
-  });
-});
+let listening = 0;
+const app = rpcApp(reply);
 // the card the SDK client of the bench's relay section starts from (its 1-caller floor row)
 app.get('/.well-known/agent-card.json', (res) => {
   const card = {
@@ -136,16 +120,9 @@ app.get('/.well-known/agent-card.json', (res) => {
   };
   res.writeHeader('Content-Type', 'application/json').end(JSON.stringify(card));
 });
-app.any('/*', (res) => {
-  res.writeStatus('404 Not Found').end();
-});
-
-let listening = 0;
-app.listen('127.0.0.1', Number(process.env.PORT ?? 0), (listenSocket) => {
-  if (listenSocket === false) {
-    console.error('design-floor: listen failed');
-    process.exit(1);
-  }
-  listening = uWS.us_socket_local_port(listenSocket);
-  console.log(`design-floor listening on http://127.0.0.1:${listening}`);
+listenRpc(app, {
+  name: 'design-floor',
+  onPort: (port) => {
+    listening = port;
+  },
 });

@@ -670,37 +670,18 @@ function storeContract(engine: Engine) {
         lastChunk: false,
       });
       const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+      const seqsAfter = async (after: number) => (await s.events.after('ws-a/b1', after)).map((e) => e.seq);
       // one append of 200 events, kept 70: the append itself is cut, and what stays may span several stored values
       await s.events.append('ws-a/b1', range(1, 200).map(chunk), 70);
-      t.strictSame(
-        (await s.events.after('ws-a/b1', 0)).map((e) => e.seq),
-        range(131, 200),
-        'the last 70 of the burst',
-      );
-      t.strictSame(
-        (await s.events.after('ws-a/b1', 150)).map((e) => e.seq),
-        range(151, 200),
-        'a replay from inside the burst',
-      );
+      t.strictSame(await seqsAfter(0), range(131, 200), 'the last 70 of the burst');
+      t.strictSame(await seqsAfter(150), range(151, 200), 'a replay from inside the burst');
       // every later event moves the cut one step through the burst's values
       for (const seq of range(201, 260)) await s.events.append('ws-a/b1', [chunk(seq)], 70);
-      t.strictSame(
-        (await s.events.after('ws-a/b1', 0)).map((e) => e.seq),
-        range(191, 260),
-        'still exactly the last 70',
-      );
-      t.strictSame(
-        (await s.events.after('ws-a/b1', 195)).map((e) => e.seq),
-        range(196, 260),
-        'a replay across the burst and the single events',
-      );
+      t.strictSame(await seqsAfter(0), range(191, 260), 'still exactly the last 70');
+      t.strictSame(await seqsAfter(195), range(196, 260), 'a replay across the burst and the single events');
       // a second burst that ends past the first one's values drops them whole
       await s.events.append('ws-a/b1', range(261, 400).map(chunk), 70);
-      t.strictSame(
-        (await s.events.after('ws-a/b1', 0)).map((e) => e.seq),
-        range(331, 400),
-        'the last 70 of the second burst',
-      );
+      t.strictSame(await seqsAfter(0), range(331, 400), 'the last 70 of the second burst');
     });
 
     t.test('meta: get and put', async (t) => {
