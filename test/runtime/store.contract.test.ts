@@ -137,6 +137,15 @@ const redisEngine: Engine = {
 const ids = (xs: ReadonlyArray<{ id: string }>): string[] => xs.map((x) => x.id).sort();
 
 /** Every task of one workspace as tasks/list reads them: from the listing index, a page at a time. */
+/** An artifact chunk event, as a stream's events are stored */
+const chunk = (seq: number) => ({
+  seq,
+  kind: 'artifact' as const,
+  artifact: { artifactId: 'a1', index: 0, parts: [{ kind: 'text' as const, text: `chunk ${seq}` }], append: true },
+  append: true,
+  lastChunk: false,
+});
+
 async function listedTasks(s: Store, workspaceId: string): Promise<Task[]> {
   const out: Task[] = [];
   let after: ListCursor | undefined;
@@ -593,13 +602,6 @@ function storeContract(engine: Engine) {
         status: { state, timestamp: new Date(seq).toISOString() },
         final: state === 'completed',
       });
-      const chunk = (seq: number) => ({
-        seq,
-        kind: 'artifact' as const,
-        artifact: { artifactId: 'a1', index: 0, parts: [{ kind: 'text' as const, text: `chunk ${seq}` }], append: true },
-        append: true,
-        lastChunk: false,
-      });
       await s.events.append('ws-a/t1', [status(1, 'working'), chunk(2), chunk(3)], 100);
       await s.events.append('ws-a/t10', [status(1, 'working')], 100);
       await s.events.append('ws-a/t1', [status(4, 'completed')], 100);
@@ -662,13 +664,6 @@ function storeContract(engine: Engine) {
 
     t.test('events: a burst longer than the retention, then single events, keeps exactly the last ones', async (t) => {
       const s = await (await fresh('events-burst')).open();
-      const chunk = (seq: number) => ({
-        seq,
-        kind: 'artifact' as const,
-        artifact: { artifactId: 'a1', index: 0, parts: [{ kind: 'text' as const, text: `chunk ${seq}` }], append: true },
-        append: true,
-        lastChunk: false,
-      });
       const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
       const seqsAfter = async (after: number) => (await s.events.after('ws-a/b1', after)).map((e) => e.seq);
       // one append of 200 events, kept 70: the append itself is cut, and what stays may span several stored values
