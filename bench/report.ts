@@ -69,6 +69,38 @@ function ratio(rows: Row[], method: Method, num: TargetName, den: TargetName, ti
   return `- ${title}: req/s ${x(a.result.rps, b.result.rps)}, p50 ${x(a.result.p50us, b.result.p50us)}, p99 ${x(a.result.p99us, b.result.p99us)}, server CPU/req ${cpu}`;
 }
 
+/** issue 7's throughput goals, each read from the rows of this run */
+const GOALS = { sendVsSdk: 3, sendP99Ms: 10, getVsBare: 0.6 } as const;
+
+function rowOf(rows: Row[], method: Method, target: TargetName): WrkResult | undefined {
+  const r = rows.find((x) => x.method === method && x.target === target);
+  return r !== undefined && isValid(r) ? r.result : undefined;
+}
+
+/** The goals against this run's rows: met or not, with the figure reached and, for message/send, the design floor's. */
+function goals(rows: Row[], connections: number): string[] {
+  const x = (n: number): string => `${fmt(n, 2)}×`;
+  const verdict = (ok: boolean): string => (ok ? '**met**' : '**not met**');
+  const ours = rowOf(rows, 'message/send', 'gateway');
+  const sdk = rowOf(rows, 'message/send', 'sdk');
+  const floor = rowOf(rows, 'message/send', 'floor');
+  const getOurs = rowOf(rows, 'tasks/get', 'gateway');
+  const bare = rowOf(rows, 'tasks/get', 'bare');
+  const floorVsSdk = floor && sdk ? `; the design floor reaches ${x(floor.rps / sdk.rps)}` : '';
+  const floorP99 = floor ? `; the design floor's is ${fmt(floor.p99us / 1000, 1)} ms` : '';
+  return [
+    ours && sdk
+      ? `- message/send at least ${GOALS.sendVsSdk}× the SDK 0.3 server's req/s: ${x(ours.rps / sdk.rps)}, ${verdict(ours.rps / sdk.rps >= GOALS.sendVsSdk)}${floorVsSdk}`
+      : '- message/send against the SDK 0.3 server: n/a (a row is not selected, invalid or not measured)',
+    ours
+      ? `- message/send p99 at most ${GOALS.sendP99Ms} ms at ${connections} connections: ${fmt(ours.p99us / 1000, 1)} ms, ${verdict(ours.p99us <= GOALS.sendP99Ms * 1000)}${floorP99}`
+      : '- message/send p99: n/a (the gateway row is not selected, invalid or not measured)',
+    getOurs && bare
+      ? `- tasks/get at least ${GOALS.getVsBare}× bare uWS's req/s: ${x(getOurs.rps / bare.rps)}, ${verdict(getOurs.rps / bare.rps >= GOALS.getVsBare)}`
+      : '- tasks/get against bare uWS: n/a (a row is not selected, invalid or not measured)',
+  ];
+}
+
 function limiterTable(outcome: LimiterOutcome): string[] {
   if (outcome.status === 'unavailable') return [`limiter bench not available (${outcome.reason}).`];
   if (outcome.status === 'failed') return [`**limiter bench FAILED**: ${outcome.reason}`];
@@ -133,6 +165,10 @@ export function render(info: RunInfo, rows: Row[], limiter: LimiterOutcome, extr
     ratio(rows, 'message/send', 'gateway', 'floor', 'ours / design floor, message/send'),
     ratio(rows, 'message/send', 'gateway', 'gateway-nometrics', 'ours with metrics / without, message/send'),
     ratio(rows, 'tasks/get', 'gateway', 'gateway-nometrics', 'ours with metrics / without, tasks/get'),
+    '',
+    "## Goals (issue 7), from this run's rows",
+    '',
+    ...goals(rows, info.connections),
     '',
     ...rest,
   ].join('\n');
