@@ -9,8 +9,8 @@ function answer(res: HttpResponse, text: string): void {
 }
 
 /**
- * Serves POST /api/a2a with `reply(body)`. A string answers inside uWS's data callback (corked by uWS itself), as the
- * leanest server would; a promise answers when it settles, corked, unless the client went away meanwhile.
+ * Serves POST /api/a2a with `reply(body)`. A string is answered inside uWS's data callback, as the leanest server
+ * would; a promise when it settles, unless the client went away meanwhile.
  */
 export function rpcApp(reply: (body: Buffer) => string | Promise<string>): TemplatedApp {
   const app = uWS.App();
