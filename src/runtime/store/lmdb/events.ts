@@ -42,7 +42,7 @@ export function lmdbEventStore(o: LmdbEventStoreOptions): EventStore {
  * a value (which rewrites that value's newer events) rewrites at most this many: one value of a long burst rewritten
  * on every later write made a stream past its retention cost O(burst) per write.
  */
-export const MAX_EVENTS_PER_VALUE = 32;
+const MAX_EVENTS_PER_VALUE = 32;
 
 /**
  * Inside a write transaction (an append, or a task write carrying its events): stores a non-empty list of one task's
