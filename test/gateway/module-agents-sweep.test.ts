@@ -136,16 +136,25 @@ t.test('module agents against their own worker', async (t) => {
     // one turn first, so that the two turns compared are neither a fresh worker's first (the subtest before ended its
     // worker); the failures once seen here under load were a deadline firing ahead of an answer already waiting
     // (fixed in the pool: the deadline decides one setImmediate later)
-    await send('observer', 'look');
-    const first = await send('observer', 'look');
-    const second = await send('observer', 'look');
+    const turnsOf = (r: { json: any }) => status(r)?.message?.parts?.[0]?.data?.turns;
+    const pair = async () => {
+      await send('observer', 'look');
+      const first = await send('observer', 'look');
+      const second = await send('observer', 'look');
+      return { first, second, kept: turnsOf(second) === turnsOf(first) + 1 };
+    };
+    const recycles = () => logged.filter((l) => l.includes('agent worker replaced')).map((l) => JSON.parse(l) as { agent: string; left: string[] });
+    let { first, second, kept } = await pair();
+    // A file-system request still in flight 2 s after a turn's end recycles its worker by design (its callback would
+    // run in the next agent's turn). Once, in CI on a loaded machine, a clean turn's worker was replaced for a file
+    // close ('CloseReq') that outlived that wait. That excuse alone earns one more try; a worker replaced every time,
+    // or for anything else, still fails here (a repeat of the same kinds is not logged again, so the retry must pass).
+    const fsOnly = (r: { left: string[] }) => r.left.every((k) => /^(FSReqCallback|FSReqPromise|CloseReq)$/.test(k));
+    const observerRecycles = () => recycles().filter((r) => r.agent === 'observer');
+    if (!kept && observerRecycles().length > 0 && observerRecycles().every(fsOnly)) ({ first, second, kept } = await pair());
     // the states and reasons in the message say why, should a turn between them have failed (a timeout under load)
-    const seenBy = (r: { json: any }) => `${status(r)?.state}/${reason(r) ?? '-'}/${status(r)?.message?.parts?.[0]?.data?.turns}`;
-    t.equal(
-      status(second)?.message?.parts?.[0]?.data?.turns,
-      status(first)?.message?.parts?.[0]?.data?.turns + 1,
-      `a clean agent keeps its worker (first ${seenBy(first)}, second ${seenBy(second)}; recycles logged: ${logged.filter((l) => l.includes('agent worker replaced')).join(' | ') || 'none'})`,
-    );
+    const seenBy = (r: { json: any }) => `${status(r)?.state}/${reason(r) ?? '-'}/${turnsOf(r)}`;
+    t.ok(kept, `a clean agent keeps its worker (first ${seenBy(first)}, second ${seenBy(second)}; recycles logged: ${JSON.stringify(recycles())})`);
     for (const [how, what] of [
       ['proto', 'Object.prototype polluted by a deep merge of JSON'],
       ['array', 'Array.prototype.includes replaced'],
