@@ -115,11 +115,13 @@ export class TaskSupervisor {
    * it is written once, with all its events; nothing of it was acknowledged before that write is stored.
    * `pushConfig`: the caller stored a push config for it (a send's inline one), so its writes read configs at once
    * rather than find it through the store's refusal.
+   * `idMadeHere`: the id is a random one this instance made for the task, which no one else can name before the task
+   * is stored: so no push config is held under it but the caller's own (`pushConfig`), and its create need not look.
    */
-  async start(task: Task, o: { holdFirstWrite?: boolean; pushConfig?: boolean } = {}): Promise<TaskHandle> {
+  async start(task: Task, o: { holdFirstWrite?: boolean; pushConfig?: boolean; idMadeHere?: boolean } = {}): Promise<TaskHandle> {
     if (this.live.has(keyOf(task.workspaceId, task.id))) throw new TaskIdTakenError(task.id);
     const holdMs = o.holdFirstWrite ? (this.o.firstWriteHoldMs ?? 0) : 0;
-    const l = this.spawn(task, 'submitted', holdMs, { ...(o.pushConfig && { pushConfigs: true }) });
+    const l = this.spawn(task, 'submitted', holdMs, { ...(o.pushConfig && { pushConfigs: true }), ...(o.idMadeHere && { idMadeHere: true }) });
     l.actor.send({ type: 'START' });
     if (holdMs > 0) return this.handle(l);
     await l.writes.persisted;
@@ -293,7 +295,12 @@ export class TaskSupervisor {
     this.turns.end(actor);
   }
 
-  private spawn(task: Task, state: Task['status']['state'], holdFirstWriteMs = 0, o: { expectSeq?: number; pushConfigs?: boolean } = {}): Live {
+  private spawn(
+    task: Task,
+    state: Task['status']['state'],
+    holdFirstWriteMs = 0,
+    o: { expectSeq?: number; pushConfigs?: boolean; idMadeHere?: boolean } = {},
+  ): Live {
     const k = keyOf(task.workspaceId, task.id);
     const owned: Task = copyWith(task, { owner: this.o.instanceId });
     // a new task's first snapshot is itself an event (submitted); a restored one starts from its record
@@ -311,6 +318,7 @@ export class TaskSupervisor {
         fresh,
         ...(o.expectSeq !== undefined && { expectSeq: o.expectSeq }),
         ...(o.pushConfigs && { pushConfigs: true }),
+        ...(o.idMadeHere && { idMadeHere: true }),
         hold: { ms: holdFirstWriteMs, timers: this.o.timers },
         onFailure: (e) => this.dropFailed(k, l, e),
       }),

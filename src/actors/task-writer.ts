@@ -77,12 +77,15 @@ export class TaskWriteQueue {
 
   /** whether this task's writes read its push configs first (see PushConfigsSeen) */
   private readonly configs: PushConfigsSeen;
+  /** see QueueOptions.idMadeHere: true for the create only */
+  private idMadeHere: boolean;
 
   constructor(
     private readonly writer: TaskWriter,
     o: QueueOptions,
   ) {
     this.configs = { seen: o.pushConfigs ?? false };
+    this.idMadeHere = o.idMadeHere === true && o.fresh;
     this.creating = o.fresh;
     this.firstExpectSeq = o.expectSeq;
     this.holdFor = o.hold;
@@ -129,8 +132,15 @@ export class TaskWriteQueue {
       this.creating = false;
       const expectSeq = this.firstExpectSeq;
       this.firstExpectSeq = undefined;
+      const noConfigsYet = create && this.idMadeHere && !this.configs.seen;
+      this.idMadeHere = false;
       try {
-        await this.writer.storeGroup(mine, { create, ...(expectSeq !== undefined && { expectSeq }), configs: this.configs });
+        await this.writer.storeGroup(mine, {
+          create,
+          ...(expectSeq !== undefined && { expectSeq }),
+          configs: this.configs,
+          ...(noConfigsYet && { noConfigsYet: true }),
+        });
         this.storedState = mine[mine.length - 1]!.record.status.state;
       } catch (e) {
         this.failure = e;
@@ -188,6 +198,12 @@ interface QueueOptions {
   onFailure?: (e: unknown) => void;
   /** the task is known to hold a push config (a send stored its inline one): its writes read configs from the first */
   pushConfigs?: boolean;
+  /**
+   * the task's id was made here at random and is known to no one else before its create is stored: unless the caller
+   * stored a config itself (`pushConfigs`), none can be held under it, so the create neither reads configs nor has
+   * the store look for one (a read inside the write transaction, a few % of a short task's CPU)
+   */
+  idMadeHere?: boolean;
 }
 
 /**
@@ -235,7 +251,7 @@ export class TaskWriter {
    * commit, so only its newest record is written: the earlier ones would be overwritten inside the same commit, where
    * no reader could ever see them.
    */
-  async storeGroup(group: readonly Change[], o: { create: boolean; expectSeq?: number; configs?: PushConfigsSeen }): Promise<void> {
+  async storeGroup(group: readonly Change[], o: { create: boolean; expectSeq?: number; configs?: PushConfigsSeen; noConfigsYet?: boolean }): Promise<void> {
     const records = group.map((g) => g.record);
     const newest = records[records.length - 1]!;
     const key = taskKey(newest.workspaceId, newest.id);
@@ -243,6 +259,12 @@ export class TaskWriter {
     const write = { events, retainEvents: this.o.retainEvents };
     // the record, its events and its webhooks are one atomic write, and the write is the check (a new id still free, a
     // stored task not yet finished elsewhere): notifications and live events go out only for a change the store took
+    if (o.noConfigsYet) {
+      // a create under an id no one else knows yet (QueueOptions.idMadeHere): nothing to read, nothing for the store to find
+      await this.commit(newest, o, write);
+      if (events.length > 0) this.o.bus.publish(key, events);
+      return;
+    }
     if (this.o.pushJobs && o.configs && !o.configs.seen) {
       // no config known: write without reading them; the store refuses if the task holds one (set anywhere, any time
       // before this write), and the write is made again below with their jobs

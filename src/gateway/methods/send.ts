@@ -143,7 +143,11 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
       const cfg = inlinePush ? await storePushConfig(parts, { task, config: inlinePush, ctx, urlPath: pushUrlPath }) : undefined;
       try {
         // a caller that waits for the end, on an id no one else can hold, lets a quick task be stored once
-        return await parts.supervisor.start(task, { holdFirstWrite: !o.streaming && blocking(p) && existingId === undefined, pushConfig: cfg !== undefined });
+        return await parts.supervisor.start(task, {
+          holdFirstWrite: !o.streaming && blocking(p) && existingId === undefined,
+          pushConfig: cfg !== undefined,
+          idMadeHere: existingId === undefined,
+        });
       } catch (e) {
         if (!(e instanceof TaskIdTakenError)) throw e;
         // another send made a task with this id first (a batch, a concurrent call, another instance): this message
