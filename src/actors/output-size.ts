@@ -7,6 +7,21 @@ import type { Message, Task } from '../protocol/model.js';
 const jsonBytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v));
 
 /**
+ * A message or artifact that is part of a task is never changed (each change copies: task-updates.ts), so each one is
+ * measured once: a new task's message is measured by the send's room check and read back at its turn's start (a
+ * stringify of a small message costs about 5 µs in a busy gateway, the same again for each measure).
+ */
+const measured = new WeakMap<object, number>();
+function partBytes(v: object): number {
+  let n = measured.get(v);
+  if (n === undefined) {
+    n = jsonBytes(v);
+    measured.set(v, n);
+  }
+  return n;
+}
+
+/**
  * What one event adds: an artifact chunk in full (a replacement counts again: its earlier versions were events too),
  * a message or a closing status's message (both join the history). A `working` status replaces the status before
  * it, so it adds nothing that lasts; events of that kind are bounded by `streaming.eventRetention` in the store.
@@ -29,8 +44,10 @@ export function passingBytes(ev: AgentEvent): number {
  * agent's (a record is rewritten whole on every write, whoever made it big). Read once when a turn starts.
  */
 export function taskContentBytes(task: Task): number {
-  let bytes = task.artifacts.length > 0 ? jsonBytes(task.artifacts) : 0;
-  for (const m of task.history) bytes += jsonBytes(m);
+  // the artifacts as one JSON array: their texts, the commas between them and the brackets
+  let bytes = task.artifacts.length > 0 ? task.artifacts.length + 1 : 0;
+  for (const a of task.artifacts) bytes += partBytes(a);
+  for (const m of task.history) bytes += partBytes(m);
   return bytes;
 }
 
@@ -40,7 +57,7 @@ export function taskContentBytes(task: Task): number {
  */
 export function checkTaskRoom(o: { task: Task; adding?: Message; maxBytes: number | undefined }): void {
   if (o.maxBytes === undefined) return;
-  const bytes = taskContentBytes(o.task) + (o.adding ? jsonBytes(o.adding) : 0);
+  const bytes = taskContentBytes(o.task) + (o.adding ? partBytes(o.adding) : 0);
   if (bytes <= o.maxBytes) return;
   throw new RpcError('INVALID_PARAMS', {
     message:
