@@ -7,27 +7,14 @@ import { applyAgentEvents, type TaskContext } from '../../src/actors/task-update
 import type { AgentEvent } from '../../src/protocol/agent-events.js';
 import type { Message, Task } from '../../src/protocol/model.js';
 import { RpcError } from '../../src/protocol/errors.js';
+import { sampleTask } from '../support/store-records.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const text = (s: string) => ({ kind: 'text' as const, text: s });
 const msg = (id: string, s: string): Message => ({ role: 'user', parts: [text(s)], messageId: id, taskId: 'task-1', contextId: 'ctx-1' });
 
-function task(o: Partial<Task> = {}): Task {
-  return {
-    id: 'task-1',
-    contextId: 'ctx-1',
-    workspaceId: 'ws-1',
-    agentId: 'echo',
-    dialect: 'B',
-    status: { state: 'working', timestamp: new Date(T0).toISOString() },
-    artifacts: [],
-    history: [msg('m-1', 'go')],
-    metadata: {},
-    createdAt: T0,
-    updatedAt: T0,
-    ...o,
-  };
-}
+/** The store's sample task (a status message, artifacts of every part kind), here with one user message unless told. */
+const task = (o: Partial<Task> = {}): Task => ({ ...sampleTask({ id: 'task-1' }), artifacts: [], history: [msg('m-1', 'go')], ...o });
 
 /** The measure by its definition: every time in full. */
 const exact = (t: Task): number =>
@@ -37,6 +24,7 @@ t.test('a task of every shape weighs what its JSON takes, multi-byte text and es
   const cases: Array<[string, Task]> = [
     ['one message, no artifact', task()],
     ['no message at all', task({ history: [] })],
+    ['the sample as stored: artifacts of every part kind, a history', sampleTask({ id: 'task-2' })],
     ['one artifact', task({ artifacts: [{ artifactId: 'a', index: 0, parts: [text('x')] }] })],
     [
       'three artifacts, non-ASCII and escaped text, three messages',
