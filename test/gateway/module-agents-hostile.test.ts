@@ -58,10 +58,12 @@ export default async function* () {
   'leaves-timer.js': `
 export default async function* (ctx) {
   const how = ctx.message.parts[0].text;
-  if (how === 'exit') setTimeout(() => process.exit(3), 100);
-  if (how === 'spin') setTimeout(() => { for (;;); }, 100);
-  if (how === 'emit') setTimeout(() => { for (let i = 0; i < 5; i++) require('node:worker_threads'); }, 100);
-  if (how === 'wait') await new Promise((r) => setTimeout(r, 400));
+  // a second: the turn's end must be judged before the leftover fires, and a loaded CI machine once took more than
+  // 100 ms over it (the busy loop then ran in its own turn's end, which timed out)
+  if (how === 'exit') setTimeout(() => process.exit(3), 1000);
+  if (how === 'spin') setTimeout(() => { for (;;); }, 1000);
+  if (how === 'emit') setTimeout(() => { for (let i = 0; i < 5; i++) require('node:worker_threads'); }, 1000);
+  if (how === 'wait') await new Promise((r) => setTimeout(r, 1500));
   yield { type: 'status', state: 'completed', message: { parts: [{ kind: 'text', text: 'done, timer left' }] } };
 }`,
   'no-export.js': `export const notAnAgent = 1;`,
@@ -224,7 +226,7 @@ t.test('what an agent leaves running after its turn never runs in another turn: 
   ] as const) {
     const r = await send(gw, key, 'timer', how);
     t.equal(r.json.result?.status?.state, 'completed', `the turn that left ${what} behind completed`);
-    // the next turn takes longer than the leftover's 100 ms delay: on the same worker, the leftover would fire in it
+    // the next turn takes longer than the leftover's 1 s delay: on the same worker, the leftover would fire in it
     const next = await send(gw, key, 'timer', 'wait');
     t.equal(next.json.result?.status?.state, 'completed', `the next turn is not hit by ${what}`);
     t.equal(reasonOf(next), undefined);

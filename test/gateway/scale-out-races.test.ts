@@ -105,7 +105,9 @@ t.test('one caller-chosen task id sent with one named push config to two instanc
       `round ${round}: one send creates the task (${JSON.stringify(replies.map((r) => r.json.error?.message))})`,
     );
     let state = '';
-    for (let i = 0; i < 100 && state !== 'completed'; i++) {
+    // 30 s at most for a turn of about 0.6 s: the first one starts the agent's worker, which took more than 5 s on a
+    // loaded CI machine
+    for (let i = 0; i < 600 && state !== 'completed'; i++) {
       await new Promise((r) => setTimeout(r, 50));
       state = (await a.rpc({ key, method: 'tasks/get', params: { id } })).json.result.status.state;
     }
