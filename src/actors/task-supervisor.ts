@@ -1,12 +1,12 @@
 // Owns the live task actors: starts them, persists every transition, restores settled tasks on demand, recovers after a crash.
-import { createActor } from 'xstate';
 import { RpcError, stateMessages } from '../protocol/errors.js';
 import { SETTLED_STATES, TERMINAL_STATES, type Message, type Task } from '../protocol/model.js';
 import type { Clock, Timers } from '../runtime/clock.js';
 import { isStoreUnavailable } from '../runtime/store/errors.js';
 import { taskKey } from '../runtime/store/types.js';
 import { TaskIdTakenError, TaskSettledElsewhereError, TaskWriter, type TaskWriteQueue, type TaskWriterOptions } from './task-writer.js';
-import { createTaskMachine, type TaskActor, type TaskMachineEvent } from './task-machine.js';
+import type { TaskMachineEvent } from './task-machine.js';
+import { taskSteppers, type TaskStepper } from './task-stepper.js';
 import { RunDriver, type AgentPort } from './run-driver.js';
 import type { TaskHandle } from './task-handle.js';
 import { withStatus } from './task-updates.js';
@@ -16,7 +16,7 @@ import { CrossInstance } from './cross-instance.js';
 import { copyWith } from '../protocol/copy-with.js';
 
 interface Live {
-  actor: TaskActor;
+  actor: TaskStepper;
   /** the last record handed to the store, with its seq */
   view: Task;
   writes: TaskWriteQueue;
@@ -55,7 +55,7 @@ const keyOf = taskKey;
 
 export class TaskSupervisor {
   private readonly live = new Map<string, Live>();
-  private readonly machine;
+  private readonly steppers;
   private readonly writer: TaskWriter;
   private readonly turns: RunDriver;
   private readonly orphans: OrphanSettler;
@@ -64,7 +64,7 @@ export class TaskSupervisor {
 
   constructor(private readonly o: TaskSupervisorOptions) {
     this.turns = new RunDriver(o.agents, { maxTaskBytes: o.maxTaskBytes });
-    this.machine = createTaskMachine({ clock: o.clock, turns: this.turns });
+    this.steppers = taskSteppers({ clock: o.clock, turns: this.turns });
     this.writer = new TaskWriter(o);
     this.orphans = new OrphanSettler({
       store: o.store,
@@ -290,7 +290,7 @@ export class TaskSupervisor {
   }
 
   /** Stopping an actor runs no exit actions, so its run (if any) is ended here. */
-  private stopActor(actor: TaskActor): void {
+  private stopActor(actor: TaskStepper): void {
     actor.stop();
     this.turns.end(actor);
   }
@@ -305,12 +305,7 @@ export class TaskSupervisor {
     const owned: Task = copyWith(task, { owner: this.o.instanceId });
     // a new task's first snapshot is itself an event (submitted); a restored one starts from its record
     const fresh = state === 'submitted' && (task.seq ?? 0) === 0;
-    const actor = fresh
-      ? createActor(this.machine, { input: { task: owned } })
-      : createActor(this.machine, {
-          input: { task: owned },
-          snapshot: this.machine.resolveState({ value: state, context: { task: owned, pendingFinal: undefined } }),
-        });
+    const actor = this.steppers.create({ task: owned, state: fresh ? 'submitted' : state });
     const l: Live = {
       actor,
       view: owned,
