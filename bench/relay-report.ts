@@ -72,7 +72,7 @@ function gatewayShare(o: RelayOutcome): string[] {
         ]
       : [];
   return [
-    `- of that, the gateway alone (its own echo agent, no tunnel, 1 caller): p50 ${fmt(e.result.p50ms, 2)} ms, **${fmt(own, 2)} ms over the direct call** (auth, limiter, task actor, the durable LMDB commit)${rest}`,
+    `- of that, the gateway alone (its own echo agent, no tunnel, 1 caller): p50 ${fmt(e.result.p50ms, 2)} ms, **${fmt(own, 2)} ms over the direct call** (auth, limiter, task machine, the durable LMDB commit)${rest}`,
     ...floor,
   ];
 }
