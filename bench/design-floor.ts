@@ -1,13 +1,13 @@
-// Bench target "floor": the parts architecture.md fixes for a `message/send`, and nothing else. Per send: one XState v5
-// actor (submitted -> working -> completed), one echo turn on the real agent pool (Piscina, batched as the gateway's),
-// one durable LMDB put, awaited before the answer. No key check, limiter, schemas, sanitizer, indexes or events: what
-// the gateway could reach if everything of its own cost nothing. A ceiling to read the goals against, not a competitor.
+// Bench target "floor": the parts the design fixes for a `message/send`, and nothing else. Per send: one echo turn on
+// the real agent pool (Piscina, batched as the gateway's), one durable LMDB put, awaited before the answer. No task
+// machine (live tasks no longer hold an XState actor each: docs/decisions.md), key check, limiter, schemas, sanitizer,
+// indexes or events: what the gateway could reach if everything of its own cost nothing. A ceiling to read the goals
+// against, not a competitor.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
-import { assign, createActor, setup } from 'xstate';
 import { AgentSpec, type AgentEvent } from '../src/protocol/agent-events.js';
 import { createAgentPool } from '../src/runtime/pool/index.js';
 import { listenRpc, rpcApp } from './uws-rpc.js';
@@ -20,35 +20,6 @@ interface FloorTask {
   history: unknown[];
   artifacts: unknown[];
 }
-
-const machine = setup({
-  types: {
-    context: {} as { task: FloorTask },
-    input: {} as { task: FloorTask },
-    events: {} as { type: 'START' } | { type: 'DONE'; artifacts: unknown[] },
-  },
-}).createMachine({
-  context: ({ input }) => ({ task: input.task }),
-  initial: 'submitted',
-  states: {
-    submitted: { on: { START: 'working' } },
-    working: {
-      on: {
-        DONE: {
-          target: 'completed',
-          actions: assign({
-            task: ({ context, event }) => ({
-              ...context.task,
-              status: { state: 'completed', timestamp: new Date().toISOString() },
-              artifacts: event.artifacts,
-            }),
-          }),
-        },
-      },
-    },
-    completed: { type: 'final' },
-  },
-});
 
 const dir = mkdtempSync(join(tmpdir(), 'a2a-floor-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -68,8 +39,6 @@ async function send(id: unknown, message: Record<string, unknown>): Promise<stri
     history: [message],
     artifacts: [],
   };
-  const actor = createActor(machine, { input: { task } }).start();
-  actor.send({ type: 'START' });
   const artifacts: unknown[] = [];
   const onEvent = (ev: AgentEvent): void => {
     if (ev.type === 'artifact') artifacts.push(ev.artifact);
@@ -79,9 +48,7 @@ async function send(id: unknown, message: Record<string, unknown>): Promise<stri
     { onEvent },
   );
   if (!run.ok) return rpcError(id, -32603, run.error.message);
-  actor.send({ type: 'DONE', artifacts });
-  const done = actor.getSnapshot().context.task;
-  actor.stop();
+  const done: FloorTask = { ...task, status: { state: 'completed', timestamp: new Date().toISOString() }, artifacts };
   await db.put(done.id, done);
   return JSON.stringify({ jsonrpc: '2.0', id, result: done });
 }

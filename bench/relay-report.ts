@@ -67,7 +67,7 @@ function gatewayShare(o: RelayOutcome): string[] {
   const floor =
     f?.result !== undefined && drivenOk(f)
       ? [
-          `- the design floor (one XState actor, one pool turn, one durable LMDB put, nothing else; 1 caller): p50 ${fmt(f.result.p50ms, 2)} ms, ` +
+          `- the design floor (one pool turn, one durable LMDB put, nothing else; 1 caller): p50 ${fmt(f.result.p50ms, 2)} ms, ` +
             `**${fmt(f.result.p50ms - d.result.p50ms, 2)} ms over the direct call**: the least a gateway built from the fixed parts adds before any tunnel`,
         ]
       : [];

@@ -66,7 +66,7 @@ export function relayOptions(): RelayOptions {
 export const RELAY_LABELS: Record<RelayPath, string> = {
   direct: 'SDK client → local SDK echo server (direct)',
   gateway: 'caller → gateway → its own echo agent (no tunnel)',
-  floor: 'caller → design floor: actor + pool turn + durable put (no tunnel)',
+  floor: 'caller → design floor: pool turn + durable put (no tunnel)',
   relay: 'caller → gateway → tunnel → relay → local SDK echo server',
 };
 

@@ -54,10 +54,10 @@ export const TARGETS: Record<TargetName, Target> = {
   sdk: { name: 'sdk', label: '@a2a-js/sdk 0.3 (express)', protocol: 'a2a-0.3', start: () => startTsServer('sdk-server', 'sdk-server.ts') },
   sdk1: { name: 'sdk1', label: '@a2a-js/sdk 1.x (express)', protocol: 'a2a-1.0', start: () => startTsServer('sdk1-server', 'sdk1-server.ts') },
   bare: { name: 'bare', label: 'bare uWS (ceiling)', protocol: 'a2a-0.3', start: () => startTsServer('bare-uws', 'bare-uws.ts') },
-  // uWS + one XState actor + one pool turn + one durable LMDB put per send, nothing of the gateway's own (design-floor.ts)
+  // uWS + one pool turn + one durable LMDB put per send, nothing of the gateway's own (design-floor.ts)
   floor: {
     name: 'floor',
-    label: 'design floor (actor + pool turn + durable put)',
+    label: 'design floor (pool turn + durable put)',
     protocol: 'a2a-0.3',
     start: () => startTsServer('design-floor', 'design-floor.ts'),
   },

@@ -1,4 +1,5 @@
-// Owns the live task actors: starts them, persists every transition, restores settled tasks on demand, recovers after a crash.
+// Owns the live tasks (each a stepper of the task machine): starts them, persists every transition, restores settled
+// tasks on demand, recovers after a crash.
 import { RpcError, stateMessages } from '../protocol/errors.js';
 import { SETTLED_STATES, TERMINAL_STATES, type Message, type Task } from '../protocol/model.js';
 import type { Clock, Timers } from '../runtime/clock.js';
