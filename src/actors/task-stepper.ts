@@ -1,11 +1,18 @@
 // Runs one live task by the task machine's own definition (task-machine.ts), without an XState actor per task: the
 // machine's states and transitions are compiled once into a table, and each event is stepped through it with the
 // machine's own actions and guards. An actor per task was the dearest part of a send (docs/perf.md).
-import type { TaskState } from '../protocol/model.js';
-import type { Task } from '../protocol/model.js';
-import { createTaskMachine, taskMachineLogic, type TaskActorRef, type TaskContext, type TaskMachineDeps, type TaskMachineEvent } from './task-machine.js';
+import type { Task, TaskState } from '../protocol/model.js';
+import {
+  createTaskMachine,
+  taskMachineLogic,
+  type TaskActorRef,
+  type TaskContext,
+  type TaskMachine,
+  type TaskMachineDeps,
+  type TaskMachineEvent,
+  type TaskMachineLogic as Logic,
+} from './task-machine.js';
 
-type Logic = ReturnType<typeof taskMachineLogic>;
 type UpdateName = keyof Logic['updates'];
 type EffectName = keyof Logic['effects'];
 type GuardName = keyof Logic['guards'];
@@ -35,8 +42,8 @@ const asList = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array
  * Compiles the machine's definition into a table. The machine uses a small part of XState (flat states, named guards,
  * named actions with params, entry and exit); anything else is refused here, at start-up, rather than run wrongly.
  */
-export function compileTaskTable(logic: Logic): TaskTable {
-  const config = createTaskMachine({ clock: { now: () => 0 }, turns: { start() {}, end() {} } }, logic).config as unknown as {
+export function compileTaskTable(machine: TaskMachine, logic: Logic): TaskTable {
+  const config = machine.config as unknown as {
     states: Record<string, { type?: string; entry?: unknown; exit?: unknown; on?: Record<string, unknown> }>;
   };
   const action = (ref: unknown, where: string): Action => {
@@ -202,7 +209,7 @@ export class TaskStepper implements TaskActorRef {
 /** The stepper's factory: the table compiled once per set of deps (one per supervisor). */
 export function taskSteppers(deps: TaskMachineDeps) {
   const logic = taskMachineLogic(deps);
-  const table = compileTaskTable(logic);
+  const table = compileTaskTable(createTaskMachine(deps, logic), logic);
   return {
     create: (start: { task: Task; state: TaskState }) => new TaskStepper({ table, logic }, start),
   };
