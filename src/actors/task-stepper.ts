@@ -177,7 +177,8 @@ export class TaskStepper implements TaskActorRef {
     if (!t) return;
     try {
       const from = this.o.table.get(this.state)!;
-      const to = t.target === undefined ? undefined : this.o.table.get(t.target)!;
+      // a transition to its own state leaves and re-enters nothing (XState v5's default, `reenter: false`)
+      const to = t.target === undefined || t.target === this.state ? undefined : this.o.table.get(t.target)!;
       if (to) this.run(from.exit, event);
       this.run(t.actions, event);
       if (to) {

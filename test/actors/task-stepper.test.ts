@@ -4,7 +4,7 @@ import t from 'tap';
 import { setup } from 'xstate';
 import { RunDriver } from '../../src/actors/run-driver.js';
 import { createTaskMachine, taskMachineLogic, type TaskMachine } from '../../src/actors/task-machine.js';
-import { compileTaskTable } from '../../src/actors/task-stepper.js';
+import { compileTaskTable, TaskStepper } from '../../src/actors/task-stepper.js';
 import { ManualClock } from '../../src/runtime/clock.js';
 
 const deps = { clock: new ManualClock(), turns: new RunDriver({ runTurn: () => new Promise(() => undefined) }) };
@@ -52,4 +52,42 @@ t.test('a target that is not a sibling state is refused', async (t) => {
   // `#w` reaches `working` by its id in XState; the stepper resolves plain sibling names only
   const m = setup({}).createMachine({ initial: 'submitted', states: { submitted: { on: { START: { target: '#w' } } }, working: { id: 'w' } } });
   t.throws(() => compileTaskTable(asTaskMachine(m), logic), /submitted on START: a target the stepper cannot resolve/);
+});
+
+t.test('a transition to its own state re-enters nothing, as in XState v5 (no exit, no entry)', async (t) => {
+  let started = 0;
+  let ended = 0;
+  const counting = taskMachineLogic({
+    clock: new ManualClock(),
+    turns: {
+      start: () => {
+        started++;
+      },
+      end: () => {
+        ended++;
+      },
+    },
+  });
+  const m = setup({ actions: { startRun: () => undefined, endRun: () => undefined, applyEvents: () => undefined } }).createMachine({
+    initial: 'working',
+    states: { working: { entry: 'startRun', exit: 'endRun', on: { AGENT_EVENTS: { target: 'working', actions: 'applyEvents' } } } },
+  });
+  const task = {
+    id: 't',
+    contextId: 'c',
+    workspaceId: 'w',
+    agentId: 'a',
+    dialect: 'B' as const,
+    status: { state: 'working' as const, timestamp: '' },
+    artifacts: [],
+    history: [],
+    metadata: {},
+    createdAt: 0,
+    updatedAt: 0,
+  };
+  const stepper = new TaskStepper({ table: compileTaskTable(asTaskMachine(m), counting), logic: counting }, { task, state: 'working' });
+  stepper.start();
+  stepper.send({ type: 'AGENT_EVENTS', events: [] });
+  t.equal(stepper.getSnapshot().value, 'working');
+  t.same({ started, ended }, { started: 0, ended: 0 }, 'neither the exit nor the entry action ran');
 });
