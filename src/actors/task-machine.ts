@@ -1,6 +1,6 @@
 // The task state machine (XState v5): the only authority on which state may follow which; its actions and guards as
 // plain functions, shared with the stepper that runs live tasks (task-stepper.ts). Effects are injected.
-import { assign, setup, type ActorRefFrom } from 'xstate';
+import { assign, setup } from 'xstate';
 import type { AgentEvent } from '../protocol/agent-events.js';
 import type { Message, Task, TaskState } from '../protocol/model.js';
 import type { Clock } from '../runtime/clock.js';
@@ -181,4 +181,3 @@ export function createTaskMachine(deps: TaskMachineDeps, logic: TaskMachineLogic
 }
 
 export type TaskMachine = ReturnType<typeof createTaskMachine>;
-export type TaskActor = ActorRefFrom<TaskMachine>;
