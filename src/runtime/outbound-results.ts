@@ -1,8 +1,8 @@
 // Keeps what an outbound call brought back: a summary always (at most 500 characters), the raw task only when the
 // connection's store_results says so; each until the connection's result_retention_hours have passed.
-import { randomUUID } from 'node:crypto';
 import type { ConnectionRecord, RemoteTask, StoredResult } from '../protocol/connections.js';
 import { summarize } from '../protocol/summary.js';
+import { timeOrderedId } from './time-ordered-id.js';
 import type { Clock } from './clock.js';
 import type { ResultStore } from './store/types.js';
 
@@ -12,7 +12,8 @@ export function createResultKeeper(o: { results: ResultStore; clock: Clock }) {
   return async (r: { rec: ConnectionRecord; agentId: string | undefined; task: RemoteTask }): Promise<StoredResult> => {
     const now = o.clock.now();
     const stored: StoredResult = {
-      id: `res_${randomUUID().replace(/-/g, '')}`,
+      // time-ordered, so that a commit's new results sit side by side in the store rather than on random pages
+      id: `res_${timeOrderedId(now).replace(/-/g, '')}`,
       workspace: r.rec.workspace,
       connection: r.rec.name,
       ...(r.agentId !== undefined && { agentId: r.agentId }),

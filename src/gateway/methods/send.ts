@@ -8,6 +8,7 @@ import { RpcError } from '../../protocol/errors.js';
 import { extensionsOf, referencesOf, type Message, type Task, type TaskDialect } from '../../protocol/model.js';
 import type { MessageIn, SendParams } from '../../protocol/params.js';
 import { taskView } from '../../protocol/views.js';
+import { timeOrderedId } from '../../runtime/time-ordered-id.js';
 import type { CallContext, GatewayParts } from '../context.js';
 import { canSee, checkAgentTrust, ensureVisible, limitedToAgents, viewOptions } from '../context.js';
 import { assertPushRoom, assertPushUrl, assertQueueFits, storePushConfig } from './push.js';
@@ -112,8 +113,8 @@ export async function prepareSend(params: unknown, ctx: CallContext, parts: Gate
   });
   checkAgentTrust(parts, ctx, agent.id);
   const now = parts.clock.now();
-  const id = existingId ?? randomUUID();
-  const contextId = p.sessionId ?? p.message.contextId ?? randomUUID();
+  const id = existingId ?? timeOrderedId(now);
+  const contextId = p.sessionId ?? p.message.contextId ?? timeOrderedId(now);
   const task: Task = {
     id,
     contextId,
