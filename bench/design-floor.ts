@@ -1,15 +1,15 @@
 // Bench target "floor": the parts the design fixes for a `message/send`, and nothing else. Per send: one echo turn on
 // the real agent pool (Piscina, batched as the gateway's), one durable LMDB put, awaited before the answer. No task
 // machine (live tasks no longer hold an XState actor each: docs/decisions.md), key check, limiter, schemas, sanitizer,
-// indexes or events: what the gateway could reach if everything of its own cost nothing. A ceiling to read the goals
-// against, not a competitor.
-import { randomUUID } from 'node:crypto';
+// indexes or events; ids time-ordered as the gateway's. What the gateway could reach if everything of its own cost
+// nothing: a ceiling to read the goals against, not a competitor.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { AgentSpec, type AgentEvent } from '../src/protocol/agent-events.js';
 import { createAgentPool } from '../src/runtime/pool/index.js';
+import { timeOrderedId } from '../src/runtime/time-ordered-id.js';
 import { listenRpc, rpcApp } from './uws-rpc.js';
 
 interface FloorTask {
@@ -33,8 +33,9 @@ const rpcError = (id: unknown, code: number, message: string): string => JSON.st
 async function send(id: unknown, message: Record<string, unknown>): Promise<string> {
   const task: FloorTask = {
     kind: 'task',
-    id: randomUUID(),
-    contextId: randomUUID(),
+    // the gateway's own ids (time-ordered, so that a commit's puts share pages): the floor keeps every cost-free choice
+    id: timeOrderedId(Date.now()),
+    contextId: timeOrderedId(Date.now()),
     status: { state: 'submitted', timestamp: new Date().toISOString() },
     history: [message],
     artifacts: [],
