@@ -1,5 +1,5 @@
-// Ids that sort by creation time (UUID version 7, RFC 9562): the ids the gateway picks for new tasks and contexts.
-// Stored keys lead with them, so a commit's new tasks land side by side in each index instead of on random pages.
+// Ids that sort by creation time (UUID version 7, RFC 9562): the ids the gateway picks for new tasks, contexts and
+// outbound results. Stored keys lead with them, so a commit's new records land side by side instead of on random pages.
 import { randomFillSync } from 'node:crypto';
 
 /** random bytes drawn in bulk: one system call per 256 ids, as randomUUID does */
