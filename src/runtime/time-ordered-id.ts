@@ -7,8 +7,6 @@ const POOL_IDS = 256;
 const pool = Buffer.alloc(16 * POOL_IDS);
 let next = POOL_IDS;
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
 /**
  * A UUIDv7: 48 bits of Unix milliseconds (`now`, from the injected clock), the version and variant bits, and 74
  * random bits, as unguessable as a task id needs to be (a task is reachable only by its workspace's keys anyway).
@@ -32,6 +30,6 @@ export function timeOrderedId(now: number): string {
   b[5] = low & 0xff;
   b[6] = 0x70 | (b[6]! & 0x0f);
   b[8] = 0x80 | (b[8]! & 0x3f);
-  const h = (i: number) => HEX[b[i]!]!;
-  return `${h(0)}${h(1)}${h(2)}${h(3)}-${h(4)}${h(5)}-${h(6)}${h(7)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
+  const hex = b.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
