@@ -6,6 +6,7 @@ import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { until } from '../support/a2a-client.js';
 import { msgB, startTestGateway } from '../support/gateway.js';
+import { readInChild } from '../support/sse-reader-process.js';
 
 const chatty = fileURLToPath(new URL('../fixtures/agents/chatty.js', import.meta.url));
 const EVENTS = 20_000;
@@ -29,40 +30,6 @@ function frames(text: string): Array<{ id?: string; data: any }> {
 
 /** A summary whose task waits for input: a view's first summary and the turn's last are its only such ones. */
 const WAITING = '"state":"input-required"';
-
-/**
- * Reads a view's stream as fast as it comes, as a dashboard page does. It keeps the chunks as they come and counts
- * the waiting summaries in each, so that a check while 10 MB arrive costs nothing: polling `indexOf` over the whole
- * text flattened it on every call, and under CI load that slowed this reader until the view cut it off as too far behind.
- */
-function keepReading(res: Response) {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  const chunks: string[] = [];
-  const r = {
-    waiting: 0,
-    done: false,
-    get text() {
-      return chunks.join('');
-    },
-    close: () => reader.cancel().catch(() => undefined),
-  };
-  // the end of the chunks so far, shorter than the marker: a marker split across two chunks is counted once, whole
-  let carry = '';
-  void (async () => {
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (done) break;
-      const s = decoder.decode(value, { stream: true });
-      chunks.push(s);
-      const hay = carry + s;
-      for (let at = hay.indexOf(WAITING); at !== -1; at = hay.indexOf(WAITING, at + 1)) r.waiting++;
-      carry = hay.slice(-(WAITING.length - 1));
-    }
-    r.done = true;
-  })();
-  return r;
-}
 
 t.test('a live view whose reader stops reading is closed with an error event and frees its slot; a reader keeping up gets every summary', async (t) => {
   const tg = await startTestGateway({
@@ -95,32 +62,22 @@ t.test('a live view whose reader stops reading is closed with an error event and
   t.match(slowText, /^HTTP\/1\.1 200/, 'the view opened');
   slow.pause();
 
-  // the reader that keeps up
-  const res = await fetch(tg.url + path, { headers });
-  t.equal(res.status, 200, 'a second view opens');
-  const kept = keepReading(res);
-  t.teardown(() => kept.close());
-  await until(() => kept.text.includes('\nid: 1\n'), 'the reader keeping up sees its first summary');
+  // the reader that keeps up: in a process of its own, as a dashboard page is. In this one it could not read while the
+  // gateway writes a burst of summaries (a store commit releases thousands of events at once under load), and the
+  // gateway would rightly cut it off as too far behind
+  const reader = { url: tg.url + path, authorization: headers.Authorization, marker: WAITING };
+  const kept = await readInChild(t, reader);
+  t.equal(kept.status, 200, 'a second view opens');
+  await until(() => kept.sawFirst, 'the reader keeping up sees its first summary');
   t.equal((await fetch(tg.url + path, { headers })).status, 429, 'both slots are held');
 
   // a turn of many working updates: one summary each to both views
   const turn = tg.rpc({ method: 'message/send', key: admin.key, params: msgB('go', { taskId }) });
 
-  // the slow view is cut off: its slot is free again, and only that one
-  let reopened: Response | undefined;
-  await until(
-    async () => {
-      reopened = await fetch(tg.url + path, { headers });
-      if (reopened.status !== 200) await reopened.body?.cancel();
-      return reopened.status === 200;
-    },
-    'the slow view freed its slot',
-    60_000,
-  );
+  // the slow view is cut off: its slot is free again, and only that one. The view opened again is read as the turn
+  // goes on, or it too would fall behind and be cut off
+  await readInChild(t, { ...reader, retry: true, timeoutMs: 60_000 });
   slow.resume();
-  // read, or this view too would fall behind the rest of the turn and be cut off
-  const again = keepReading(reopened!);
-  t.teardown(() => again.close());
   const third = await fetch(tg.url + path, { headers });
   t.equal(third.status, 429, 'one slot freed, not more: the bound holds again');
   if (third.status === 429) t.equal((await third.json()).setting, 'dashboard.maxStreamsPerKey', 'refused by the slot bound, not a call budget');
@@ -145,8 +102,8 @@ t.test('a live view whose reader stops reading is closed with an error event and
 
   // the reader that kept up: every summary, no gap, to the turn's last (its second waiting one); a view cut off ends the wait
   // at once, and the checks below say so
-  await until(() => kept.waiting >= 2 || kept.done, 'the last summary arrives, or the view ends', 60_000);
-  const all = frames(kept.text);
+  await until(() => kept.count >= 2 || kept.done, 'the last summary arrives, or the view ends', 60_000);
+  const all = frames(await kept.text());
   t.match(all[all.length - 1]!.data, { state: 'input-required', messages }, "the turn's last summary");
   t.notOk(kept.done, 'its view is still open');
   t.notOk(
