@@ -28,7 +28,10 @@ export async function readInChild(
   t: Test,
   o: { url: string; authorization: string; marker: string; retry?: boolean; timeoutMs?: number },
 ): Promise<ReaderProcess> {
-  const child = fork(FIXTURE, [o.url, o.authorization, o.marker, o.retry ? 'retry' : ''], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(FIXTURE, [o.url, o.marker, o.retry ? 'retry' : ''], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, SSE_READER_AUTHORIZATION: o.authorization },
+  });
   t.teardown(() => void child.kill());
   let status: number | undefined;
   let sawFirst = false;
